@@ -1,0 +1,203 @@
+//! Canonical JSON text: 2-space indent, a fixed key order, trailing newline.
+//!
+//! serde_json's own pretty printer emits keys in map order, which is alphabetical
+//! (BTreeMap) and puts `additionalProperties` before `type`. A lockfile is read by
+//! people in code review, so we order keys the way a person writes a schema (`name`,
+//! `description`, `inputSchema`; `type`, `properties`, `required`) and sort the rest.
+//! Maps whose keys are names (`properties`, `$defs`) are sorted by name.
+
+use serde_json::{Map, Value};
+
+/// Where in the document a JSON object sits: it decides the order of its keys.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ctx {
+    /// The lockfile envelope and other plain objects: alphabetical, unless listed.
+    Plain,
+    /// A surface element (tool, resource, template, prompt, prompt argument).
+    Element,
+    /// A JSON Schema.
+    Schema,
+    /// A map from names to schemas (`properties`, `$defs`, ...).
+    NameMap,
+    /// A JSON value inside a schema (`enum`, `const`, `default`): sorted keys.
+    Data,
+}
+
+const ENVELOPE_ORDER: &[&str] = &[
+    "covenant_version",
+    "captured_at_unix",
+    "server",
+    "surface",
+    "name",
+    "title",
+    "version",
+    "protocolVersion",
+    "tools",
+    "resources",
+    "resourceTemplates",
+    "prompts",
+];
+
+const ELEMENT_ORDER: &[&str] = &[
+    "name",
+    "uri",
+    "uriTemplate",
+    "title",
+    "description",
+    "mimeType",
+    "size",
+    "required",
+    "inputSchema",
+    "outputSchema",
+    "arguments",
+    "annotations",
+    "execution",
+    "icons",
+];
+
+const SCHEMA_ORDER: &[&str] = &[
+    "$schema",
+    "$id",
+    "$ref",
+    "title",
+    "description",
+    "type",
+    "enum",
+    "const",
+    "default",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+];
+
+fn order_for(ctx: Ctx) -> &'static [&'static str] {
+    match ctx {
+        Ctx::Plain => ENVELOPE_ORDER,
+        Ctx::Element => ELEMENT_ORDER,
+        Ctx::Schema => SCHEMA_ORDER,
+        Ctx::NameMap | Ctx::Data => &[],
+    }
+}
+
+/// The context of the value stored under `key` in an object of context `parent`.
+fn child_ctx(parent: Ctx, key: &str) -> Ctx {
+    match parent {
+        Ctx::Plain => match key {
+            "tools" | "resources" | "resourceTemplates" | "prompts" => Ctx::Element,
+            _ => Ctx::Plain,
+        },
+        Ctx::Element => match key {
+            "inputSchema" | "outputSchema" => Ctx::Schema,
+            "arguments" => Ctx::Element,
+            _ => Ctx::Data,
+        },
+        Ctx::Schema => match key {
+            "properties" | "$defs" | "definitions" | "patternProperties" | "dependentSchemas" => {
+                Ctx::NameMap
+            }
+            "enum" | "const" | "default" | "examples" | "required" => Ctx::Data,
+            _ => Ctx::Schema,
+        },
+        Ctx::NameMap => Ctx::Schema,
+        Ctx::Data => Ctx::Data,
+    }
+}
+
+fn sorted_keys(map: &Map<String, Value>, ctx: Ctx) -> Vec<&String> {
+    let order = order_for(ctx);
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort_by(|a, b| {
+        let ra = order.iter().position(|k| k == a).unwrap_or(usize::MAX);
+        let rb = order.iter().position(|k| k == b).unwrap_or(usize::MAX);
+        ra.cmp(&rb).then_with(|| a.cmp(b))
+    });
+    keys
+}
+
+/// Serialize `value` as canonical pretty JSON with a trailing newline.
+pub fn to_string(value: &Value, ctx: Ctx) -> String {
+    let mut out = String::with_capacity(4096);
+    write_value(&mut out, value, ctx, 0);
+    out.push('\n');
+    out
+}
+
+fn indent(out: &mut String, level: usize) {
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+fn write_scalar(out: &mut String, value: &Value) {
+    // Scalars cannot fail to serialize.
+    out.push_str(&serde_json::to_string(value).unwrap_or_default());
+}
+
+fn write_value(out: &mut String, value: &Value, ctx: Ctx, level: usize) {
+    match value {
+        Value::Object(map) if map.is_empty() => out.push_str("{}"),
+        Value::Object(map) => {
+            out.push_str("{\n");
+            let keys = sorted_keys(map, ctx);
+            let last = keys.len() - 1;
+            for (i, key) in keys.into_iter().enumerate() {
+                indent(out, level + 1);
+                write_scalar(out, &Value::String(key.clone()));
+                out.push_str(": ");
+                write_value(out, &map[key], child_ctx(ctx, key), level + 1);
+                if i != last {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            indent(out, level);
+            out.push('}');
+        }
+        Value::Array(items) if items.is_empty() => out.push_str("[]"),
+        Value::Array(items) => {
+            out.push_str("[\n");
+            let last = items.len() - 1;
+            for (i, item) in items.iter().enumerate() {
+                indent(out, level + 1);
+                write_value(out, item, ctx, level + 1);
+                if i != last {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            indent(out, level);
+            out.push(']');
+        }
+        scalar => write_scalar(out, scalar),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn schema_keys_follow_reading_order() {
+        let v = json!({"required": ["a"], "type": "object", "additionalProperties": false,
+                       "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"}}});
+        let text = to_string(&v, Ctx::Schema);
+        let pos = |s: &str| text.find(s).unwrap();
+        assert!(pos("\"type\"") < pos("\"properties\""));
+        assert!(pos("\"properties\"") < pos("\"required\""));
+        assert!(pos("\"required\"") < pos("\"additionalProperties\""));
+        assert!(pos("\"alpha\"") < pos("\"zeta\""));
+        assert!(text.ends_with("}\n"));
+    }
+
+    #[test]
+    fn matches_serde_json_pretty_for_plain_data() {
+        let v = json!({"a": [1, {"b": null}], "c": {}, "d": [], "e": "x\"y"});
+        assert_eq!(
+            to_string(&v, Ctx::Data),
+            serde_json::to_string_pretty(&v).unwrap() + "\n"
+        );
+    }
+}

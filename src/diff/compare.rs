@@ -1,0 +1,190 @@
+//! The closed set of value comparators. Each turns a pair of optional JSON values into
+//! events named in the comparator's vocabulary; the rule tables give them meaning.
+//! Structural comparators (fields, variants, openness) live in the walker, since they
+//! recurse.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::Event;
+use crate::rules::Comparator;
+
+/// The events `comparator` sees between `a` and `b`, or `None` when the values are not
+/// of the kind the comparator understands (then the change is reported as unhandled).
+pub(crate) fn events<'e>(
+    comparator: Comparator,
+    absent: Option<&Value>,
+    a: Option<&Value>,
+    b: Option<&Value>,
+) -> Option<Vec<Event<'e>>> {
+    let a = a.or(absent);
+    let b = b.or(absent);
+    if a == b {
+        return Some(Vec::new());
+    }
+    let presence = |a: Option<&Value>, b: Option<&Value>| -> Option<Vec<Event<'e>>> {
+        match (a, b) {
+            (None, Some(_)) => Some(vec![Event::new("added").values(a, b)]),
+            (Some(_), None) => Some(vec![Event::new("removed").values(a, b)]),
+            _ => None,
+        }
+    };
+    match comparator {
+        Comparator::Presence => presence(a, b).or(Some(Vec::new())),
+        Comparator::Text | Comparator::Value => {
+            if comparator == Comparator::Text
+                && !(a.is_none_or(Value::is_string) && b.is_none_or(Value::is_string))
+            {
+                return None;
+            }
+            presence(a, b).or_else(|| Some(vec![Event::new("changed").values(a, b)]))
+        }
+        Comparator::Number => {
+            if let Some(evs) = presence(a, b) {
+                return Some(evs);
+            }
+            let (x, y) = (a?.as_f64()?, b?.as_f64()?);
+            let event = if y > x {
+                "increased"
+            } else if y < x {
+                "decreased"
+            } else {
+                // 5 vs 5.0: the same bound written differently.
+                return Some(Vec::new());
+            };
+            Some(vec![Event::new(event).values(a, b)])
+        }
+        Comparator::Bool => {
+            let flag = |v: Option<&Value>| match v {
+                None => Some(false),
+                Some(v) => v.as_bool(),
+            };
+            match (flag(a)?, flag(b)?) {
+                (false, true) => Some(vec![Event::new("to_true").values(a, b)]),
+                (true, false) => Some(vec![Event::new("to_false").values(a, b)]),
+                _ => Some(Vec::new()),
+            }
+        }
+        Comparator::Values => {
+            if let Some(evs) = presence(a, b) {
+                return Some(evs);
+            }
+            let (xs, ys) = (a?.as_array()?, b?.as_array()?);
+            let key = |v: &Value| serde_json::to_string(v).unwrap_or_default();
+            let in_a: HashSet<String> = xs.iter().map(key).collect();
+            let in_b: HashSet<String> = ys.iter().map(key).collect();
+            let mut out = Vec::new();
+            for x in xs {
+                if !in_b.contains(&key(x)) {
+                    let mut ev = Event::new("value_removed");
+                    ev.value = Some(x.clone());
+                    out.push(ev);
+                }
+            }
+            for y in ys {
+                if !in_a.contains(&key(y)) {
+                    let mut ev = Event::new("value_added");
+                    ev.value = Some(y.clone());
+                    out.push(ev);
+                }
+            }
+            Some(out)
+        }
+        Comparator::Typeset => {
+            let (x, y) = (TypeSet::parse(a)?, TypeSet::parse(b)?);
+            let event = match (x.within(&y), y.within(&x)) {
+                (true, true) => return Some(Vec::new()),
+                (false, true) => "narrowed",
+                (true, false) => "widened",
+                (false, false) => "changed",
+            };
+            Some(vec![Event::new(event).values(a, b)])
+        }
+        Comparator::Unhandled => Some(vec![Event::new("changed").values(a, b)]),
+        // Structural comparators are the walker's; they never reach here.
+        Comparator::Fields | Comparator::Variants | Comparator::Openness | Comparator::Limit => {
+            None
+        }
+    }
+}
+
+/// A JSON Schema `type` set. Absent means every type; `integer` is inside `number`.
+struct TypeSet(Vec<String>);
+
+const ALL_TYPES: &[&str] = &["array", "boolean", "null", "number", "object", "string"];
+
+impl TypeSet {
+    fn parse(v: Option<&Value>) -> Option<TypeSet> {
+        let names = match v {
+            None => ALL_TYPES.iter().map(|s| s.to_string()).collect(),
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|i| i.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()?,
+            Some(_) => return None,
+        };
+        Some(TypeSet(names))
+    }
+
+    fn covers(&self, t: &str) -> bool {
+        self.0.iter().any(|s| s == t) || (t == "integer" && self.0.iter().any(|s| s == "number"))
+    }
+
+    /// Every value of a type in `self` is also allowed by `other`.
+    fn within(&self, other: &TypeSet) -> bool {
+        self.0.iter().all(|t| other.covers(t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn names(c: Comparator, a: Option<Value>, b: Option<Value>) -> Vec<String> {
+        events(c, None, a.as_ref(), b.as_ref())
+            .unwrap()
+            .iter()
+            .map(|e| e.event.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn integer_is_inside_number() {
+        let t = Comparator::Typeset;
+        assert_eq!(
+            names(t, Some(json!("number")), Some(json!("integer"))),
+            ["narrowed"]
+        );
+        assert_eq!(
+            names(t, Some(json!("integer")), Some(json!(["integer", "null"]))),
+            ["widened"]
+        );
+        assert_eq!(
+            names(t, Some(json!("string")), Some(json!("number"))),
+            ["changed"]
+        );
+        assert_eq!(names(t, None, Some(json!("string"))), ["narrowed"]);
+        assert!(names(t, Some(json!(["number", "integer"])), Some(json!("number"))).is_empty());
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        let n = Comparator::Number;
+        assert!(names(n, Some(json!(5)), Some(json!(5.0))).is_empty());
+        assert_eq!(names(n, Some(json!(5)), Some(json!(3))), ["decreased"]);
+        assert!(events(n, None, Some(&json!("x")), Some(&json!(1))).is_none());
+    }
+
+    #[test]
+    fn enum_values_are_a_set() {
+        let v = Comparator::Values;
+        assert!(names(v, Some(json!(["a", "b"])), Some(json!(["b", "a"]))).is_empty());
+        assert_eq!(
+            names(v, Some(json!(["a", "b"])), Some(json!(["b", "c"]))),
+            ["value_removed", "value_added"]
+        );
+    }
+}

@@ -1,0 +1,194 @@
+//! Comparing two surfaces: which elements came, went, or changed, and how.
+//!
+//! `surface` pairs elements by key and compares their fields; `walker` compares
+//! schemas; `compare` holds the closed set of comparators both use. None of them
+//! decides a severity or a code: they report events, and `Emitter` looks the event
+//! up in the rule tables.
+
+mod compare;
+mod surface;
+mod walker;
+
+use serde_json::Value;
+
+use crate::rules::{render_message, Condition, Direction, Rules, Severity};
+
+pub use surface::{diff, diff_with_budget};
+pub use walker::DEFAULT_WORK_BUDGET;
+
+/// One classified change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    /// Index of the rule row that classified it.
+    pub rule: usize,
+    pub code: String,
+    pub severity: Severity,
+    pub subject: String,
+    pub path: Option<String>,
+    pub direction: Option<Direction>,
+    pub message: String,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+    pub fingerprint: String,
+}
+
+/// An event from a comparator, before the rule tables classify it.
+pub(crate) struct Event<'a> {
+    pub event: &'a str,
+    pub cond: Option<Condition>,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+    /// The value that came or went (an enum value), for `{value}`.
+    pub value: Option<Value>,
+}
+
+impl<'a> Event<'a> {
+    pub fn new(event: &'a str) -> Self {
+        Event {
+            event,
+            cond: None,
+            before: None,
+            after: None,
+            value: None,
+        }
+    }
+
+    pub fn values(mut self, before: Option<&Value>, after: Option<&Value>) -> Self {
+        self.before = before.cloned();
+        self.after = after.cloned();
+        self
+    }
+}
+
+/// Turns events into changes: row lookup, severity per direction, message, fingerprint.
+pub(crate) struct Emitter<'r> {
+    pub rules: &'r Rules,
+    pub changes: Vec<Change>,
+}
+
+impl<'r> Emitter<'r> {
+    pub fn new(rules: &'r Rules) -> Self {
+        Emitter {
+            rules,
+            changes: Vec::new(),
+        }
+    }
+
+    /// Record `ev` as classified by row `rule`. `name` fills `{keyword}` / `{field}`.
+    pub fn emit(
+        &mut self,
+        rule: usize,
+        subject: &str,
+        path: Option<&str>,
+        direction: Option<Direction>,
+        name: &str,
+        ev: Event<'_>,
+    ) {
+        let row = &self.rules.rows[rule];
+        let severity = match row.default_severity(direction) {
+            Some(s) => s,
+            // A row that does not apply in this direction: never drop the change,
+            // classify it by the row's other severities, most severe first.
+            None => row.worst_default(),
+        };
+        let show = |v: &Option<Value>| match v {
+            Some(v) => compact(v),
+            None => "(absent)".to_string(),
+        };
+        let before = show(&ev.before);
+        let after = show(&ev.after);
+        let value = show(&ev.value);
+        let message = render_message(
+            &row.message,
+            &[
+                ("before", &before),
+                ("after", &after),
+                ("value", &value),
+                ("keyword", name),
+                ("field", name),
+            ],
+        );
+        let (before, after) = match ev.value {
+            Some(v) if ev.event.ends_with("_added") => (None, Some(v)),
+            Some(v) => (Some(v), None),
+            None => (ev.before, ev.after),
+        };
+        let fingerprint = fingerprint(&row.id, subject, path, &before, &after);
+        self.changes.push(Change {
+            rule,
+            code: row.id.clone(),
+            severity,
+            subject: subject.to_string(),
+            path: path.map(str::to_string),
+            direction,
+            message,
+            before,
+            after,
+            fingerprint,
+        });
+    }
+}
+
+/// A value as it is shown in a message: compact JSON, long values shortened.
+pub fn compact(v: &Value) -> String {
+    let s = serde_json::to_string(v).unwrap_or_default();
+    if s.chars().count() > 80 {
+        let cut: String = s.chars().take(77).collect();
+        format!("{cut}...")
+    } else {
+        s
+    }
+}
+
+/// A stable 12-hex-digit hash of what identifies a change: its code, subject, path and
+/// values, never its message (so rewording a message moves nothing). FNV-1a, 64-bit.
+pub fn fingerprint(
+    code: &str,
+    subject: &str,
+    path: Option<&str>,
+    before: &Option<Value>,
+    after: &Option<Value>,
+) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    feed(code.as_bytes());
+    feed(subject.as_bytes());
+    feed(path.unwrap_or("").as_bytes());
+    for v in [before, after] {
+        feed(
+            v.as_ref()
+                .map(|v| serde_json::to_string(v).unwrap_or_default())
+                .unwrap_or_default()
+                .as_bytes(),
+        );
+    }
+    format!("{:012x}", h >> 16)
+}
+
+/// Sort as reports show them: severity, then subject, then path, then code.
+pub fn sort(changes: &mut [Change]) {
+    changes.sort_by(|a, b| {
+        a.severity
+            .cmp(&b.severity)
+            .then_with(|| a.subject.cmp(&b.subject))
+            .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| a.code.cmp(&b.code))
+            .then_with(|| a.fingerprint.cmp(&b.fingerprint))
+    });
+}
+
+/// The overall result: the most severe change (`None` when nothing matters).
+pub fn required_bump(changes: &[Change]) -> Severity {
+    changes
+        .iter()
+        .map(|c| c.severity)
+        .min()
+        .unwrap_or(Severity::None)
+}

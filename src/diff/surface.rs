@@ -1,0 +1,251 @@
+//! Pairing the elements of two surfaces and comparing their fields.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value};
+
+use super::{compare, walker, Change, Emitter, Event};
+use crate::lockfile::{key_of, Element, Kind, Surface};
+use crate::rules::{Direction, Rules};
+
+/// Element fields that hold a schema, and the direction it is read in.
+fn schema_fields(kind: Kind) -> &'static [(&'static str, Direction)] {
+    match kind {
+        Kind::Tool => &[
+            ("inputSchema", Direction::Input),
+            ("outputSchema", Direction::Output),
+        ],
+        Kind::Prompt => &[("arguments", Direction::Input)],
+        Kind::Resource | Kind::Template => &[],
+    }
+}
+
+/// Every classified change from `before` to `after`, unsorted.
+pub fn diff(rules: &Rules, before: &Surface, after: &Surface) -> Vec<Change> {
+    diff_with_budget(rules, before, after, walker::DEFAULT_WORK_BUDGET)
+}
+
+/// `diff` with a work budget per schema comparison (node pairs; see `--walk-budget`).
+pub fn diff_with_budget(
+    rules: &Rules,
+    before: &Surface,
+    after: &Surface,
+    budget: usize,
+) -> Vec<Change> {
+    let mut em = Emitter::new(rules);
+    for kind in Kind::ALL {
+        let key = kind.key_field();
+        let index = |list: &'_ [Element]| -> BTreeMap<String, usize> {
+            list.iter()
+                .enumerate()
+                .map(|(i, e)| (key_of(e, key).to_string(), i))
+                .collect()
+        };
+        let (la, lb) = (before.list(kind), after.list(kind));
+        let (ia, ib) = (index(la), index(lb));
+        let names: BTreeSet<&String> = ia.keys().chain(ib.keys()).collect();
+        for name in names {
+            let subject = format!("{}:{name}", kind.word());
+            match (ia.get(name), ib.get(name)) {
+                (Some(_), None) => element_presence(&mut em, kind, &subject, "removed"),
+                (None, Some(_)) => element_presence(&mut em, kind, &subject, "added"),
+                (Some(&i), Some(&j)) => {
+                    compare_elements(&mut em, budget, kind, &subject, &la[i], &lb[j])
+                }
+                (None, None) => {}
+            }
+        }
+    }
+    em.changes
+}
+
+fn element_presence(em: &mut Emitter<'_>, kind: Kind, subject: &str, event: &'static str) {
+    let rules = em.rules;
+    match rules
+        .element_binding(kind, None)
+        .and_then(|b| rules.pick(b, event, None))
+    {
+        Some(rule) => {
+            let dir = rules.rows[rule].surface_direction();
+            em.emit(rule, subject, None, dir, kind.word(), Event::new(event));
+        }
+        None => {
+            let rule = rules.surface_unhandled();
+            em.emit(
+                rule,
+                subject,
+                None,
+                None,
+                kind.word(),
+                Event::new("changed"),
+            );
+        }
+    }
+}
+
+/// Classify `ev` on element field `field` by its rows, or as unhandled.
+fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &str, field: &str, ev: Event<'_>) {
+    let rules = em.rules;
+    let rule = rules
+        .element_binding(kind, Some(field))
+        .and_then(|b| rules.pick(b, ev.event, None));
+    match rule {
+        Some(rule) => {
+            let dir = rules.rows[rule].surface_direction();
+            em.emit(rule, subject, Some(field), dir, field, ev);
+        }
+        None => {
+            let (before, after) = (ev.before, ev.after);
+            let mut ev = Event::new("changed");
+            ev.before = before;
+            ev.after = after;
+            em.emit(
+                rules.surface_unhandled(),
+                subject,
+                Some(field),
+                None,
+                field,
+                ev,
+            );
+        }
+    }
+}
+
+fn compare_elements(
+    em: &mut Emitter<'_>,
+    budget: usize,
+    kind: Kind,
+    subject: &str,
+    a: &Element,
+    b: &Element,
+) {
+    for &(field, direction) in schema_fields(kind) {
+        let (sa, sb) = (a.get(field), b.get(field));
+        if field == "arguments" {
+            let (xa, xb) = (arguments_schema(sa), arguments_schema(sb));
+            walker::compare_schemas(
+                em,
+                budget,
+                subject,
+                direction,
+                field,
+                true,
+                Some(&xa),
+                Some(&xb),
+            );
+            continue;
+        }
+        // A schema field with presence rows (outputSchema) reports its coming and going
+        // as one change; one without (inputSchema, always there) compares against `{}`.
+        let presence = em
+            .rules
+            .element_binding(kind, Some(field))
+            .is_some_and(|_| sa.is_some() != sb.is_some());
+        if presence {
+            let event = if sa.is_none() { "added" } else { "removed" };
+            classify_field(em, kind, subject, field, Event::new(event));
+        } else {
+            walker::compare_schemas(em, budget, subject, direction, field, false, sa, sb);
+        }
+    }
+
+    let rules = em.rules;
+    let skip: Vec<&str> = std::iter::once(kind.key_field())
+        .chain(schema_fields(kind).iter().map(|(f, _)| *f))
+        .collect();
+    let mut leaves: BTreeMap<String, [Option<&Value>; 2]> = BTreeMap::new();
+    for field in rules.element_fields(kind) {
+        if !skip.contains(&field) {
+            leaves.entry(field.to_string()).or_default();
+        }
+    }
+    for (side, element) in [a, b].into_iter().enumerate() {
+        flatten(rules, kind, element, "", &skip, side, &mut leaves);
+    }
+    for (field, [x, y]) in &leaves {
+        match rules.element_binding(kind, Some(field)) {
+            Some(binding) => {
+                match compare::events(binding.comparator, binding.absent.as_ref(), *x, *y) {
+                    Some(evs) => {
+                        for ev in evs {
+                            classify_field(em, kind, subject, field, ev);
+                        }
+                    }
+                    None => {
+                        let ev = Event::new("changed").values(*x, *y);
+                        let rule = rules.surface_unhandled();
+                        em.emit(rule, subject, Some(field), None, field, ev);
+                    }
+                }
+            }
+            None if x != y => {
+                let ev = Event::new("changed").values(*x, *y);
+                em.emit(
+                    rules.surface_unhandled(),
+                    subject,
+                    Some(field),
+                    None,
+                    field,
+                    ev,
+                );
+            }
+            None => {}
+        }
+    }
+}
+
+/// Collect an element's fields as dotted leaves (`annotations.readOnlyHint`). Objects
+/// are opened unless a row names the object itself.
+fn flatten<'v>(
+    rules: &Rules,
+    kind: Kind,
+    map: &'v Map<String, Value>,
+    prefix: &str,
+    skip: &[&str],
+    side: usize,
+    out: &mut BTreeMap<String, [Option<&'v Value>; 2]>,
+) {
+    for (key, value) in map {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        if prefix.is_empty() && skip.contains(&key.as_str()) {
+            continue;
+        }
+        match value {
+            Value::Object(inner)
+                if !inner.is_empty() && rules.element_binding(kind, Some(&path)).is_none() =>
+            {
+                flatten(rules, kind, inner, &path, skip, side, out);
+            }
+            _ => out.entry(path).or_default()[side] = Some(value),
+        }
+    }
+}
+
+/// A prompt's argument list as the input object schema it describes: each argument a
+/// property (its description and title kept), `required: true` ones required.
+fn arguments_schema(args: Option<&Value>) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    if let Some(Value::Array(list)) = args {
+        for arg in list {
+            let Some(obj) = arg.as_object() else { continue };
+            let Some(name) = obj.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let mut schema = obj.clone();
+            schema.remove("name");
+            if schema.remove("required") == Some(Value::Bool(true)) {
+                required.push(Value::String(name.to_string()));
+            }
+            properties.insert(name.to_string(), Value::Object(schema));
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("properties".into(), Value::Object(properties));
+    schema.insert("required".into(), Value::Array(required));
+    Value::Object(schema)
+}

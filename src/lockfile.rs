@@ -1,0 +1,481 @@
+//! The lockfile: what a server exposes, as committed JSON (DESIGN §3).
+//!
+//! Reading is strict about shape (exit 2 with path and line/column) and lenient about
+//! age (0.1.x files without `resourceTemplates` are fine). Writing is canonical and
+//! atomic: the same surface always gives the same bytes, and a failed write never
+//! leaves a truncated file behind.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::canon::{self, Ctx};
+use crate::error::{Error, Result};
+
+pub const COVENANT_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Element fields that are transport detail, not interface: never stored or compared.
+const TRANSPORT_FIELDS: &[&str] = &["_meta", "ttlMs", "cacheScope", "resultType"];
+
+/// The four kinds of element a server lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Tool,
+    Resource,
+    Template,
+    Prompt,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Tool, Kind::Resource, Kind::Template, Kind::Prompt];
+
+    /// The word used in subjects (`tool:NAME`) and rule tables (`element = "tool"`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Resource => "resource",
+            Kind::Template => "template",
+            Kind::Prompt => "prompt",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.word() == word)
+    }
+
+    /// The field that identifies an element of this kind.
+    pub fn key_field(self) -> &'static str {
+        match self {
+            Kind::Tool | Kind::Prompt => "name",
+            Kind::Resource => "uri",
+            Kind::Template => "uriTemplate",
+        }
+    }
+
+    /// The key of this kind's list in `surface`.
+    pub fn list_name(self) -> &'static str {
+        match self {
+            Kind::Tool => "tools",
+            Kind::Resource => "resources",
+            Kind::Template => "resourceTemplates",
+            Kind::Prompt => "prompts",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerInfo {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default, rename = "protocolVersion")]
+    pub protocol_version: Option<String>,
+}
+
+pub type Element = Map<String, Value>;
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Surface {
+    #[serde(default)]
+    pub tools: Vec<Element>,
+    #[serde(default)]
+    pub resources: Vec<Element>,
+    #[serde(default, rename = "resourceTemplates")]
+    pub resource_templates: Vec<Element>,
+    #[serde(default)]
+    pub prompts: Vec<Element>,
+}
+
+impl Surface {
+    pub fn list(&self, kind: Kind) -> &[Element] {
+        match kind {
+            Kind::Tool => &self.tools,
+            Kind::Resource => &self.resources,
+            Kind::Template => &self.resource_templates,
+            Kind::Prompt => &self.prompts,
+        }
+    }
+
+    fn list_mut(&mut self, kind: Kind) -> &mut Vec<Element> {
+        match kind {
+            Kind::Tool => &mut self.tools,
+            Kind::Resource => &mut self.resources,
+            Kind::Template => &mut self.resource_templates,
+            Kind::Prompt => &mut self.prompts,
+        }
+    }
+
+    /// Put the surface in canonical form: transport fields dropped, order-free arrays
+    /// sorted, elements sorted by key. Two captures of the same interface normalize equal.
+    pub fn normalize(&mut self) {
+        for kind in Kind::ALL {
+            let list = self.list_mut(kind);
+            for element in list.iter_mut() {
+                normalize_element(element);
+            }
+            let key = kind.key_field();
+            list.sort_by(|a, b| key_of(a, key).cmp(key_of(b, key)));
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        Kind::ALL.iter().map(|k| self.list(*k).len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+pub fn key_of<'a>(element: &'a Element, key_field: &str) -> &'a str {
+    element
+        .get(key_field)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+fn normalize_element(element: &mut Element) {
+    for field in TRANSPORT_FIELDS {
+        element.remove(*field);
+    }
+    for field in ["inputSchema", "outputSchema"] {
+        if let Some(schema) = element.get_mut(field) {
+            normalize_schema(schema);
+        }
+    }
+    if let Some(Value::Array(args)) = element.get_mut("arguments") {
+        for arg in args.iter_mut() {
+            if let Value::Object(arg) = arg {
+                for field in TRANSPORT_FIELDS {
+                    arg.remove(*field);
+                }
+            }
+        }
+        args.sort_by(|a, b| {
+            let name = |v: &Value| {
+                v.get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            name(a).cmp(&name(b))
+        });
+    }
+}
+
+/// Sort the arrays of a schema whose order carries no meaning (`required`, `type`).
+/// Iterative, so a hostile nesting depth cannot overflow the stack.
+fn normalize_schema(schema: &mut Value) {
+    let mut stack: Vec<&mut Value> = vec![schema];
+    while let Some(node) = stack.pop() {
+        match node {
+            Value::Object(map) => {
+                for (key, child) in map.iter_mut() {
+                    match (key.as_str(), &mut *child) {
+                        ("required" | "type", Value::Array(items))
+                            if items.iter().all(Value::is_string) =>
+                        {
+                            items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                            items.dedup();
+                        }
+                        // Data, not schema: leave untouched.
+                        ("enum" | "const" | "default" | "examples", _) => {}
+                        _ => stack.push(child),
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lockfile {
+    pub covenant_version: String,
+    pub captured_at_unix: u64,
+    #[serde(default)]
+    pub server: ServerInfo,
+    pub surface: Surface,
+}
+
+impl Lockfile {
+    pub fn new(server: ServerInfo, mut surface: Surface, captured_at_unix: u64) -> Lockfile {
+        surface.normalize();
+        Lockfile {
+            covenant_version: COVENANT_VERSION.to_string(),
+            captured_at_unix,
+            server,
+            surface,
+        }
+    }
+
+    /// Parse lockfile text; `origin` names the file in error messages.
+    pub fn parse(text: &[u8], origin: &str) -> Result<Lockfile> {
+        let mut lock: Lockfile = serde_json::from_slice(text).map_err(|e| {
+            Error::new(format!(
+                "{origin}:{}:{}: not a valid lockfile: {}",
+                e.line(),
+                e.column(),
+                strip_position(&e.to_string())
+            ))
+        })?;
+        check_version(&lock.covenant_version, origin)?;
+        lock.validate(origin)?;
+        lock.surface.normalize();
+        Ok(lock)
+    }
+
+    pub fn read(path: &Path) -> Result<Lockfile> {
+        let text = fs::read(path)
+            .map_err(|e| Error::new(format!("cannot read lockfile {}: {}", path.display(), e)))?;
+        Lockfile::parse(&text, &path.display().to_string())
+    }
+
+    /// Every element is an object with a string key, and keys are unique per kind.
+    fn validate(&self, origin: &str) -> Result<()> {
+        for kind in Kind::ALL {
+            let key = kind.key_field();
+            let mut seen = std::collections::HashSet::new();
+            for (i, element) in self.surface.list(kind).iter().enumerate() {
+                let where_ = format!("{origin}: surface.{}[{i}]", kind.list_name());
+                match element.get(key) {
+                    Some(Value::String(k)) => {
+                        if !seen.insert(k.as_str()) {
+                            return Err(Error::new(format!(
+                                "{where_}: duplicate {} `{k}`",
+                                kind.word()
+                            )));
+                        }
+                    }
+                    Some(_) => {
+                        return Err(Error::new(format!("{where_}: `{key}` must be a string")))
+                    }
+                    None => return Err(Error::new(format!("{where_}: missing `{key}`"))),
+                }
+                for field in ["inputSchema", "outputSchema"] {
+                    match element.get(field) {
+                        None | Some(Value::Object(_)) | Some(Value::Bool(_)) => {}
+                        Some(_) => {
+                            return Err(Error::new(format!(
+                                "{where_}: `{field}` must be a JSON Schema object"
+                            )))
+                        }
+                    }
+                }
+                match element.get("arguments") {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(args)) => {
+                        for (j, arg) in args.iter().enumerate() {
+                            if arg.get("name").and_then(Value::as_str).is_none() {
+                                return Err(Error::new(format!(
+                                    "{where_}.arguments[{j}]: missing string `name`"
+                                )));
+                            }
+                        }
+                    }
+                    Some(_) => {
+                        return Err(Error::new(format!(
+                            "{where_}: `arguments` must be an array"
+                        )))
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The canonical text of this lockfile.
+    pub fn to_text(&self) -> String {
+        canon::to_string(&self.to_value(), Ctx::Plain)
+    }
+
+    fn to_value(&self) -> Value {
+        let mut server = Map::new();
+        server.insert("name".into(), Value::String(self.server.name.clone()));
+        if let Some(title) = &self.server.title {
+            server.insert("title".into(), Value::String(title.clone()));
+        }
+        if let Some(version) = &self.server.version {
+            server.insert("version".into(), Value::String(version.clone()));
+        }
+        if let Some(pv) = &self.server.protocol_version {
+            server.insert("protocolVersion".into(), Value::String(pv.clone()));
+        }
+        let mut surface = Map::new();
+        for kind in Kind::ALL {
+            let list = self
+                .surface
+                .list(kind)
+                .iter()
+                .map(|e| Value::Object(e.clone()))
+                .collect();
+            surface.insert(kind.list_name().into(), Value::Array(list));
+        }
+        let mut root = Map::new();
+        root.insert(
+            "covenant_version".into(),
+            Value::String(self.covenant_version.clone()),
+        );
+        root.insert(
+            "captured_at_unix".into(),
+            Value::from(self.captured_at_unix),
+        );
+        root.insert("server".into(), Value::Object(server));
+        root.insert("surface".into(), Value::Object(surface));
+        Value::Object(root)
+    }
+
+    /// Write to `path` atomically. When `path` already holds a lockfile with the same
+    /// surface and server, its `captured_at_unix` is kept so the bytes do not change.
+    pub fn write(&mut self, path: &Path) -> Result<()> {
+        if let Ok(text) = fs::read(path) {
+            if let Ok(old) = Lockfile::parse(&text, "") {
+                if old.surface == self.surface && old.server == self.server {
+                    self.captured_at_unix = old.captured_at_unix;
+                }
+            }
+        }
+        write_atomic(path, self.to_text().as_bytes())
+    }
+}
+
+/// The capture time: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
+pub fn capture_time() -> Result<u64> {
+    match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(v) => v.trim().parse::<u64>().map_err(|_| {
+            Error::new(format!(
+                "SOURCE_DATE_EPOCH must be a whole number of seconds, not `{v}`"
+            ))
+        }),
+        Err(_) => Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0)),
+    }
+}
+
+/// Refuse files written by a newer mcp-covenant than this one (a newer minor may
+/// record things we would silently misread).
+fn check_version(version: &str, origin: &str) -> Result<()> {
+    let parse = |v: &str| -> Option<(u64, u64)> {
+        let mut it = v.split('.');
+        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+    };
+    let ours = parse(COVENANT_VERSION).unwrap_or((0, 0));
+    match parse(version) {
+        Some(theirs) if theirs <= ours => Ok(()),
+        Some(_) => Err(Error::new(format!(
+            "{origin}: written by mcp-covenant {version}, newer than this {COVENANT_VERSION}; upgrade mcp-covenant to read it"
+        ))),
+        None => Err(Error::new(format!(
+            "{origin}: `covenant_version` is `{version}`, expected a version like {COVENANT_VERSION}"
+        ))),
+    }
+}
+
+/// serde_json appends " at line L column C"; we print the position up front instead.
+fn strip_position(msg: &str) -> &str {
+    match msg.rfind(" at line ") {
+        Some(i) => &msg[..i],
+        None => msg,
+    }
+}
+
+/// Write via a temporary file in the same directory and a rename, so readers see the
+/// old content or the new, never a torn file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let fail = |e: std::io::Error| Error::new(format!("cannot write {}: {e}", path.display()));
+    let result = (|| -> std::io::Result<()> {
+        let mut file = fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(fail(e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"{"covenant_version":"0.1.1","captured_at_unix":5,
+        "server":{"name":"s"},"surface":{"tools":[{"name":"b","inputSchema":{}},{"name":"a","inputSchema":{"type":"object","required":["y","x"]}}],
+        "resources":[],"prompts":[]}}"#;
+
+    #[test]
+    fn reads_0_1_files_without_templates_and_sorts() {
+        let lock = Lockfile::parse(MINIMAL.as_bytes(), "t.lock").unwrap();
+        assert_eq!(lock.surface.tools[0]["name"], "a");
+        assert_eq!(
+            lock.surface.tools[0]["inputSchema"]["required"],
+            serde_json::json!(["x", "y"])
+        );
+        assert!(lock.surface.resource_templates.is_empty());
+    }
+
+    #[test]
+    fn text_round_trips_byte_identically() {
+        let lock = Lockfile::parse(MINIMAL.as_bytes(), "t.lock").unwrap();
+        let text = lock.to_text();
+        let again = Lockfile::parse(text.as_bytes(), "t.lock").unwrap();
+        assert_eq!(again.to_text(), text);
+        assert!(text.ends_with("}\n"));
+        assert!(text.contains("\n  \"captured_at_unix\": 5,\n"));
+    }
+
+    #[test]
+    fn syntax_error_has_line_and_column() {
+        let err = Lockfile::parse(b"{\n  \"covenant_version\": \"0.1.1\",\n  oops", "x.lock")
+            .unwrap_err();
+        assert!(
+            err.message()
+                .starts_with("x.lock:3:3: not a valid lockfile"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn shape_errors_name_the_element() {
+        let text = r#"{"covenant_version":"0.1.1","captured_at_unix":0,"surface":{"tools":[{"title":"x"}]}}"#;
+        let err = Lockfile::parse(text.as_bytes(), "x.lock").unwrap_err();
+        assert_eq!(err.message(), "x.lock: surface.tools[0]: missing `name`");
+    }
+
+    #[test]
+    fn future_versions_are_refused() {
+        let text = r#"{"covenant_version":"9.0.0","captured_at_unix":0,"surface":{}}"#;
+        let err = Lockfile::parse(text.as_bytes(), "x.lock").unwrap_err();
+        assert!(err.message().contains("upgrade mcp-covenant"), "{err}");
+    }
+
+    #[test]
+    fn transport_fields_are_dropped() {
+        let text = r#"{"covenant_version":"0.1.1","captured_at_unix":0,"surface":{"tools":[{"name":"a","_meta":{"x":1},"ttlMs":5}]}}"#;
+        let lock = Lockfile::parse(text.as_bytes(), "x.lock").unwrap();
+        assert_eq!(lock.surface.tools[0].len(), 1);
+    }
+}

@@ -1,0 +1,81 @@
+//! The human report (DESIGN §6), byte for byte:
+//!
+//! ```text
+//! mcp-covenant: 3 change(s) — required version bump: MAJOR
+//!
+//!   BREAKING (2)
+//!     x tool:legacy — tool was removed  [tool.removed]
+//! ```
+
+use std::io;
+
+use termcolor::{Color, ColorSpec, WriteColor};
+
+use super::{bump_word, write_str, Report};
+use crate::rules::Severity;
+
+fn style(severity: Severity) -> (&'static str, &'static str, Color) {
+    match severity {
+        Severity::Breaking => ("BREAKING", "x", Color::Red),
+        Severity::Minor => ("MINOR", "+", Color::Yellow),
+        Severity::Patch => ("PATCH", "~", Color::Cyan),
+        Severity::None => ("NONE", " ", Color::White),
+    }
+}
+
+pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<()> {
+    let n = report.changes.len();
+    write_str(out, "mcp-covenant: ")?;
+    write_str(out, &format!("{n} change(s) — required version bump: "))?;
+    let bump = report.bump();
+    out.set_color(ColorSpec::new().set_bold(true).set_fg(match bump {
+        Severity::None => None,
+        s => Some(style(s).2),
+    }))?;
+    write_str(out, bump_word(bump))?;
+    out.reset()?;
+    write_str(out, "\n")?;
+    if report.ignored > 0 {
+        write_str(
+            out,
+            &format!(
+                "  ({} change(s) ignored by configuration)\n",
+                report.ignored
+            ),
+        )?;
+    }
+    if n > 0 {
+        write_str(out, "\n")?;
+    }
+    for severity in [Severity::Breaking, Severity::Minor, Severity::Patch] {
+        let count = report.count(severity);
+        if count == 0 {
+            continue;
+        }
+        let (title, mark, color) = style(severity);
+        write_str(out, "  ")?;
+        out.set_color(ColorSpec::new().set_bold(true).set_fg(Some(color)))?;
+        write_str(out, &format!("{title} ({count})"))?;
+        out.reset()?;
+        write_str(out, "\n")?;
+        for c in report.changes.iter().filter(|c| c.severity == severity) {
+            write_str(out, "    ")?;
+            out.set_color(ColorSpec::new().set_fg(Some(color)))?;
+            write_str(out, mark)?;
+            out.reset()?;
+            write_str(out, " ")?;
+            out.set_color(ColorSpec::new().set_bold(true))?;
+            write_str(out, &c.subject)?;
+            out.reset()?;
+            if let Some(path) = &c.path {
+                write_str(out, &format!(" → {path}"))?;
+            }
+            write_str(out, &format!(" — {}  ", c.message))?;
+            out.set_color(ColorSpec::new().set_dimmed(true))?;
+            write_str(out, &format!("[{}]", c.code))?;
+            out.reset()?;
+            write_str(out, "\n")?;
+        }
+    }
+    Ok(())
+}

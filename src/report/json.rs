@@ -1,0 +1,73 @@
+//! `--format json`: one object, stable key order (DESIGN §6).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Report;
+use crate::lockfile::COVENANT_VERSION;
+use crate::rules::Severity;
+
+#[derive(Serialize)]
+struct Counts {
+    breaking: usize,
+    minor: usize,
+    patch: usize,
+}
+
+#[derive(Serialize)]
+struct JsonChange<'a> {
+    code: &'a str,
+    severity: &'a str,
+    subject: &'a str,
+    path: Option<&'a str>,
+    direction: Option<&'a str>,
+    message: &'a str,
+    before: &'a Option<Value>,
+    after: &'a Option<Value>,
+    fingerprint: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    covenant_version: &'a str,
+    required_bump: &'a str,
+    counts: Counts,
+    changes: Vec<JsonChange<'a>>,
+    #[serde(skip_serializing_if = "is_zero")]
+    ignored: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+pub fn to_string(report: &Report<'_>) -> String {
+    let doc = JsonReport {
+        covenant_version: COVENANT_VERSION,
+        required_bump: report.bump().bump(),
+        counts: Counts {
+            breaking: report.count(Severity::Breaking),
+            minor: report.count(Severity::Minor),
+            patch: report.count(Severity::Patch),
+        },
+        changes: report
+            .changes
+            .iter()
+            .map(|c| JsonChange {
+                code: &c.code,
+                severity: c.severity.word(),
+                subject: &c.subject,
+                path: c.path.as_deref(),
+                direction: c.direction.map(|d| d.word()),
+                message: &c.message,
+                before: &c.before,
+                after: &c.after,
+                fingerprint: &c.fingerprint,
+            })
+            .collect(),
+        ignored: report.ignored,
+    };
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}

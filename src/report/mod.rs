@@ -1,0 +1,97 @@
+//! Reports: the same classified changes, rendered for people and for machines.
+
+mod human;
+mod json;
+mod markdown;
+
+use std::io::{self, Write};
+
+use termcolor::WriteColor;
+
+use crate::diff::{self, Change};
+use crate::rules::{Rules, Severity};
+
+pub use human::write_human;
+
+/// What a `check` found, ready to render.
+pub struct Report<'r> {
+    pub rules: &'r Rules,
+    /// Sorted changes at severity breaking/minor/patch (silenced ones are not here).
+    pub changes: Vec<Change>,
+    /// Changes left out by an `[[ignore]]` entry or a `none` severity.
+    pub ignored: usize,
+    /// The lockfile the changes are anchored to, as shown to the user.
+    pub baseline: String,
+}
+
+impl<'r> Report<'r> {
+    pub fn new(rules: &'r Rules, mut changes: Vec<Change>, baseline: String) -> Report<'r> {
+        let before = changes.len();
+        changes.retain(|c| c.severity != Severity::None);
+        diff::sort(&mut changes);
+        Report {
+            rules,
+            ignored: before - changes.len(),
+            changes,
+            baseline,
+        }
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.changes
+            .iter()
+            .filter(|c| c.severity == severity)
+            .count()
+    }
+
+    pub fn bump(&self) -> Severity {
+        diff::required_bump(&self.changes)
+    }
+
+    /// True when a change is at or above `fail_on` (`None` = never fail).
+    pub fn fails(&self, fail_on: Option<Severity>) -> bool {
+        match fail_on {
+            None => false,
+            Some(level) => self.changes.iter().any(|c| c.severity <= level),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// For people: grouped by severity, coloured on a terminal.
+    Human,
+    /// One JSON object with counts and every change (stable key order).
+    Json,
+    /// A pull-request comment: the bump, then a table per severity.
+    Markdown,
+    /// GitHub Actions workflow commands (`::error file=...,line=...::`).
+    Github,
+}
+
+/// Render `report` in `format` to `out`.
+pub fn render(report: &Report<'_>, format: Format, out: &mut dyn WriteColor) -> io::Result<()> {
+    match format {
+        Format::Human => write_human(report, out),
+        Format::Json => {
+            let text = json::to_string(report);
+            out.write_all(text.as_bytes())
+        }
+        Format::Markdown => out.write_all(markdown::to_string(report).as_bytes()),
+        Format::Github => out.write_all(markdown::github(report).as_bytes()),
+    }
+}
+
+/// The headline word for a bump.
+pub fn bump_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Breaking => "MAJOR",
+        Severity::Minor => "MINOR",
+        Severity::Patch => "PATCH",
+        Severity::None => "none",
+    }
+}
+
+pub(crate) fn write_str(out: &mut dyn Write, s: &str) -> io::Result<()> {
+    out.write_all(s.as_bytes())
+}

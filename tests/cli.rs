@@ -1,0 +1,208 @@
+//! The binary end to end: exit codes, `error:` lines, colour, output files.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcp-covenant"));
+    c.env_remove("NO_COLOR");
+    c
+}
+
+fn golden(case: &str, file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("golden")
+        .join(case)
+        .join(file)
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mcp-covenant-cli-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exit 2 with exactly one line on stderr, starting `error:` and containing `needle`.
+fn assert_fails_cleanly(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
+    let err = stderr(o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one error line, got: {err}");
+    assert!(lines[0].starts_with("error: "), "{err}");
+    assert!(lines[0].contains(needle), "`{needle}` not in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn check_against(baseline: &Path, against: &Path) -> Output {
+    bin()
+        .args(["check", "--baseline"])
+        .arg(baseline)
+        .arg("--against")
+        .arg(against)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn check_exits_1_on_breaking_and_0_on_no_change() {
+    let o = check_against(
+        &golden("seed-sample", "before.lock"),
+        &golden("seed-sample", "after.lock"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        fs::read_to_string(golden("seed-sample", "expected.txt")).unwrap()
+    );
+    let o = check_against(
+        &golden("no-change", "before.lock"),
+        &golden("no-change", "after.lock"),
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn invalid_json_names_file_line_and_column() {
+    let d = tmpdir("invalid");
+    let bad = d.join("bad.lock");
+    fs::write(
+        &bad,
+        "{\n  \"covenant_version\": \"0.2.0\",\n  \"surface\": [\n",
+    )
+    .unwrap();
+    let o = check_against(&golden("seed-sample", "before.lock"), &bad);
+    assert_fails_cleanly(&o, &format!("{}:4:", bad.display()));
+}
+
+#[test]
+fn wrong_shape_names_the_element() {
+    let d = tmpdir("shape");
+    let bad = d.join("shape.lock");
+    fs::write(
+        &bad,
+        r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"tools":[{"name":"a"},{"name":7}]}}"#,
+    )
+    .unwrap();
+    let o = check_against(&bad, &golden("seed-sample", "after.lock"));
+    assert_fails_cleanly(&o, "surface.tools[1]: `name` must be a string");
+}
+
+#[test]
+fn truncated_and_non_utf8_files_fail_cleanly() {
+    let d = tmpdir("trunc");
+    let full = fs::read(golden("seed-sample", "after.lock")).unwrap();
+    let cut = d.join("cut.lock");
+    fs::write(&cut, &full[..full.len() / 2]).unwrap();
+    assert_fails_cleanly(&check_against(&cut, &cut), "not a valid lockfile");
+    let latin1 = d.join("latin1.lock");
+    let mut bytes =
+        br#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"tools":[{"name":""#
+            .to_vec();
+    bytes.extend([0xe9, b'"', b'}', b']', b'}', b'}']);
+    fs::write(&latin1, bytes).unwrap();
+    assert_fails_cleanly(&check_against(&latin1, &latin1), "latin1.lock:1:");
+    let empty = d.join("empty.lock");
+    fs::write(&empty, "").unwrap();
+    assert_fails_cleanly(&check_against(&empty, &empty), "empty.lock:1:0");
+}
+
+#[test]
+fn a_missing_baseline_says_how_to_create_it() {
+    let d = tmpdir("missing");
+    let o = bin()
+        .current_dir(&d)
+        .args(["check", "--against"])
+        .arg(golden("seed-sample", "after.lock"))
+        .output()
+        .unwrap();
+    assert_fails_cleanly(
+        &o,
+        "baseline lockfile mcp-covenant.lock not found; create it with `mcp-covenant snapshot",
+    );
+}
+
+#[test]
+fn a_future_lockfile_asks_for_an_upgrade() {
+    let d = tmpdir("future");
+    let f = d.join("future.lock");
+    fs::write(
+        &f,
+        r#"{"covenant_version":"7.1.0","captured_at_unix":0,"surface":{}}"#,
+    )
+    .unwrap();
+    assert_fails_cleanly(&check_against(&f, &f), "upgrade mcp-covenant");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let o = bin()
+        .args(["check", "--fail-on", "sometimes"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("sometimes"));
+    let o = bin().args(["--help"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("inputSchema is what a caller sends"));
+}
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let run = |args: &[&str], no_color: bool| {
+        let mut c = bin();
+        c.args(["check", "--baseline"])
+            .arg(golden("seed-sample", "before.lock"))
+            .arg("--against")
+            .arg(golden("seed-sample", "after.lock"))
+            .args(args);
+        if no_color {
+            c.env("NO_COLOR", "1");
+        }
+        String::from_utf8(c.output().unwrap().stdout).unwrap()
+    };
+    assert!(run(&["--color", "always"], false).contains("\u{1b}["));
+    assert!(!run(&["--color", "never"], false).contains("\u{1b}["));
+    // Not a terminal: no colour under auto.
+    assert!(!run(&[], false).contains("\u{1b}["));
+    assert!(!run(&[], true).contains("\u{1b}["));
+}
+
+#[test]
+fn output_file_gets_the_format_and_stdout_the_human_report() {
+    let d = tmpdir("output");
+    let out = d.join("report.json");
+    let o = bin()
+        .args(["check", "--format", "json", "--baseline"])
+        .arg(golden("seed-sample", "before.lock"))
+        .arg("--against")
+        .arg(golden("seed-sample", "after.lock"))
+        .arg("--output")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        fs::read_to_string(&out).unwrap(),
+        fs::read_to_string(golden("seed-sample", "expected.json")).unwrap()
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("mcp-covenant: 3 change(s)"));
+}
+
+#[test]
+fn an_unwritable_output_fails_cleanly() {
+    let o = bin()
+        .args(["check", "--baseline"])
+        .arg(golden("seed-sample", "before.lock"))
+        .arg("--against")
+        .arg(golden("seed-sample", "after.lock"))
+        .args(["--output", "/nonexistent-dir/x/report.txt"])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "cannot write /nonexistent-dir/x/report.txt");
+}
