@@ -10,6 +10,7 @@ use termcolor::{ColorChoice, NoColor, StandardStream, WriteColor};
 use crate::diff;
 use crate::error::{Error, Result};
 use crate::lockfile::{self, Lockfile};
+use crate::mcp;
 use crate::report::{self, Format, Report};
 use crate::rules::{Rules, Severity};
 
@@ -117,6 +118,32 @@ pub struct LiveSource {
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     pub http: Option<String>,
 
+    /// An HTTP header for every request, `Name: value` (repeatable). Also read from
+    /// MCP_COVENANT_HEADER_<NAME> variables (`_` in NAME becomes `-`). Never logged or
+    /// written to the lockfile.
+    #[arg(long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+
+    /// Seconds the whole capture may take, server start-up included.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub timeout: f64,
+
+    /// Protocol revision: auto (probe server/discover, fall back to the initialize
+    /// handshake), or one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05.
+    #[arg(long, default_value = "auto", value_name = "VERSION")]
+    pub protocol: String,
+
+    /// Client capabilities to offer, comma-separated: roots, sampling, elicitation.
+    /// None by default, so the lockfile records what a minimal client sees (some
+    /// servers list more tools to richer clients).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub client_capabilities: Vec<String>,
+
+    /// Pass the server's stderr through as it runs (by default it is shown only when
+    /// the capture fails).
+    #[arg(long)]
+    pub show_server_stderr: bool,
+
     /// The command that starts the server on stdio (after `--`; run without a shell).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -203,14 +230,69 @@ fn snapshot(args: SnapshotArgs) -> Result<u8> {
 }
 
 fn capture(source: &LiveSource) -> Result<Lockfile> {
-    if source.http.is_none() && source.command.is_empty() {
-        return Err(Error::new(
-            "no server to capture: give the command after `--` (e.g. `-- node server.js`) or --http URL",
-        ));
+    let endpoint = match (&source.http, source.command.is_empty()) {
+        (Some(url), _) => mcp::Endpoint::Http {
+            url: url.clone(),
+            headers: headers(&source.headers)?,
+        },
+        (None, false) => mcp::Endpoint::Stdio(source.command.clone()),
+        (None, true) => {
+            return Err(Error::new(
+                "no server to capture: give the command after `--` (e.g. `-- node server.js`) or --http URL",
+            ))
+        }
+    };
+    if !(source.timeout.is_finite() && source.timeout > 0.0) {
+        return Err(Error::new(format!(
+            "--timeout must be a positive number of seconds, not {}",
+            source.timeout
+        )));
     }
-    Err(Error::new(
-        "live capture is not available in this build yet; use `check --against FILE`",
+    for c in &source.client_capabilities {
+        if !["roots", "sampling", "elicitation"].contains(&c.as_str()) {
+            return Err(Error::new(format!(
+                "unknown client capability `{c}` in --client-capabilities; expected roots, sampling or elicitation"
+            )));
+        }
+    }
+    let opts = mcp::CaptureOptions {
+        endpoint,
+        timeout: std::time::Duration::from_secs_f64(source.timeout),
+        protocol: mcp::Protocol::parse(&source.protocol)?,
+        client_capabilities: source.client_capabilities.clone(),
+        show_server_stderr: source.show_server_stderr,
+    };
+    let captured = mcp::capture(&opts)?;
+    Ok(Lockfile::new(
+        captured.server,
+        captured.surface,
+        lockfile::capture_time()?,
     ))
+}
+
+/// `--header` values plus `MCP_COVENANT_HEADER_*` variables, as (name, value) pairs.
+fn headers(flags: &[String]) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for (key, value) in std::env::vars() {
+        if let Some(name) = key.strip_prefix("MCP_COVENANT_HEADER_") {
+            if !name.is_empty() {
+                out.push((name.replace('_', "-"), value));
+            }
+        }
+    }
+    for h in flags {
+        match h.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                out.push((name.trim().to_string(), value.trim().to_string()))
+            }
+            _ => {
+                return Err(Error::new(
+                    "--header must look like `Name: value` (the value is not shown here)",
+                ))
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn read_baseline(path: &Path) -> Result<Lockfile> {

@@ -8,17 +8,52 @@ use std::fmt;
 #[derive(Debug)]
 pub struct Error {
     msg: String,
+    kind: ErrorKind,
+}
+
+/// Whether the other side answered and said no, or something failed outright.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The tool could not do its job (I/O, timeout, a server that went away).
+    Fatal,
+    /// The server answered, with a JSON-RPC error or an HTTP error status. During
+    /// protocol-era detection this is a signal, not a failure.
+    Rejected,
+    /// Nothing arrived before the deadline.
+    Timeout,
 }
 
 impl Error {
     pub fn new(msg: impl Into<String>) -> Self {
-        Error { msg: msg.into() }
+        Error {
+            msg: msg.into(),
+            kind: ErrorKind::Fatal,
+        }
+    }
+
+    pub fn rejected(msg: impl Into<String>) -> Self {
+        Error {
+            msg: msg.into(),
+            kind: ErrorKind::Rejected,
+        }
+    }
+
+    pub fn timeout(msg: impl Into<String>) -> Self {
+        Error {
+            msg: msg.into(),
+            kind: ErrorKind::Timeout,
+        }
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 
     /// Prefix the message with more context ("reading a.lock: ...").
     pub fn context(self, ctx: impl fmt::Display) -> Self {
         Error {
             msg: format!("{ctx}: {}", self.msg),
+            kind: self.kind,
         }
     }
 

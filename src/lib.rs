@@ -9,5 +9,6 @@ pub mod cli;
 pub mod diff;
 pub mod error;
 pub mod lockfile;
+pub mod mcp;
 pub mod report;
 pub mod rules;

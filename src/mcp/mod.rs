@@ -1,0 +1,130 @@
+//! The MCP client: just enough of the protocol to list what a server exposes.
+//!
+//! `session` holds the protocol logic (both eras, listing, pagination, answering
+//! server requests) and talks to a `Transport`: `stdio` (a child process, on smol and
+//! async-process) or `http` (Streamable HTTP on blocking ureq, behind the `http`
+//! feature). It is read-only: it never calls a tool or reads a resource.
+
+pub mod session;
+pub mod stdio;
+
+#[cfg(feature = "http")]
+pub mod http;
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::lockfile::{ServerInfo, Surface};
+
+/// The protocol revisions we speak. The first is the stateless era.
+pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+/// Handshake-era revisions, newest first (the first is what we offer).
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Which protocol to speak.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// Probe with `server/discover`; fall back to the `initialize` handshake when the
+    /// server does not know it (the spec's dual-era client behaviour).
+    Auto,
+    /// Speak this revision only.
+    Version(String),
+}
+
+impl Protocol {
+    pub fn parse(s: &str) -> Result<Protocol> {
+        if s == "auto" {
+            return Ok(Protocol::Auto);
+        }
+        if MODERN_VERSIONS.contains(&s) || LEGACY_VERSIONS.contains(&s) {
+            return Ok(Protocol::Version(s.to_string()));
+        }
+        Err(Error::new(format!(
+            "unknown --protocol `{s}`; expected auto, {} or {}",
+            MODERN_VERSIONS.join(", "),
+            LEGACY_VERSIONS.join(", ")
+        )))
+    }
+}
+
+/// Where the server is.
+#[derive(Clone, Debug)]
+pub enum Endpoint {
+    Stdio(Vec<String>),
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct CaptureOptions {
+    pub endpoint: Endpoint,
+    pub timeout: Duration,
+    pub protocol: Protocol,
+    /// Client capabilities to offer (`roots`, `sampling`, `elicitation`); none by default.
+    pub client_capabilities: Vec<String>,
+    /// Pass the server's stderr through as it comes (otherwise shown on failure only).
+    pub show_server_stderr: bool,
+}
+
+/// What a capture found.
+#[derive(Clone, Debug)]
+pub struct Captured {
+    pub server: ServerInfo,
+    pub surface: Surface,
+}
+
+/// Where a message goes and what it is, for transports that route by method.
+pub struct Outgoing<'a> {
+    pub message: &'a Value,
+    pub method: Option<&'a str>,
+    /// A request (expects a response), as opposed to a notification or a response.
+    pub is_request: bool,
+}
+
+/// A message channel to a server.
+pub trait Transport {
+    /// Send one JSON-RPC message.
+    fn send(&mut self, out: Outgoing<'_>, deadline: Instant) -> Result<()>;
+    /// The next message from the server, waiting until `deadline`.
+    fn recv(&mut self, deadline: Instant) -> Result<Value>;
+    /// The protocol version in use from now on (HTTP sends it as a header).
+    fn set_protocol_version(&mut self, _version: &str) {}
+    /// The era in use from now on (HTTP adds `Mcp-Method` in the stateless era).
+    fn set_stateless(&mut self, _stateless: bool) {}
+    /// End the conversation: close stdin and reap the child, or DELETE the session.
+    fn close(&mut self);
+    /// Where the server is, for error messages (`server `node x.js``, `http://...`).
+    fn describe(&self) -> String;
+    /// The last lines the server wrote to stderr, for error messages.
+    fn stderr_tail(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// Capture a server's surface.
+pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
+    let deadline = Instant::now() + opts.timeout;
+    let mut transport: Box<dyn Transport> = match &opts.endpoint {
+        Endpoint::Stdio(cmd) => Box::new(stdio::StdioTransport::spawn(cmd, opts.show_server_stderr)?),
+        #[cfg(feature = "http")]
+        Endpoint::Http { url, headers } => Box::new(http::HttpTransport::new(url, headers, opts.timeout)?),
+        #[cfg(not(feature = "http"))]
+        Endpoint::Http { .. } => {
+            return Err(Error::new(
+                "this build of mcp-covenant has no HTTP support (built with --no-default-features); rebuild with the default `http` feature, or capture over stdio with `-- CMD`",
+            ))
+        }
+    };
+    let result = session::Session::new(transport.as_mut(), opts, deadline).capture();
+    if result.is_err() {
+        for line in transport.stderr_tail() {
+            eprintln!("server: {line}");
+        }
+    }
+    transport.close();
+    result
+}
