@@ -283,16 +283,13 @@ impl<'t> Session<'t> {
                 },
                 self.deadline,
             )
-            .map_err(|e| e.context(format!("{}: sending {method}", self.transport.describe())))?;
+            .map_err(|e| self.failed(e, &format!("while sending {method}")))?;
         loop {
             let incoming = self.transport.recv(self.deadline).map_err(|e| {
                 if e.kind() == ErrorKind::Timeout {
                     Error::timeout(format!("{}: {}", self.transport.describe(), timeout_hint()))
                 } else {
-                    e.context(format!(
-                        "{}: waiting for {method}",
-                        self.transport.describe()
-                    ))
+                    self.failed(e, &format!("before answering {method}"))
                 }
             })?;
             let has_method = incoming.get("method").and_then(Value::as_str);
@@ -323,6 +320,16 @@ impl<'t> Session<'t> {
                 }
                 _ => {} // a response to something we did not ask (or no longer wait for)
             }
+        }
+    }
+
+    /// A transport failure, told with the server's name and what we were doing.
+    fn failed(&self, e: Error, doing: &str) -> Error {
+        let msg = format!("{} {} {doing}", self.transport.describe(), e.message());
+        match e.kind() {
+            ErrorKind::Timeout => Error::timeout(msg),
+            ErrorKind::Rejected => Error::rejected(msg),
+            ErrorKind::Fatal => Error::new(msg),
         }
     }
 

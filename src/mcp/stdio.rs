@@ -95,8 +95,8 @@ impl StdioTransport {
             status
         });
         match status {
-            Some(s) => Error::new(format!("{} exited ({s})", self.name)),
-            None => Error::new(format!("{} closed its stdout", self.name)),
+            Some(s) => Error::new(format!("exited ({s})")),
+            None => Error::new("closed its stdout"),
         }
     }
 }
@@ -213,7 +213,7 @@ impl Transport for StdioTransport {
         let mut line = serde_json::to_vec(out.message).unwrap_or_default();
         line.push(b'\n');
         let Some(stdin) = self.stdin.as_mut() else {
-            return Err(Error::new(format!("{}: stdin already closed", self.name)));
+            return Err(Error::new("its stdin is already closed"));
         };
         let written = smol::block_on(smol::future::or(
             async {
@@ -228,10 +228,9 @@ impl Transport for StdioTransport {
         ));
         match written {
             Ok(true) => Ok(()),
-            Ok(false) => Err(Error::timeout(format!(
-                "{}: timed out writing to its stdin (it does not read it)",
-                self.name
-            ))),
+            Ok(false) => Err(Error::timeout(
+                "timed out writing to its stdin (it does not read it)",
+            )),
             Err(_) => Err(self.exited()),
         }
     }

@@ -1,0 +1,476 @@
+//! A scriptable MCP server for mcp-covenant's tests (and a small demo server).
+//!
+//!     fixture-server SPEC.json              # stdio
+//!     fixture-server SPEC.json --http PORT  # Streamable HTTP on 127.0.0.1 (0 = any port;
+//!                                           # prints `listening on PORT` first)
+//!
+//! SPEC lists the surface (`tools`, `resources`, `resourceTemplates`, `prompts`) and how
+//! to misbehave; every key is optional:
+//!   era            "legacy" (initialize handshake, default), "modern" (stateless
+//!                  2026-07-28 only), "dual" (both)
+//!   protocolVersion  what initialize answers (default: the client's offer)
+//!   serverInfo     { name, version }
+//!   pageSize       paginate lists with this many items a page
+//!   banner         lines printed on stdout before anything else
+//!   stderr         lines printed on stderr at start
+//!   garbageOnly    print garbage on stdout and never answer
+//!   neverAnswer    read requests, answer nothing
+//!   exitAtStart    exit with this code right away (after `stderr`)
+//!   exitAfterInitialize  exit with this code after answering initialize
+//!   serverRequests before answering tools/list, send ping and roots/list requests and
+//!                  wait for the client's answers
+//!   notifications  send log and list_changed notifications before each answer
+//!   strayResponses send a response to an id nobody asked for before each answer
+//!   invalidUtf8    print a line of invalid UTF-8 before each answer
+//!   delayMs        sleep before each answer
+//!   errorOn        answer this method with a JSON-RPC error
+//!   toolsNotArray  answer tools/list with `tools: "nope"`
+//!   cursorLoop     always answer with the same nextCursor
+//!   generateTools  add this many generated tools (~20 properties each)
+//!   deepSchema     add a tool whose input schema nests this deep
+//!   HTTP only:     httpStatus (answer every POST with it), redirectLoop, sse (answer
+//!                  with an event stream: priming event, progress, result),
+//!                  sseNeverData (a stream of comments only), requireSession
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+struct Server {
+    spec: Value,
+    initialized: bool,
+    pending: Vec<String>,
+    stash: Option<Value>,
+}
+
+fn flag(spec: &Value, key: &str) -> bool {
+    spec.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+impl Server {
+    fn new(spec: Value) -> Server {
+        let mut spec = spec;
+        if let Some(n) = spec.get("generateTools").and_then(Value::as_u64) {
+            let tools = spec["tools"].as_array().cloned().unwrap_or_default();
+            let mut all = tools;
+            for i in 0..n {
+                let mut props = Map::new();
+                for p in 0..20 {
+                    props.insert(
+                        format!("field_{p}"),
+                        json!({"type": "string", "description": format!("Field {p} of generated tool {i}"), "enum": ["a", "b", "c"]}),
+                    );
+                }
+                all.push(json!({"name": format!("gen_{i:05}"), "description": "generated",
+                    "inputSchema": {"type": "object", "properties": props, "required": ["field_0"]}}));
+            }
+            spec["tools"] = Value::Array(all);
+        }
+        if let Some(depth) = spec.get("deepSchema").and_then(Value::as_u64) {
+            let mut schema = json!({"type": "string"});
+            for _ in 0..depth {
+                schema = json!({"type": "object", "properties": {"next": schema}});
+            }
+            let mut tools = spec["tools"].as_array().cloned().unwrap_or_default();
+            tools.push(json!({"name": "deep", "inputSchema": schema}));
+            spec["tools"] = Value::Array(tools);
+        }
+        Server {
+            spec,
+            initialized: false,
+            pending: Vec::new(),
+            stash: None,
+        }
+    }
+
+    fn era(&self) -> &str {
+        self.spec
+            .get("era")
+            .and_then(Value::as_str)
+            .unwrap_or("legacy")
+    }
+
+    fn capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        for (list, cap) in [
+            ("tools", "tools"),
+            ("resources", "resources"),
+            ("resourceTemplates", "resources"),
+            ("prompts", "prompts"),
+        ] {
+            if self.spec.get(list).is_some() {
+                caps.insert(cap.into(), json!({}));
+            }
+        }
+        caps.insert("logging".into(), json!({}));
+        Value::Object(caps)
+    }
+
+    fn server_info(&self) -> Value {
+        self.spec
+            .get("serverInfo")
+            .cloned()
+            .unwrap_or_else(|| json!({"name": "fixture", "version": "1.0.0"}))
+    }
+
+    /// Messages to send in reply to `msg`.
+    fn handle(&mut self, msg: &Value) -> Vec<Value> {
+        let spec = self.spec.clone();
+        // Answers to our own requests.
+        if msg.get("method").is_none() {
+            if let Some(id) = msg.get("id").and_then(Value::as_str) {
+                self.pending.retain(|p| p != id);
+                if self.pending.is_empty() {
+                    return self.stash.take().into_iter().collect();
+                }
+            }
+            return vec![];
+        }
+        let method = msg["method"].as_str().unwrap_or("").to_string();
+        let Some(id) = msg.get("id").cloned() else {
+            if method == "notifications/initialized" {
+                self.initialized = true;
+            }
+            return vec![];
+        };
+        if flag(&spec, "neverAnswer") {
+            return vec![];
+        }
+        if let Some(ms) = spec.get("delayMs").and_then(Value::as_u64) {
+            std::thread::sleep(Duration::from_millis(ms));
+        }
+        let mut out = Vec::new();
+        if flag(&spec, "notifications") {
+            out.push(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hello"}}));
+            out.push(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+        }
+        if flag(&spec, "strayResponses") {
+            out.push(
+                json!({"jsonrpc": "2.0", "id": 999_999, "result": {"tools": [{"name": "stray"}]}}),
+            );
+        }
+        let error = |code: i64, text: &str| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}});
+        if spec.get("errorOn").and_then(Value::as_str) == Some(method.as_str()) {
+            out.push(error(-32603, "internal error (scripted)"));
+            return out;
+        }
+        let modern_meta = msg
+            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let era = self.era().to_string();
+        let result = match method.as_str() {
+            "server/discover" if era != "legacy" => json!({
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": self.capabilities(),
+                "serverInfo": self.server_info(),
+                "resultType": "complete"
+            }),
+            "initialize" if era != "modern" => {
+                let offered = msg
+                    .pointer("/params/protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or("2025-06-18");
+                let version = spec
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or(offered);
+                json!({"protocolVersion": version, "capabilities": self.capabilities(), "serverInfo": self.server_info()})
+            }
+            "ping" => json!({}),
+            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
+                if era == "modern" && modern_meta.is_none() {
+                    out.push(error(-32602, "missing _meta protocolVersion"));
+                    return out;
+                }
+                if era == "legacy" && !self.initialized {
+                    out.push(error(-32002, "server not initialized"));
+                    return out;
+                }
+                let field = match method.as_str() {
+                    "tools/list" => "tools",
+                    "resources/list" => "resources",
+                    "resources/templates/list" => "resourceTemplates",
+                    _ => "prompts",
+                };
+                let mut result =
+                    self.page(field, msg.pointer("/params/cursor").and_then(Value::as_str));
+                if modern_meta.is_some() {
+                    result["resultType"] = json!("complete");
+                    result["ttlMs"] = json!(60000);
+                    result["cacheScope"] = json!("shared");
+                }
+                if field == "tools" && flag(&spec, "toolsNotArray") {
+                    result["tools"] = json!("nope");
+                }
+                if field == "tools" && flag(&spec, "cursorLoop") {
+                    result["nextCursor"] = json!("same");
+                }
+                result
+            }
+            _ => {
+                out.push(error(-32601, &format!("method not found: {method}")));
+                return out;
+            }
+        };
+        let response = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        if method == "tools/list" && flag(&spec, "serverRequests") && self.stash.is_none() {
+            self.pending = vec!["srv-ping".into(), "srv-roots".into()];
+            out.push(json!({"jsonrpc": "2.0", "id": "srv-ping", "method": "ping"}));
+            out.push(json!({"jsonrpc": "2.0", "id": "srv-roots", "method": "roots/list"}));
+            self.stash = Some(response);
+            return out;
+        }
+        out.push(response);
+        out
+    }
+
+    fn page(&self, field: &str, cursor: Option<&str>) -> Value {
+        let items = self
+            .spec
+            .get(field)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let size = self
+            .spec
+            .get("pageSize")
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as usize;
+        if size == 0 {
+            return json!({ field: items });
+        }
+        let start: usize = cursor
+            .and_then(|c| c.strip_prefix("page-"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let end = (start + size).min(items.len());
+        let mut result = json!({ field: items[start.min(end)..end] });
+        if end < items.len() {
+            result["nextCursor"] = json!(format!("page-{end}"));
+        }
+        result
+    }
+}
+
+fn write_line(out: &mut impl Write, v: &Value) {
+    let _ = writeln!(out, "{v}");
+    let _ = out.flush();
+}
+
+fn stdio(mut server: Server) {
+    let spec = server.spec.clone();
+    let mut stdout = std::io::stdout().lock();
+    if flag(&spec, "garbageOnly") {
+        for i in 0..50 {
+            let _ = writeln!(stdout, "garbage line {i} <<<>>>");
+        }
+        let _ = stdout.flush();
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+    let stdin = std::io::stdin();
+    let mut answered_initialize = false;
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        for reply in server.handle(&msg) {
+            if flag(&spec, "invalidUtf8") {
+                let _ = stdout.write_all(b"\xff\xfe not utf-8\n");
+            }
+            write_line(&mut stdout, &reply);
+        }
+        if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+            answered_initialize = true;
+        }
+        if answered_initialize {
+            if let Some(code) = spec.get("exitAfterInitialize").and_then(Value::as_i64) {
+                std::process::exit(code as i32);
+            }
+        }
+    }
+}
+
+fn http(server: Server, port: u16) {
+    let listener = TcpListener::bind(("127.0.0.1", port)).expect("bind");
+    println!("listening on {}", listener.local_addr().unwrap().port());
+    let _ = std::io::stdout().flush();
+    let mut server = server;
+    for stream in listener.incoming().flatten() {
+        handle_http(&mut server, stream);
+    }
+}
+
+fn handle_http(server: &mut Server, stream: TcpStream) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut stream = stream;
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    let mut headers = Vec::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).is_err() || line == "\r\n" || line.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = line.trim_end().split_once(':') {
+            if k.eq_ignore_ascii_case("content-length") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+            headers.push((k.to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let mut body = vec![0u8; length];
+    let _ = reader.read_exact(&mut body);
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let spec = server.spec.clone();
+    let respond = |stream: &mut TcpStream, status: &str, extra: &str, ctype: &str, body: &str| {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n{body}",
+            body.len()
+        );
+    };
+    if let Some(code) = spec.get("httpStatus").and_then(Value::as_u64) {
+        return respond(
+            &mut stream,
+            &format!("{code} Scripted"),
+            "",
+            "text/plain",
+            "scripted failure",
+        );
+    }
+    if flag(&spec, "redirectLoop") {
+        return respond(
+            &mut stream,
+            "307 Temporary Redirect",
+            "Location: /mcp\r\n",
+            "text/plain",
+            "",
+        );
+    }
+    let method_line: Vec<&str> = request_line.split_whitespace().collect();
+    if method_line.first() == Some(&"DELETE") {
+        return respond(&mut stream, "200 OK", "", "text/plain", "");
+    }
+    // Record what the client sent, for tests that check headers.
+    if let Some(log) = spec.get("headerLog").and_then(Value::as_str) {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
+            let names: Vec<String> = headers.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = writeln!(f, "{}", names.join(" | "));
+        }
+    }
+    let Ok(msg) = serde_json::from_slice::<Value>(&body) else {
+        return respond(&mut stream, "400 Bad Request", "", "text/plain", "not json");
+    };
+    let method = msg
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if flag(&spec, "requireSession")
+        && method != "initialize"
+        && method != "server/discover"
+        && header("mcp-session-id").as_deref() != Some("fixture-session")
+    {
+        return respond(&mut stream, "400 Bad Request", "", "application/json",
+            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}).to_string());
+    }
+    if method == "server/discover" && server.era() == "legacy" {
+        // What the TypeScript SDK's stateful transport does with a request before initialize.
+        return respond(&mut stream, "400 Bad Request", "", "application/json",
+            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Server not initialized"}}).to_string());
+    }
+    let replies = server.handle(&msg);
+    if msg.get("id").is_none() || msg.get("method").is_none() {
+        return respond(&mut stream, "202 Accepted", "", "text/plain", "");
+    }
+    let session = if method == "initialize" {
+        "Mcp-Session-Id: fixture-session\r\n"
+    } else {
+        ""
+    };
+    if flag(&spec, "sseNeverData") {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n{session}\r\n"
+        );
+        for _ in 0..600 {
+            if write!(stream, ": keep-alive\n\n").is_err() || stream.flush().is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        return;
+    }
+    if flag(&spec, "sse") {
+        let mut text = String::from("id: 0\ndata:\n\n: a comment\n\n");
+        text.push_str(&format!("event: message\ndata: {}\n\n", json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 0.5}})));
+        for r in &replies {
+            // Multi-line data: the JSON split over two data lines.
+            let s = serde_json::to_string_pretty(r).unwrap();
+            let (a, b) = s.split_at(s.find('\n').unwrap_or(s.len()));
+            text.push_str(&format!(
+                "event: message\nid: 1\ndata: {a}\ndata: {}\n\n",
+                b.trim_start_matches('\n').replace('\n', " ")
+            ));
+        }
+        return respond(&mut stream, "200 OK", session, "text/event-stream", &text);
+    }
+    let body = if replies.len() == 1 {
+        replies[0].to_string()
+    } else {
+        Value::Array(replies).to_string()
+    };
+    respond(&mut stream, "200 OK", session, "application/json", &body);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let spec: Value = match args.get(1) {
+        Some(path) => serde_json::from_str(&std::fs::read_to_string(path).expect("read spec"))
+            .expect("spec is JSON"),
+        None => {
+            json!({"tools": [{"name": "hello", "description": "Say hello", "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}]})
+        }
+    };
+    for line in spec
+        .get("stderr")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        eprintln!("{}", line.as_str().unwrap_or(""));
+    }
+    if let Some(code) = spec.get("exitAtStart").and_then(Value::as_i64) {
+        std::process::exit(code as i32);
+    }
+    for line in spec
+        .get("banner")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        println!("{}", line.as_str().unwrap_or(""));
+    }
+    let server = Server::new(spec);
+    match (args.get(2).map(String::as_str), args.get(3)) {
+        (Some("--http"), Some(port)) => http(server, port.parse().expect("port")),
+        _ => stdio(server),
+    }
+}

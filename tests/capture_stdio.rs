@@ -1,0 +1,310 @@
+//! Live capture over stdio against the scriptable fixture server: what must succeed,
+//! and what must fail cleanly (exit 2, one `error:` line, no child left, the existing
+//! lockfile untouched).
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn tools() -> Value {
+    json!([
+        {"name": "search", "description": "Search", "_meta": {"x": 1},
+         "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
+        {"name": "alpha", "inputSchema": {"type": "object"}},
+        {"name": "beta", "inputSchema": {"type": "object"}},
+        {"name": "gamma", "inputSchema": {"type": "object"}},
+        {"name": "delta", "inputSchema": {"type": "object"}}
+    ])
+}
+
+fn snapshot(dir: &Path, spec: &Value, extra: &[&str]) -> (Output, std::path::PathBuf) {
+    let spec_path = write_spec(dir, spec);
+    let out = dir.join("mcp-covenant.lock");
+    let o = bin()
+        .arg("snapshot")
+        .arg("-o")
+        .arg(&out)
+        .args(extra)
+        .arg("--")
+        .arg(fixture())
+        .arg(&spec_path)
+        .output()
+        .unwrap();
+    (o, out)
+}
+
+fn read(p: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()
+}
+
+#[test]
+fn snapshot_is_byte_identical_on_rerun() {
+    let d = tmpdir("rerun");
+    let spec = json!({"tools": tools(), "prompts": [{"name": "p", "arguments": [{"name": "a", "required": true}]}]});
+    let (o, out) = snapshot(&d, &spec, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let first = fs::read(&out).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (o, _) = snapshot(&d, &spec, &[]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(fs::read(&out).unwrap(), first, "rerun changed the bytes");
+    let lock = read(&out);
+    let names: Vec<&str> = lock["surface"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alpha", "beta", "delta", "gamma", "search"]);
+    assert!(
+        lock["surface"]["tools"][4].get("_meta").is_none(),
+        "_meta is transport detail"
+    );
+    assert_eq!(lock["server"]["protocolVersion"], "2025-11-25");
+}
+
+#[test]
+fn source_date_epoch_sets_the_capture_time() {
+    let d = tmpdir("epoch");
+    let spec_path = write_spec(&d, &json!({"tools": tools()}));
+    let out = d.join("x.lock");
+    let o = bin()
+        .env("SOURCE_DATE_EPOCH", "1234567890")
+        .args(["snapshot", "-o"])
+        .arg(&out)
+        .arg("--")
+        .arg(fixture())
+        .arg(&spec_path)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&out)["captured_at_unix"], 1234567890);
+}
+
+#[test]
+fn a_noisy_server_is_still_captured() {
+    let d = tmpdir("noisy");
+    let spec = json!({"tools": tools(), "banner": ["Server v1 starting...", "{not json"],
+        "invalidUtf8": true, "notifications": true, "strayResponses": true,
+        "serverRequests": true, "pageSize": 2});
+    let (o, out) = snapshot(&d, &spec, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("not JSON"), "{err}");
+    assert!(err.contains("not valid UTF-8"), "{err}");
+    let lock = read(&out);
+    assert_eq!(
+        lock["surface"]["tools"].as_array().unwrap().len(),
+        5,
+        "all pages, no stray tool"
+    );
+}
+
+#[test]
+fn the_stateless_era_is_detected_and_its_result_fields_dropped() {
+    for era in ["modern", "dual"] {
+        let d = tmpdir(&format!("era-{era}"));
+        let (o, out) = snapshot(&d, &json!({"era": era, "tools": tools()}), &[]);
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        let lock = read(&out);
+        assert_eq!(lock["server"]["protocolVersion"], "2026-07-28", "{era}");
+        let text = fs::read_to_string(&out).unwrap();
+        assert!(
+            !text.contains("ttlMs") && !text.contains("cacheScope") && !text.contains("resultType")
+        );
+    }
+    // Pinning a handshake version on a dual-era server uses the handshake.
+    let d = tmpdir("era-pinned");
+    let (o, out) = snapshot(
+        &d,
+        &json!({"era": "dual", "tools": tools()}),
+        &["--protocol", "2025-06-18"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&out)["server"]["protocolVersion"], "2025-06-18");
+    // A server that answers initialize with an older version is recorded with it.
+    let d = tmpdir("era-older");
+    let (o, out) = snapshot(
+        &d,
+        &json!({"protocolVersion": "2024-11-05", "tools": tools()}),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&out)["server"]["protocolVersion"], "2024-11-05");
+}
+
+#[test]
+fn live_check_compares_against_the_baseline() {
+    let d = tmpdir("live-check");
+    let (o, out) = snapshot(&d, &json!({"tools": tools()}), &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let mut t = tools();
+    t.as_array_mut().unwrap().remove(1);
+    let spec_path = write_spec(&d, &json!({"tools": t}));
+    let o = bin()
+        .args(["check", "--baseline"])
+        .arg(&out)
+        .arg("--")
+        .arg(fixture())
+        .arg(&spec_path)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("x tool:alpha — tool was removed  [tool.removed]"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn a_big_reply_on_one_line_is_captured() {
+    let d = tmpdir("big");
+    let (o, out) = snapshot(
+        &d,
+        &json!({"tools": [], "generateTools": 5000}),
+        &["--timeout", "120"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        read(&out)["surface"]["tools"].as_array().unwrap().len(),
+        5000
+    );
+}
+
+/// Each failure: exit 2 with one `error:` line containing the needle, the existing
+/// lockfile untouched, and no fixture process left behind.
+fn fails_cleanly(name: &str, spec: Value, extra: &[&str], needle: &str) {
+    let d = tmpdir(name);
+    let out = d.join("mcp-covenant.lock");
+    fs::write(&out, "precious bytes\n").unwrap();
+    let (o, _) = snapshot(&d, &spec, extra);
+    assert_fails_cleanly(&o, needle);
+    assert_eq!(
+        fs::read_to_string(&out).unwrap(),
+        "precious bytes\n",
+        "{name}: lockfile touched"
+    );
+    let spec_path = d.join("spec.json").display().to_string();
+    let left = processes_mentioning(&spec_path);
+    assert!(
+        left.is_empty(),
+        "{name}: server processes left running: {left:?}"
+    );
+}
+
+#[test]
+fn garbage_only_times_out() {
+    fails_cleanly(
+        "garbage",
+        json!({"garbageOnly": true}),
+        &["--timeout", "2"],
+        "timed out after 2 s",
+    );
+}
+
+#[test]
+fn never_answering_times_out() {
+    fails_cleanly(
+        "silent",
+        json!({"neverAnswer": true, "tools": []}),
+        &["--timeout", "1.5"],
+        "timed out after 1.5 s",
+    );
+}
+
+#[test]
+fn exiting_after_initialize_reports_the_status() {
+    fails_cleanly(
+        "exit-init",
+        json!({"exitAfterInitialize": 3, "tools": []}),
+        &[],
+        "exit status: 3",
+    );
+}
+
+#[test]
+fn exiting_at_start_shows_its_stderr() {
+    let d = tmpdir("exit-start");
+    let (o, _) = snapshot(
+        &d,
+        &json!({"exitAtStart": 4, "stderr": ["boom: config missing"]}),
+        &[],
+    );
+    assert_fails_cleanly(&o, "exit status: 4");
+    assert!(
+        stderr(&o).contains("server: boom: config missing"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_missing_command_is_named() {
+    let d = tmpdir("notfound");
+    let out = d.join("x.lock");
+    let o = bin()
+        .args(["snapshot", "-o"])
+        .arg(&out)
+        .args(["--", "definitely-not-a-command-xyz", "arg"])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "command `definitely-not-a-command-xyz` not found");
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_json_rpc_error_names_the_method() {
+    fails_cleanly(
+        "rpc-error",
+        json!({"tools": [], "errorOn": "tools/list"}),
+        &[],
+        "answered tools/list with JSON-RPC error -32603",
+    );
+}
+
+#[test]
+fn tools_not_an_array_is_refused() {
+    fails_cleanly(
+        "not-array",
+        json!({"tools": [], "toolsNotArray": true}),
+        &[],
+        "`tools` that is not an array",
+    );
+}
+
+#[test]
+fn a_cursor_loop_is_detected() {
+    fails_cleanly(
+        "cursor-loop",
+        json!({"tools": tools(), "cursorLoop": true}),
+        &[],
+        "pagination loops",
+    );
+}
+
+#[test]
+fn too_deep_json_is_a_clear_error() {
+    fails_cleanly(
+        "deep",
+        json!({"tools": [], "deepSchema": 200}),
+        &["--timeout", "10"],
+        "deeper than the 128 levels",
+    );
+}
+
+#[test]
+fn bad_capture_options_are_usage_errors() {
+    let d = tmpdir("options");
+    let (o, _) = snapshot(&d, &json!({}), &["--protocol", "1999-01-01"]);
+    assert_fails_cleanly(&o, "unknown --protocol `1999-01-01`");
+    let (o, _) = snapshot(&d, &json!({}), &["--client-capabilities", "telepathy"]);
+    assert_fails_cleanly(&o, "unknown client capability `telepathy`");
+    let o = bin().args(["snapshot"]).output().unwrap();
+    assert_fails_cleanly(&o, "no server to capture");
+}

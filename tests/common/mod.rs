@@ -1,0 +1,79 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcp-covenant"));
+    c.env_remove("NO_COLOR").env_remove("SOURCE_DATE_EPOCH");
+    c
+}
+
+/// The fixture server (examples/fixture-server.rs), built by `cargo test`.
+pub fn fixture() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_mcp-covenant"));
+    let path = exe
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join("fixture-server");
+    assert!(
+        path.exists(),
+        "{} not built (cargo test builds examples)",
+        path.display()
+    );
+    path
+}
+
+pub fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mcp-covenant-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+pub fn write_spec(dir: &Path, spec: &serde_json::Value) -> PathBuf {
+    let p = dir.join("spec.json");
+    fs::write(&p, spec.to_string()).unwrap();
+    p
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Exit 2, and the last stderr line is `error: ...` containing `needle`; no panic.
+pub fn assert_fails_cleanly(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    let last = err.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("error: "),
+        "last line is not an error: {err}"
+    );
+    assert!(last.contains(needle), "`{needle}` not in: {last}");
+    assert_eq!(err.matches("error: ").count(), 1, "one error line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// Processes whose command line mentions `needle` (to prove children are reaped).
+pub fn processes_mentioning(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmd) = fs::read(entry.path().join("cmdline")) {
+            if String::from_utf8_lossy(&cmd).contains(needle) {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}

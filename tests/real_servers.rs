@@ -1,0 +1,221 @@
+//! Captures of real, published MCP servers, installed by tests/servers/setup.sh (which
+//! .ci/run calls): @modelcontextprotocol/server-everything, -filesystem, -memory, and
+//! a FastMCP server under PyPI `mcp` 1.x and 2.3. Without them a test says so and
+//! passes, except under CI (CI=true), where a missing server is a failure.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::Value;
+
+fn servers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
+}
+
+/// The path if it exists; otherwise skip (or fail under CI).
+fn require(path: PathBuf, what: &str) -> Option<PathBuf> {
+    if path.exists() {
+        return Some(path);
+    }
+    let msg = format!(
+        "{what} is not installed ({}); run tests/servers/setup.sh",
+        path.display()
+    );
+    if std::env::var_os("CI").is_some() {
+        panic!("{msg}");
+    }
+    eprintln!("skipped: {msg}");
+    None
+}
+
+fn node_server(bin: &str) -> Option<Vec<String>> {
+    let script = require(servers().join("node_modules/.bin").join(bin), bin)?;
+    Some(vec!["node".into(), script.display().to_string()])
+}
+
+fn python(venv: &str) -> Option<String> {
+    require(servers().join(venv).join("bin/python"), venv).map(|p| p.display().to_string())
+}
+
+fn snapshot(out: &Path, cmd: &[String], extra: &[&str]) -> Value {
+    let o = bin()
+        .args(["snapshot", "-o"])
+        .arg(out)
+        .args(extra)
+        .arg("--")
+        .args(cmd)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{cmd:?}: {}", stderr(&o));
+    serde_json::from_str(&fs::read_to_string(out).unwrap()).unwrap()
+}
+
+fn check(baseline: &Path, against: &Path) -> (i32, Value) {
+    let o = bin()
+        .args(["check", "--format", "json", "--baseline"])
+        .arg(baseline)
+        .arg("--against")
+        .arg(against)
+        .output()
+        .unwrap();
+    let report = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+    (o.status.code().unwrap_or(-1), report)
+}
+
+fn codes(report: &Value) -> Vec<String> {
+    report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {}",
+                c["severity"].as_str().unwrap(),
+                c["code"].as_str().unwrap(),
+                c["subject"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn tool_count(lock: &Value) -> usize {
+    lock["surface"]["tools"].as_array().unwrap().len()
+}
+
+#[test]
+fn server_everything_over_stdio() {
+    let Some(cmd) = node_server("mcp-server-everything") else {
+        return;
+    };
+    let d = tmpdir("everything-stdio");
+    let (a, b, rich) = (d.join("a.lock"), d.join("b.lock"), d.join("rich.lock"));
+    let lock = snapshot(&a, &cmd, &[]);
+    assert_eq!(tool_count(&lock), 13, "a bare client sees 13 tools");
+    assert!(
+        !lock["surface"]["resources"].as_array().unwrap().is_empty(),
+        "paginated resources"
+    );
+    snapshot(&b, &cmd, &[]);
+    let (code, report) = check(&a, &b);
+    assert_eq!(
+        (code, report["changes"].as_array().unwrap().len()),
+        (0, 0),
+        "{report}"
+    );
+    // Byte-identical on re-run into the same file.
+    let first = fs::read(&a).unwrap();
+    snapshot(&a, &cmd, &[]);
+    assert_eq!(fs::read(&a).unwrap(), first);
+    let lock = snapshot(
+        &rich,
+        &cmd,
+        &["--client-capabilities", "roots,sampling,elicitation"],
+    );
+    assert_eq!(
+        tool_count(&lock),
+        16,
+        "roots, sampling and elicitation unlock 3 more tools"
+    );
+    let (code, report) = check(&a, &rich);
+    assert_eq!(code, 0, "tools added are minor");
+    assert_eq!(report["counts"]["minor"], 3, "{report}");
+}
+
+#[test]
+fn server_filesystem_and_memory_over_stdio() {
+    let Some(mut fs_cmd) = node_server("mcp-server-filesystem") else {
+        return;
+    };
+    let Some(mem_cmd) = node_server("mcp-server-memory") else {
+        return;
+    };
+    let d = tmpdir("fs-mem");
+    let root = d.join("root");
+    fs::create_dir_all(&root).unwrap();
+    fs_cmd.push(root.display().to_string());
+    let lock = snapshot(&d.join("fs.lock"), &fs_cmd, &[]);
+    assert!(tool_count(&lock) >= 10, "{}", tool_count(&lock));
+    assert!(lock["surface"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "read_text_file"));
+    let lock = snapshot(&d.join("mem.lock"), &mem_cmd, &[]);
+    assert!(lock["surface"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "create_entities"));
+    // A capture checks clean against itself, live.
+    let o = bin()
+        .args(["check", "--baseline"])
+        .arg(d.join("mem.lock"))
+        .arg("--")
+        .args(&mem_cmd)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+}
+
+fn fastmcp(venv: &str, version: &str) -> Option<Vec<String>> {
+    let py = python(venv)?;
+    Some(vec![
+        py,
+        servers().join("fastmcp_server.py").display().to_string(),
+        version.into(),
+    ])
+}
+
+#[test]
+fn fastmcp_v1_to_v2_reports_the_breaks_and_mcp_1_and_2_agree() {
+    let Some(v1_old) = fastmcp(".venv-mcp1", "v1") else {
+        return;
+    };
+    let Some(v1_new) = fastmcp(".venv-mcp2", "v1") else {
+        return;
+    };
+    let Some(v2) = fastmcp(".venv-mcp1", "v2") else {
+        return;
+    };
+    let d = tmpdir("fastmcp");
+    let (a, b, c) = (
+        d.join("v1-mcp1.lock"),
+        d.join("v1-mcp2.lock"),
+        d.join("v2.lock"),
+    );
+    let lock = snapshot(&a, &v1_old, &[]);
+    assert!(
+        fs::read_to_string(&a).unwrap().contains("$defs"),
+        "pydantic models give $defs"
+    );
+    assert_eq!(tool_count(&lock), 3);
+    snapshot(&b, &v1_new, &[]);
+    let (code, report) = check(&a, &b);
+    assert_eq!(
+        code, 0,
+        "mcp 1.x and 2.3 describe the same server the same way: {report}"
+    );
+    assert_eq!(report["changes"].as_array().unwrap().len(), 0, "{report}");
+    snapshot(&c, &v2, &[]);
+    let (code, report) = check(&a, &c);
+    assert_eq!(code, 1);
+    let got = codes(&report);
+    for want in [
+        "breaking tool.removed tool:legacy_ping",
+        "breaking schema.enum.value.removed tool:create_ticket",
+        "breaking schema.enum.value.added tool:create_ticket",
+        "breaking schema.property.required.added tool:search",
+        "breaking schema.property.required.added prompt:summarize",
+        "minor tool.added tool:close_ticket",
+        "minor schema.property.added tool:search",
+        "minor schema.enum.value.removed tool:create_ticket",
+    ] {
+        assert!(
+            got.iter().any(|g| g == want),
+            "missing `{want}` in {got:#?}"
+        );
+    }
+}

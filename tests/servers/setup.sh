@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the real MCP servers the tests capture: the published npm servers (npm ci,
+# from package-lock.json) and two Python venvs with PyPI `mcp` 1.x and 2.3 for
+# fastmcp_server.py. Idempotent; .ci/run calls it, developers may too.
+set -euo pipefail
+cd "$(dirname "$0")"
+if command -v npm >/dev/null; then
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+else
+  echo "setup: npm not found; the npm server tests will fail under CI" >&2
+fi
+for v in mcp1 mcp2; do
+  if [ ! -x ".venv-$v/bin/python" ] || [ "requirements-$v.txt" -nt ".venv-$v" ]; then
+    rm -rf ".venv-$v"
+    python3 -m venv ".venv-$v"
+    ".venv-$v/bin/pip" install --quiet --disable-pip-version-check -r "requirements-$v.txt"
+    touch ".venv-$v"
+  fi
+done
