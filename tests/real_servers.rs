@@ -219,3 +219,95 @@ fn fastmcp_v1_to_v2_reports_the_breaks_and_mcp_1_and_2_agree() {
         );
     }
 }
+
+/// Start `cmd` with PORT in its environment and as `{port}` in its arguments.
+#[cfg(feature = "http")]
+fn serve(cmd: &[String]) -> Running {
+    let port = free_port();
+    let args: Vec<String> = cmd[1..]
+        .iter()
+        .map(|a| a.replace("{port}", &port.to_string()))
+        .collect();
+    let mut child = std::process::Command::new(&cmd[0])
+        .args(&args)
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_port(port, &mut child);
+    Running { child, port }
+}
+
+#[cfg(feature = "http")]
+fn snapshot_url(out: &Path, url: &str) -> Value {
+    let o = bin()
+        .args(["snapshot", "-o"])
+        .arg(out)
+        .args(["--http", url])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{url}: {}", stderr(&o));
+    serde_json::from_str(&fs::read_to_string(out).unwrap()).unwrap()
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn server_everything_over_streamable_http_matches_stdio() {
+    let Some(mut cmd) = node_server("mcp-server-everything") else {
+        return;
+    };
+    let d = tmpdir("everything-http");
+    let stdio_lock = d.join("stdio.lock");
+    snapshot(&stdio_lock, &cmd, &[]);
+    cmd.push("streamableHttp".into());
+    let server = serve(&cmd);
+    let http_lock = d.join("http.lock");
+    let lock = snapshot_url(&http_lock, &server.url());
+    assert_eq!(tool_count(&lock), 13);
+    let (code, report) = check(&stdio_lock, &http_lock);
+    assert_eq!(
+        (code, report["changes"].as_array().unwrap().len()),
+        (0, 0),
+        "{report}"
+    );
+    let first = fs::read(&http_lock).unwrap();
+    snapshot_url(&http_lock, &server.url());
+    assert_eq!(
+        fs::read(&http_lock).unwrap(),
+        first,
+        "byte-identical over HTTP too"
+    );
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn fastmcp_over_http_in_both_eras_matches_stdio() {
+    let Some(stdio) = fastmcp(".venv-mcp1", "v1") else {
+        return;
+    };
+    let d = tmpdir("fastmcp-http");
+    let base = d.join("stdio.lock");
+    snapshot(&base, &stdio, &[]);
+    for (venv, mode, era) in [
+        (".venv-mcp1", "http", "2025-11-25"),
+        (".venv-mcp2", "http", "2026-07-28"),
+        (".venv-mcp2", "stateless", "2026-07-28"),
+    ] {
+        let Some(mut cmd) = fastmcp(venv, "v1") else {
+            return;
+        };
+        cmd.extend([mode.to_string(), "{port}".to_string()]);
+        let server = serve(&cmd);
+        let out = d.join(format!("{venv}-{mode}.lock"));
+        let lock = snapshot_url(&out, &server.url());
+        assert_eq!(lock["server"]["protocolVersion"], era, "{venv} {mode}");
+        let (code, report) = check(&base, &out);
+        assert_eq!(code, 0, "{venv} {mode}: {report}");
+        assert_eq!(
+            report["changes"].as_array().unwrap().len(),
+            0,
+            "{venv} {mode}: {report}"
+        );
+    }
+}

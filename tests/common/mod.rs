@@ -77,3 +77,60 @@ pub fn processes_mentioning(needle: &str) -> Vec<u32> {
     }
     found
 }
+
+/// A server process killed (and reaped) when dropped.
+pub struct Running {
+    pub child: std::process::Child,
+    pub port: u16,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Running {
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+/// A port nobody listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Wait until something accepts connections on `port` (or panic after 30 s).
+pub fn wait_for_port(port: u16, child: &mut std::process::Child) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(30) {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("server exited before listening on {port}: {status}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("nothing listens on port {port} after 30 s");
+}
+
+/// Start the fixture server over HTTP with `spec`.
+pub fn fixture_http(dir: &Path, spec: &serde_json::Value) -> Running {
+    let spec_path = write_spec(dir, spec);
+    let port = free_port();
+    let mut child = Command::new(fixture())
+        .arg(&spec_path)
+        .args(["--http", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_port(port, &mut child);
+    Running { child, port }
+}
