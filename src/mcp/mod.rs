@@ -120,11 +120,11 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
         }
     };
     let result = session::Session::new(transport.as_mut(), opts, deadline).capture();
-    if result.is_err() {
+    transport.close();
+    if result.is_err() && !opts.show_server_stderr {
         for line in transport.stderr_tail() {
             eprintln!("server: {line}");
         }
     }
-    transport.close();
     result
 }

@@ -30,6 +30,8 @@ pub struct StdioTransport {
     stdin: Option<ChildStdin>,
     rx: Receiver<std::result::Result<Value, String>>,
     tail: Shared<VecDeque<String>>,
+    /// Closed when the server's stderr reaches its end (every line is in `tail`).
+    stderr_done: Receiver<()>,
     name: String,
     _tasks: Vec<smol::Task<()>>,
 }
@@ -62,13 +64,18 @@ impl StdioTransport {
         let stderr = child.stderr.take();
         let child = Arc::new(Mutex::new(Some(child)));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail_for_task = tail.clone();
         let (tx, rx) = smol::channel::unbounded();
+        let (done_tx, stderr_done) = smol::channel::bounded::<()>(1);
         let mut tasks = Vec::new();
         if let Some(out) = stdout {
             tasks.push(smol::spawn(read_stdout(out, tx, name.clone())));
         }
         if let Some(err) = stderr {
-            tasks.push(smol::spawn(read_stderr(err, tail.clone(), show_stderr)));
+            tasks.push(smol::spawn(async move {
+                read_stderr(err, tail_for_task, show_stderr).await;
+                drop(done_tx);
+            }));
         }
         tasks.push(smol::spawn(reap_on_signal(child.clone())));
         Ok(StdioTransport {
@@ -76,6 +83,7 @@ impl StdioTransport {
             stdin,
             rx,
             tail,
+            stderr_done,
             name,
             _tasks: tasks,
         })
@@ -274,6 +282,16 @@ impl Transport for StdioTransport {
     }
 
     fn stderr_tail(&self) -> Vec<String> {
+        // The server may have written its last words just before it exited: give the
+        // reader a moment to reach the end of the pipe.
+        smol::block_on(smol::future::or(
+            async {
+                let _ = self.stderr_done.recv().await;
+            },
+            async {
+                Timer::after(Duration::from_secs(1)).await;
+            },
+        ));
         lock(&self.tail).iter().cloned().collect()
     }
 }
