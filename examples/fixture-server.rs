@@ -39,7 +39,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 struct Server {
-    spec: Value,
+    spec: std::rc::Rc<Value>,
     initialized: bool,
     pending: Vec<String>,
     stash: Option<Value>,
@@ -78,7 +78,7 @@ impl Server {
             spec["tools"] = Value::Array(tools);
         }
         Server {
-            spec,
+            spec: std::rc::Rc::new(spec),
             initialized: false,
             pending: Vec::new(),
             stash: None,

@@ -124,37 +124,49 @@ pub fn to_string(value: &Value, ctx: Ctx) -> String {
     out
 }
 
-fn indent(out: &mut String, level: usize) {
-    for _ in 0..level {
-        out.push_str("  ");
-    }
-}
-
 fn write_scalar(out: &mut String, value: &Value) {
     // Scalars cannot fail to serialize.
     out.push_str(&serde_json::to_string(value).unwrap_or_default());
 }
 
-fn write_value(out: &mut String, value: &Value, ctx: Ctx, level: usize) {
-    match value {
-        Value::Object(map) if map.is_empty() => out.push_str("{}"),
-        Value::Object(map) => {
-            out.push_str("{\n");
-            let keys = sorted_keys(map, ctx);
-            let last = keys.len() - 1;
-            for (i, key) in keys.into_iter().enumerate() {
-                indent(out, level + 1);
-                write_scalar(out, &Value::String(key.clone()));
-                out.push_str(": ");
-                write_value(out, &map[key], child_ctx(ctx, key), level + 1);
-                if i != last {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, level);
-            out.push('}');
+/// Write `map` as a canonical object whose opening brace is at nesting `level`.
+pub fn write_object(out: &mut String, map: &Map<String, Value>, ctx: Ctx, level: usize) {
+    if map.is_empty() {
+        out.push_str("{}");
+        return;
+    }
+    out.push_str("{\n");
+    let keys = sorted_keys(map, ctx);
+    let last = keys.len() - 1;
+    for (i, key) in keys.into_iter().enumerate() {
+        indent(out, level + 1);
+        write_key(out, key);
+        write_value(out, &map[key], child_ctx(ctx, key), level + 1);
+        if i != last {
+            out.push(',');
         }
+        out.push('\n');
+    }
+    indent(out, level);
+    out.push('}');
+}
+
+/// `"key": `
+pub fn write_key(out: &mut String, key: &str) {
+    out.push_str(&serde_json::to_string(key).unwrap_or_default());
+    out.push_str(": ");
+}
+
+pub fn indent(out: &mut String, level: usize) {
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+/// Write `value` canonically, its first line at nesting `level`.
+pub fn write_value(out: &mut String, value: &Value, ctx: Ctx, level: usize) {
+    match value {
+        Value::Object(map) => write_object(out, map, ctx, level),
         Value::Array(items) if items.is_empty() => out.push_str("[]"),
         Value::Array(items) => {
             out.push_str("[\n");

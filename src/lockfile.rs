@@ -294,45 +294,72 @@ impl Lockfile {
         Ok(())
     }
 
-    /// The canonical text of this lockfile.
+    /// The canonical text of this lockfile (written field by field: no copy of the
+    /// surface is made).
     pub fn to_text(&self) -> String {
-        canon::to_string(&self.to_value(), Ctx::Plain)
+        let mut out = String::with_capacity(1 << 16);
+        out.push_str("{\n");
+        canon::indent(&mut out, 1);
+        canon::write_key(&mut out, "covenant_version");
+        canon::write_value(
+            &mut out,
+            &Value::String(self.covenant_version.clone()),
+            Ctx::Plain,
+            1,
+        );
+        out.push_str(",\n");
+        canon::indent(&mut out, 1);
+        canon::write_key(&mut out, "captured_at_unix");
+        out.push_str(&self.captured_at_unix.to_string());
+        out.push_str(",\n");
+        canon::indent(&mut out, 1);
+        canon::write_key(&mut out, "server");
+        canon::write_object(&mut out, &self.server_map(), Ctx::Plain, 1);
+        out.push_str(",\n");
+        canon::indent(&mut out, 1);
+        canon::write_key(&mut out, "surface");
+        out.push_str("{\n");
+        for (k, kind) in Kind::ALL.into_iter().enumerate() {
+            canon::indent(&mut out, 2);
+            canon::write_key(&mut out, kind.list_name());
+            let list = self.surface.list(kind);
+            if list.is_empty() {
+                out.push_str("[]");
+            } else {
+                out.push_str("[\n");
+                for (i, element) in list.iter().enumerate() {
+                    canon::indent(&mut out, 3);
+                    canon::write_object(&mut out, element, Ctx::Element, 3);
+                    out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
+                }
+                canon::indent(&mut out, 2);
+                out.push(']');
+            }
+            out.push_str(if k + 1 == Kind::ALL.len() {
+                "\n"
+            } else {
+                ",\n"
+            });
+        }
+        canon::indent(&mut out, 1);
+        out.push_str("}\n}\n");
+        out
     }
 
-    fn to_value(&self) -> Value {
+    fn server_map(&self) -> Map<String, Value> {
         let mut server = Map::new();
         server.insert("name".into(), Value::String(self.server.name.clone()));
-        if let Some(title) = &self.server.title {
-            server.insert("title".into(), Value::String(title.clone()));
+        let optional = [
+            ("title", &self.server.title),
+            ("version", &self.server.version),
+            ("protocolVersion", &self.server.protocol_version),
+        ];
+        for (key, value) in optional {
+            if let Some(v) = value {
+                server.insert(key.into(), Value::String(v.clone()));
+            }
         }
-        if let Some(version) = &self.server.version {
-            server.insert("version".into(), Value::String(version.clone()));
-        }
-        if let Some(pv) = &self.server.protocol_version {
-            server.insert("protocolVersion".into(), Value::String(pv.clone()));
-        }
-        let mut surface = Map::new();
-        for kind in Kind::ALL {
-            let list = self
-                .surface
-                .list(kind)
-                .iter()
-                .map(|e| Value::Object(e.clone()))
-                .collect();
-            surface.insert(kind.list_name().into(), Value::Array(list));
-        }
-        let mut root = Map::new();
-        root.insert(
-            "covenant_version".into(),
-            Value::String(self.covenant_version.clone()),
-        );
-        root.insert(
-            "captured_at_unix".into(),
-            Value::from(self.captured_at_unix),
-        );
-        root.insert("server".into(), Value::Object(server));
-        root.insert("surface".into(), Value::Object(surface));
-        Value::Object(root)
+        server
     }
 
     /// Write to `path` atomically. When `path` already holds a lockfile with the same

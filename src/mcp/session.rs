@@ -191,13 +191,13 @@ impl<'t> Session<'t> {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let result = self.request(method, params)?;
+            let mut result = self.request(method, params)?;
             let where_ = || format!("{} answered {method} with", self.transport.describe());
-            match result.get(field) {
+            match result.as_object_mut().and_then(|r| r.remove(field)) {
                 Some(Value::Array(list)) => {
-                    for (i, item) in list.iter().enumerate() {
+                    for (i, item) in list.into_iter().enumerate() {
                         match item {
-                            Value::Object(map) => items.push(map.clone()),
+                            Value::Object(map) => items.push(map),
                             _ => {
                                 return Err(Error::new(format!(
                                     "{} `{field}[{i}]` that is not an object",
@@ -285,7 +285,7 @@ impl<'t> Session<'t> {
             )
             .map_err(|e| self.failed(e, &format!("while sending {method}")))?;
         loop {
-            let incoming = self.transport.recv(self.deadline).map_err(|e| {
+            let mut incoming = self.transport.recv(self.deadline).map_err(|e| {
                 if e.kind() == ErrorKind::Timeout {
                     Error::timeout(format!("{}: {}", self.transport.describe(), timeout_hint()))
                 } else {
@@ -310,8 +310,8 @@ impl<'t> Session<'t> {
                             self.transport.describe()
                         )));
                     }
-                    return match incoming.get("result") {
-                        Some(Value::Object(_)) => Ok(incoming["result"].clone()),
+                    return match incoming.as_object_mut().and_then(|m| m.remove("result")) {
+                        Some(result @ Value::Object(_)) => Ok(result),
                         _ => Err(Error::new(format!(
                             "{} answered {method} without a result object",
                             self.transport.describe()
