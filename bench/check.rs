@@ -163,7 +163,7 @@ fn main() {
                 let x = Lockfile::read(&a).unwrap();
                 let y = Lockfile::read(&b).unwrap();
                 let found = diff::diff(&rules, &x.surface, &y.surface);
-                let report = Report::new(&rules, found, "before.lock".into());
+                let report = Report::new(&rules, found, "before.lock".into(), &Default::default());
                 changes = report.changes.len();
                 let mut sink = termcolor::NoColor::new(Vec::new());
                 report::render(&report, Format::Json, &mut sink).unwrap();

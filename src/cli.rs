@@ -7,8 +7,10 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use termcolor::{ColorChoice, NoColor, StandardStream, WriteColor};
 
+use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
+use crate::lint::{self, Level, LintRules};
 use crate::lockfile::{self, Lockfile};
 use crate::mcp;
 use crate::report::{self, Format, Report};
@@ -40,6 +42,10 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     pub color: ColorWhen,
 
+    /// The project config (default: ./covenant.toml when it exists).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -63,6 +69,56 @@ pub enum Command {
     /// Prints every change, classified breaking / minor / patch, and the semver bump it
     /// requires; exits 1 when a change is at or above --fail-on.
     Check(CheckArgs),
+    /// Check one surface for what makes it hard to use well (missing descriptions,
+    /// invalid names, empty enums, unresolved $refs, ...).
+    Lint(LintArgs),
+    /// List every rule id with its default and effective severity and its source.
+    ///
+    /// Shows what covenant.toml changed. Give an id to see one rule in full.
+    Rules(RulesArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LintArgs {
+    /// Lint this lockfile instead of a live server.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["http", "command"])]
+    pub from: Option<PathBuf>,
+
+    /// Exit 1 when a finding is at or above this level [default: error, or
+    /// `lint_fail_on` in covenant.toml].
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<LintFailOn>,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+    pub format: LintFormat,
+
+    /// Write the report to FILE (atomically) and print the human report to stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub source: LiveSource,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LintFailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Args, Debug)]
+pub struct RulesArgs {
+    /// Show only this rule id (change or lint rule).
+    pub id: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -90,9 +146,14 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["http", "command"])]
     pub against: Option<PathBuf>,
 
-    /// Exit 1 when a change is at or above this level.
-    #[arg(long, value_enum, default_value_t = FailOn::Breaking, value_name = "LEVEL")]
-    pub fail_on: FailOn,
+    /// Exit 1 when a change is at or above this level [default: breaking, or `fail_on`
+    /// in covenant.toml].
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<FailOn>,
+
+    /// Also list the changes covenant.toml ignored, with their reasons.
+    #[arg(short, long)]
+    pub verbose: bool,
 
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -207,10 +268,16 @@ fn color_choice(when: ColorWhen) -> ColorChoice {
 /// Run a parsed command line, writing reports to `out`. Returns the exit code (0 or 1);
 /// errors are exit 2.
 pub fn run(cli: Cli, out: &mut dyn WriteColor) -> Result<u8> {
-    let rules = Rules::embedded()?;
+    let mut rules = Rules::embedded()?;
+    let mut lint_rules = LintRules::embedded()?;
+    let config = Config::discover(cli.config.as_deref(), &rules, &lint_rules)?;
+    rules.set_overrides(config.severity.clone());
+    lint_rules.set_overrides(config.lint.clone());
     match cli.command {
         Command::Snapshot(args) => snapshot(args),
-        Command::Check(args) => check(&rules, args, out),
+        Command::Check(args) => check(&rules, &config, args, out),
+        Command::Lint(args) => run_lint(&lint_rules, &config, args, out),
+        Command::Rules(args) => list_rules(&rules, &lint_rules, &config, args, out),
     }
 }
 
@@ -306,7 +373,7 @@ fn read_baseline(path: &Path) -> Result<Lockfile> {
     Lockfile::read(path)
 }
 
-fn check(rules: &Rules, args: CheckArgs, out: &mut dyn WriteColor) -> Result<u8> {
+fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteColor) -> Result<u8> {
     let baseline = read_baseline(&args.baseline)?;
     let current = match &args.against {
         Some(path) => Lockfile::read(path)?,
@@ -314,17 +381,156 @@ fn check(rules: &Rules, args: CheckArgs, out: &mut dyn WriteColor) -> Result<u8>
     };
     let changes =
         diff::diff_with_budget(rules, &baseline.surface, &current.surface, args.walk_budget);
-    let report = Report::new(rules, changes, args.baseline.display().to_string());
+    let mut report = Report::new(rules, changes, args.baseline.display().to_string(), config);
+    report.verbose = args.verbose;
+    let fail_on = match (args.fail_on, &config.fail_on) {
+        (Some(f), _) => f,
+        (None, Some(word)) => FailOn::from_str(word, true).map_err(Error::new)?,
+        (None, None) => FailOn::Breaking,
+    };
+    emit(
+        out,
+        args.output.as_deref(),
+        &|o| report::render(&report, args.format, o),
+        &|o| report::render(&report, Format::Human, o),
+    )?;
+    Ok(u8::from(report.fails(fail_on.level())))
+}
+
+/// Write `render`'s output to --output (atomically, no colour) and the human form to
+/// `out`, or `render` to `out` when there is no --output.
+fn emit(
+    out: &mut dyn WriteColor,
+    output: Option<&Path>,
+    render: &dyn Fn(&mut dyn WriteColor) -> std::io::Result<()>,
+    human: &dyn Fn(&mut dyn WriteColor) -> std::io::Result<()>,
+) -> Result<()> {
     let io_err = |e: std::io::Error| Error::new(format!("cannot write the report: {e}"));
-    match &args.output {
+    match output {
         Some(path) => {
             let mut buf = NoColor::new(Vec::new());
-            report::render(&report, args.format, &mut buf).map_err(io_err)?;
+            render(&mut buf).map_err(io_err)?;
             lockfile::write_atomic(path, &buf.into_inner())?;
-            report::render(&report, Format::Human, out).map_err(io_err)?;
+            human(out).map_err(io_err)?;
         }
-        None => report::render(&report, args.format, out).map_err(io_err)?,
+        None => render(out).map_err(io_err)?,
     }
-    out.flush().map_err(io_err)?;
-    Ok(u8::from(report.fails(args.fail_on.level())))
+    out.flush().map_err(io_err)
+}
+
+fn run_lint(
+    rules: &LintRules,
+    config: &Config,
+    args: LintArgs,
+    out: &mut dyn WriteColor,
+) -> Result<u8> {
+    let surface = match &args.from {
+        Some(path) => Lockfile::read_lenient(path)?.surface,
+        None => capture(&args.source)?.surface,
+    };
+    let findings = lint::lint(rules, &surface);
+    let json = |o: &mut dyn WriteColor| o.write_all(report::lint::to_json(&findings).as_bytes());
+    let human = |o: &mut dyn WriteColor| report::lint::write_human(&findings, o);
+    match args.format {
+        LintFormat::Human => emit(out, args.output.as_deref(), &human, &human)?,
+        LintFormat::Json => emit(out, args.output.as_deref(), &json, &human)?,
+    }
+    let fail_on = match (args.fail_on, &config.lint_fail_on) {
+        (Some(f), _) => f,
+        (None, Some(word)) => LintFailOn::from_str(word, true).map_err(Error::new)?,
+        (None, None) => LintFailOn::Error,
+    };
+    let threshold = match fail_on {
+        LintFailOn::Error => Level::Error,
+        LintFailOn::Warning => Level::Warning,
+        LintFailOn::Info => Level::Info,
+        LintFailOn::Never => return Ok(0),
+    };
+    Ok(u8::from(findings.iter().any(|f| f.level <= threshold)))
+}
+
+fn list_rules(
+    rules: &Rules,
+    lint_rules: &LintRules,
+    config: &Config,
+    args: RulesArgs,
+    out: &mut dyn WriteColor,
+) -> Result<u8> {
+    let sev = |s: Option<Severity>| s.map(Severity::word).unwrap_or("-");
+    let mut text = String::new();
+    let config_name = config
+        .file
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "no covenant.toml".into());
+    let mut shown = 0;
+    text.push_str(&format!(
+        "{:<42} {:<26} {:<19} {:<19} {}\n",
+        "ID", "WATCHES", "DEFAULT in/out", "EFFECTIVE in/out", "SOURCE"
+    ));
+    for (i, r) in rules.rows.iter().enumerate() {
+        if args.id.as_deref().is_some_and(|id| id != r.id) {
+            continue;
+        }
+        shown += 1;
+        let (default, effective) = if r.severity.is_some() {
+            (
+                sev(r.severity).to_string(),
+                rules.severity(i, None).word().to_string(),
+            )
+        } else {
+            let eff = |d| {
+                if r.default_severity(Some(d)).is_some() || r.severity.is_some() {
+                    rules.severity(i, Some(d)).word()
+                } else {
+                    "-"
+                }
+            };
+            (
+                format!("{}/{}", sev(r.input), sev(r.output)),
+                format!(
+                    "{}/{}",
+                    eff(crate::rules::Direction::Input),
+                    eff(crate::rules::Direction::Output)
+                ),
+            )
+        };
+        let watches = format!("{} {}", r.describe_scope(), r.event);
+        text.push_str(&format!(
+            "{:<42} {:<26} {:<19} {:<19} {}\n",
+            r.id, watches, default, effective, r.source
+        ));
+        if args.id.is_some() {
+            text.push_str(&format!("    {}\n", r.help));
+        }
+    }
+    for (i, r) in lint_rules.rows.iter().enumerate() {
+        if args.id.as_deref().is_some_and(|id| id != r.id) {
+            continue;
+        }
+        shown += 1;
+        text.push_str(&format!(
+            "{:<42} {:<26} {:<19} {:<19} {}\n",
+            r.id,
+            format!("lint {:?}", r.predicate).to_lowercase(),
+            r.level.word(),
+            lint_rules.level(i).word(),
+            lint_rules.source
+        ));
+    }
+    if let Some(id) = &args.id {
+        if shown == 0 {
+            let mut known: Vec<&str> = rules.rows.iter().map(|r| r.id.as_str()).collect();
+            known.extend(lint_rules.rows.iter().map(|r| r.id.as_str()));
+            let hint = crate::config::suggest(id, &known)
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            return Err(Error::new(format!("unknown rule id `{id}`{hint}")));
+        }
+    }
+    text.push_str(&format!("\neffective severities include {config_name}\n"));
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| Error::new(format!("cannot write: {e}")))?;
+    Ok(0)
 }

@@ -6,9 +6,12 @@
 
 pub mod canon;
 pub mod cli;
+pub mod config;
 pub mod diff;
 pub mod error;
+pub mod lint;
 pub mod lockfile;
 pub mod mcp;
+pub mod path;
 pub mod report;
 pub mod rules;

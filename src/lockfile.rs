@@ -221,6 +221,17 @@ impl Lockfile {
 
     /// Parse lockfile text; `origin` names the file in error messages.
     pub fn parse(text: &[u8], origin: &str) -> Result<Lockfile> {
+        Lockfile::parse_with(text, origin, true)
+    }
+
+    /// Read a lockfile for `lint`: duplicate names are findings there, not errors.
+    pub fn read_lenient(path: &Path) -> Result<Lockfile> {
+        let text = fs::read(path)
+            .map_err(|e| Error::new(format!("cannot read lockfile {}: {}", path.display(), e)))?;
+        Lockfile::parse_with(&text, &path.display().to_string(), false)
+    }
+
+    fn parse_with(text: &[u8], origin: &str, unique: bool) -> Result<Lockfile> {
         let mut lock: Lockfile = serde_json::from_slice(text).map_err(|e| {
             Error::new(format!(
                 "{origin}:{}:{}: not a valid lockfile: {}",
@@ -230,7 +241,7 @@ impl Lockfile {
             ))
         })?;
         check_version(&lock.covenant_version, origin)?;
-        lock.validate(origin)?;
+        lock.validate(origin, unique)?;
         lock.surface.normalize();
         Ok(lock)
     }
@@ -242,7 +253,7 @@ impl Lockfile {
     }
 
     /// Every element is an object with a string key, and keys are unique per kind.
-    fn validate(&self, origin: &str) -> Result<()> {
+    fn validate(&self, origin: &str, unique: bool) -> Result<()> {
         for kind in Kind::ALL {
             let key = kind.key_field();
             let mut seen = std::collections::HashSet::new();
@@ -250,7 +261,7 @@ impl Lockfile {
                 let where_ = format!("{origin}: surface.{}[{i}]", kind.list_name());
                 match element.get(key) {
                     Some(Value::String(k)) => {
-                        if !seen.insert(k.as_str()) {
+                        if !seen.insert(k.as_str()) && unique {
                             return Err(Error::new(format!(
                                 "{where_}: duplicate {} `{k}`",
                                 kind.word()

@@ -291,6 +291,8 @@ pub struct Rules {
     schema_unhandled: usize,
     surface_unhandled: usize,
     walk_limit: usize,
+    /// Severities from covenant.toml, by rule id.
+    overrides: HashMap<String, crate::config::Override>,
 }
 
 impl Rules {
@@ -363,7 +365,24 @@ impl Rules {
             rows,
             schema,
             surface,
+            overrides: HashMap::new(),
         })
+    }
+
+    pub fn set_overrides(&mut self, overrides: HashMap<String, crate::config::Override>) {
+        self.overrides = overrides;
+    }
+
+    /// The severity of a change classified by row `rule` in `direction`: the
+    /// covenant.toml override, else the row's default. A row that states no severity
+    /// for this direction never drops the change: its most severe default applies.
+    pub fn severity(&self, rule: usize, direction: Option<Direction>) -> Severity {
+        let row = &self.rows[rule];
+        if let Some(s) = self.overrides.get(&row.id).and_then(|o| o.get(direction)) {
+            return s;
+        }
+        row.default_severity(direction)
+            .unwrap_or_else(|| row.worst_default())
     }
 
     pub fn schema_binding(&self, keyword: &str) -> Option<&Binding> {

@@ -206,3 +206,32 @@ fn an_unwritable_output_fails_cleanly() {
         .unwrap();
     assert_fails_cleanly(&o, "cannot write /nonexistent-dir/x/report.txt");
 }
+
+#[test]
+fn rules_lists_default_and_effective_severities() {
+    let d = tmpdir("rules");
+    fs::write(
+        d.join("covenant.toml"),
+        "[severity]\n\"schema.enum.value.added\" = { output = \"minor\" }\n[lint]\n\"tool.missing_description\" = \"error\"\n",
+    )
+    .unwrap();
+    // ./covenant.toml is found without --config.
+    let o = bin().current_dir(&d).arg("rules").output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let line = |id: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("{id} not listed:\n{text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(
+        line("schema.enum.value.added").contains("minor/breaking minor/minor rules/schema.toml"),
+        "{}",
+        line("schema.enum.value.added")
+    );
+    assert!(line("tool.missing_description").contains("warning error rules/lint.toml"));
+    assert!(text.contains("covenant.toml"));
+}

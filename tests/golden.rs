@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use mcp_covenant::cli::{self, Cli};
 use mcp_covenant::diff;
+use mcp_covenant::lint::{self, LintRules};
 use mcp_covenant::lockfile::Lockfile;
 use mcp_covenant::rules::{Direction, Rules, Scope};
 use termcolor::NoColor;
@@ -29,24 +30,40 @@ fn cases() -> Vec<PathBuf> {
     dirs
 }
 
-fn run_check(dir: &Path, format: &str) -> (String, u8) {
-    let mut argv: Vec<String> = vec![
-        "mcp-covenant".into(),
-        "check".into(),
-        "--baseline".into(),
-        dir.join("before.lock").display().to_string(),
-        "--against".into(),
-        dir.join("after.lock").display().to_string(),
-        "--format".into(),
-        format.into(),
-    ];
+/// The command line a case stands for: `lint --from lint.lock` when the case has a
+/// `lint.lock`, else `check --baseline before.lock --against after.lock`; plus
+/// `--config covenant.toml` when present and the flags in `args`. Paths are relative to
+/// the repository, so error messages in expectations do not depend on the machine.
+fn argv(dir: &Path, format: &str) -> Vec<String> {
+    let rel = dir.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(dir);
+    let file = |f: &str| rel.join(f).display().to_string();
+    let mut argv: Vec<String> = vec!["mcp-covenant".into()];
+    if dir.join("lint.lock").exists() {
+        argv.extend(["lint".into(), "--from".into(), file("lint.lock")]);
+    } else {
+        argv.extend(["check".into(), "--baseline".into(), file("before.lock")]);
+        argv.extend(["--against".into(), file("after.lock")]);
+    }
+    argv.extend(["--format".into(), format.into()]);
+    if dir.join("covenant.toml").exists() {
+        argv.extend(["--config".into(), file("covenant.toml")]);
+    }
     if let Ok(extra) = fs::read_to_string(dir.join("args")) {
         argv.extend(extra.split_whitespace().map(str::to_string));
     }
+    argv
+}
+
+/// Run a case in-process: (stdout, or the `error:` line for exit 2; exit code).
+fn run_check(dir: &Path, format: &str) -> (String, u8) {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let argv = argv(dir, format);
     let cli = Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut out = NoColor::new(Vec::new());
-    let code = cli::run(cli, &mut out).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    (String::from_utf8(out.into_inner()).unwrap(), code)
+    match cli::run(cli, &mut out) {
+        Ok(code) => (String::from_utf8(out.into_inner()).unwrap(), code),
+        Err(e) => (format!("error: {e}\n"), 2),
+    }
 }
 
 fn compare_or_update(path: &Path, actual: &str, failures: &mut Vec<String>) {
@@ -72,6 +89,15 @@ fn golden_cases_match_their_expected_reports() {
     let mut failures = Vec::new();
     for dir in cases() {
         let (human, code_h) = run_check(&dir, "human");
+        compare_or_update(&dir.join("expected.txt"), &human, &mut failures);
+        compare_or_update(
+            &dir.join("expected.exit"),
+            &format!("{code_h}\n"),
+            &mut failures,
+        );
+        if code_h == 2 {
+            continue; // an error case: the error line is the expectation
+        }
         let (json, code_j) = run_check(&dir, "json");
         assert_eq!(
             code_h,
@@ -79,10 +105,11 @@ fn golden_cases_match_their_expected_reports() {
             "{}: exit code depends on format",
             dir.display()
         );
-        compare_or_update(&dir.join("expected.txt"), &human, &mut failures);
         compare_or_update(&dir.join("expected.json"), &json, &mut failures);
-
-        // The exit code follows from the report and the fail-on level.
+        if dir.join("lint.lock").exists() || dir.join("covenant.toml").exists() {
+            continue;
+        }
+        // Without a config, the exit code follows from the report and --fail-on.
         let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
         let counts = &doc["counts"];
         let args = fs::read_to_string(dir.join("args")).unwrap_or_default();
@@ -129,6 +156,9 @@ fn every_rule_row_is_fired_by_a_golden_case() {
     let rules = Rules::embedded().unwrap();
     let mut fired: BTreeSet<(usize, Option<Direction>)> = BTreeSet::new();
     for dir in cases() {
+        if !dir.join("before.lock").exists() || dir.join("covenant.toml").exists() {
+            continue; // lint cases, and cases whose config changes what fires
+        }
         let a = Lockfile::read(&dir.join("before.lock")).unwrap();
         let b = Lockfile::read(&dir.join("after.lock")).unwrap();
         // The same budget the case's `args` gives `check`.
@@ -174,4 +204,40 @@ fn every_rule_row_is_fired_by_a_golden_case() {
         "rule rows no golden case fires (add a case under golden/):\n  {}",
         missing.join("\n  ")
     );
+}
+
+#[test]
+fn every_lint_rule_is_fired_by_a_golden_case() {
+    let rules = LintRules::embedded().unwrap();
+    let mut fired = BTreeSet::new();
+    for dir in cases() {
+        if let Ok(lock) = Lockfile::read_lenient(&dir.join("lint.lock")) {
+            for f in lint::lint(&rules, &lock.surface) {
+                fired.insert(f.code);
+            }
+        }
+    }
+    let missing: Vec<&str> = rules
+        .rows
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| !fired.contains(*id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "lint rules no golden case fires: {missing:?}"
+    );
+}
+
+#[test]
+fn the_seed_lint_sample_header_is_reproduced() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/lint-sample");
+    let (human, code) = run_check(&dir, "human");
+    assert!(
+        human.starts_with(
+            "mcp-covenant lint: 2 finding(s) (0 error, 1 warning, 1 info)\n\n  WARNING (1)\n"
+        ),
+        "{human}"
+    );
+    assert_eq!(code, 0, "warnings do not fail the default --fail-on error");
 }

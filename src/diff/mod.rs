@@ -85,12 +85,7 @@ impl<'r> Emitter<'r> {
         ev: Event<'_>,
     ) {
         let row = &self.rules.rows[rule];
-        let severity = match row.default_severity(direction) {
-            Some(s) => s,
-            // A row that does not apply in this direction: never drop the change,
-            // classify it by the row's other severities, most severe first.
-            None => row.worst_default(),
-        };
+        let severity = self.rules.severity(rule, direction);
         let show = |v: &Option<Value>| match v {
             Some(v) => compact(v),
             None => "(absent)".to_string(),

@@ -12,6 +12,7 @@ use std::rc::Rc;
 use serde_json::{Map, Value};
 
 use super::{compare, Emitter, Event};
+use crate::path::join;
 use crate::rules::{Condition, Direction, ANY_KEYWORD};
 
 /// Node pairs one schema comparison may visit before it gives up (and says so).
@@ -222,28 +223,6 @@ fn trivial(v: Option<&Value>) -> bool {
         None | Some(Value::Bool(true)) => true,
         Some(Value::Object(m)) => m.is_empty(),
         _ => false,
-    }
-}
-
-/// A path segment for a property name: plain when it is a simple word, quoted otherwise.
-fn segment(name: &str) -> String {
-    let plain = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| !matches!(c, '.' | '[' | ']' | '"' | ' ') && !c.is_control());
-    if plain {
-        name.to_string()
-    } else {
-        format!("[{}]", serde_json::to_string(name).unwrap_or_default())
-    }
-}
-
-fn join(path: &str, name: &str) -> String {
-    let seg = segment(name);
-    if seg.starts_with('[') {
-        format!("{path}{seg}")
-    } else {
-        format!("{path}.{seg}")
     }
 }
 

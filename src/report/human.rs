@@ -35,12 +35,13 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
     write_str(out, bump_word(bump))?;
     out.reset()?;
     write_str(out, "\n")?;
-    if report.ignored > 0 {
+    if !report.ignored.is_empty() {
         write_str(
             out,
             &format!(
-                "  ({} change(s) ignored by configuration)\n",
-                report.ignored
+                "  ({} change(s) ignored by {})\n",
+                report.ignored.len(),
+                report.config_name
             ),
         )?;
     }
@@ -75,6 +76,19 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
             write_str(out, &format!("[{}]", c.code))?;
             out.reset()?;
             write_str(out, "\n")?;
+        }
+    }
+    if report.verbose && !report.ignored.is_empty() {
+        write_str(out, &format!("  IGNORED ({})\n", report.ignored.len()))?;
+        for (c, why) in &report.ignored {
+            let place = match &c.path {
+                Some(p) => format!("{} → {p}", c.subject),
+                None => c.subject.clone(),
+            };
+            write_str(
+                out,
+                &format!("    - {place} — {}  [{}] ({why})\n", c.message, c.code),
+            )?;
         }
     }
     Ok(())

@@ -65,7 +65,7 @@ pub fn to_string(report: &Report<'_>) -> String {
                 fingerprint: &c.fingerprint,
             })
             .collect(),
-        ignored: report.ignored,
+        ignored: report.ignored.len(),
     };
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');

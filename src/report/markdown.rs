@@ -23,10 +23,11 @@ pub fn to_string(report: &Report<'_>) -> String {
             report.count(Severity::Patch)
         ));
     }
-    if report.ignored > 0 {
+    if !report.ignored.is_empty() {
         out.push_str(&format!(
-            "\n_{} change(s) ignored by configuration._\n",
-            report.ignored
+            "\n_{} change(s) ignored by {}._\n",
+            report.ignored.len(),
+            report.config_name
         ));
     }
     for (severity, title) in [

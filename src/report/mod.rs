@@ -2,12 +2,14 @@
 
 mod human;
 mod json;
+pub mod lint;
 mod markdown;
 
 use std::io::{self, Write};
 
 use termcolor::WriteColor;
 
+use crate::config::Config;
 use crate::diff::{self, Change};
 use crate::rules::{Rules, Severity};
 
@@ -18,22 +20,45 @@ pub struct Report<'r> {
     pub rules: &'r Rules,
     /// Sorted changes at severity breaking/minor/patch (silenced ones are not here).
     pub changes: Vec<Change>,
-    /// Changes left out by an `[[ignore]]` entry or a `none` severity.
-    pub ignored: usize,
+    /// Changes left out by an `[[ignore]]` entry or a `none` severity, with why.
+    pub ignored: Vec<(Change, String)>,
     /// The lockfile the changes are anchored to, as shown to the user.
     pub baseline: String,
+    /// The config file's name, for "ignored by covenant.toml".
+    pub config_name: String,
+    /// List ignored changes and their reasons in the human report.
+    pub verbose: bool,
 }
 
 impl<'r> Report<'r> {
-    pub fn new(rules: &'r Rules, mut changes: Vec<Change>, baseline: String) -> Report<'r> {
-        let before = changes.len();
-        changes.retain(|c| c.severity != Severity::None);
-        diff::sort(&mut changes);
+    pub fn new(
+        rules: &'r Rules,
+        changes: Vec<Change>,
+        baseline: String,
+        config: &Config,
+    ) -> Report<'r> {
+        let mut kept = Vec::new();
+        let mut ignored = Vec::new();
+        for c in changes {
+            if c.severity == Severity::None {
+                ignored.push((c, "severity set to none".to_string()));
+            } else if let Some(i) = config.ignore.iter().find(|i| i.matches(&c)) {
+                ignored.push((c, format!("{}: {}", i.origin, i.reason)));
+            } else {
+                kept.push(c);
+            }
+        }
+        diff::sort(&mut kept);
+        ignored.sort_by(|a, b| {
+            (&a.0.subject, &a.0.path, &a.0.code).cmp(&(&b.0.subject, &b.0.path, &b.0.code))
+        });
         Report {
             rules,
-            ignored: before - changes.len(),
-            changes,
+            changes: kept,
+            ignored,
             baseline,
+            config_name: config.name(),
+            verbose: false,
         }
     }
 

@@ -1,0 +1,117 @@
+//! Lint reports: human (`mcp-covenant lint: 2 finding(s) (0 error, 1 warning, 1 info)`)
+//! and JSON.
+
+use std::io;
+
+use serde::Serialize;
+use termcolor::{Color, ColorSpec, WriteColor};
+
+use super::write_str;
+use crate::lint::{Finding, Level};
+use crate::lockfile::COVENANT_VERSION;
+
+pub fn count(findings: &[Finding], level: Level) -> usize {
+    findings.iter().filter(|f| f.level == level).count()
+}
+
+fn style(level: Level) -> (&'static str, &'static str, Color) {
+    match level {
+        Level::Error => ("ERROR", "x", Color::Red),
+        Level::Warning => ("WARNING", "!", Color::Yellow),
+        _ => ("INFO", "i", Color::Cyan),
+    }
+}
+
+pub fn write_human(findings: &[Finding], out: &mut dyn WriteColor) -> io::Result<()> {
+    write_str(
+        out,
+        &format!(
+            "mcp-covenant lint: {} finding(s) ({} error, {} warning, {} info)\n",
+            findings.len(),
+            count(findings, Level::Error),
+            count(findings, Level::Warning),
+            count(findings, Level::Info)
+        ),
+    )?;
+    if !findings.is_empty() {
+        write_str(out, "\n")?;
+    }
+    for level in [Level::Error, Level::Warning, Level::Info] {
+        let n = count(findings, level);
+        if n == 0 {
+            continue;
+        }
+        let (title, mark, color) = style(level);
+        write_str(out, "  ")?;
+        out.set_color(ColorSpec::new().set_bold(true).set_fg(Some(color)))?;
+        write_str(out, &format!("{title} ({n})"))?;
+        out.reset()?;
+        write_str(out, "\n")?;
+        for f in findings.iter().filter(|f| f.level == level) {
+            write_str(out, "    ")?;
+            out.set_color(ColorSpec::new().set_fg(Some(color)))?;
+            write_str(out, mark)?;
+            out.reset()?;
+            write_str(out, " ")?;
+            out.set_color(ColorSpec::new().set_bold(true))?;
+            write_str(out, &f.subject)?;
+            out.reset()?;
+            if let Some(path) = &f.path {
+                write_str(out, &format!(" → {path}"))?;
+            }
+            write_str(out, &format!(" — {}  ", f.message))?;
+            out.set_color(ColorSpec::new().set_dimmed(true))?;
+            write_str(out, &format!("[{}]", f.code))?;
+            out.reset()?;
+            write_str(out, "\n")?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct Counts {
+    error: usize,
+    warning: usize,
+    info: usize,
+}
+
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    code: &'a str,
+    level: &'a str,
+    subject: &'a str,
+    path: Option<&'a str>,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonLint<'a> {
+    covenant_version: &'a str,
+    counts: Counts,
+    findings: Vec<JsonFinding<'a>>,
+}
+
+pub fn to_json(findings: &[Finding]) -> String {
+    let doc = JsonLint {
+        covenant_version: COVENANT_VERSION,
+        counts: Counts {
+            error: count(findings, Level::Error),
+            warning: count(findings, Level::Warning),
+            info: count(findings, Level::Info),
+        },
+        findings: findings
+            .iter()
+            .map(|f| JsonFinding {
+                code: &f.code,
+                level: f.level.word(),
+                subject: &f.subject,
+                path: f.path.as_deref(),
+                message: &f.message,
+            })
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
