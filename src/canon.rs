@@ -129,8 +129,69 @@ fn write_scalar(out: &mut String, value: &Value) {
     out.push_str(&serde_json::to_string(value).unwrap_or_default());
 }
 
+/// Records the lines each value spans while a document is written, keyed by its path
+/// from where tracking started (`inputSchema.properties.limit`, `anyOf[1]`,
+/// `arguments.NAME` for prompt arguments), for SARIF and GitHub annotations.
+#[derive(Default)]
+pub struct Track {
+    counted: usize,
+    line: usize,
+    path: String,
+    pub spans: std::collections::HashMap<String, (usize, usize)>,
+}
+
+impl Track {
+    /// Start tracking in `out`, whose current line is `line` (1-based).
+    pub fn at(out: &str, line: usize) -> Track {
+        Track {
+            counted: out.len(),
+            line,
+            ..Track::default()
+        }
+    }
+
+    /// The 1-based line the end of `out` is on.
+    pub fn line_now(&mut self, out: &str) -> usize {
+        self.line += out.as_bytes()[self.counted..]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        self.counted = out.len();
+        self.line
+    }
+
+    fn enter(&mut self, seg: &str, out: &str) -> (String, usize) {
+        let saved = std::mem::take(&mut self.path);
+        self.path = if saved.is_empty() {
+            crate::path::segment(seg)
+        } else if seg.starts_with('[') {
+            format!("{saved}{seg}")
+        } else {
+            crate::path::join(&saved, seg)
+        };
+        (saved, self.line_now(out))
+    }
+
+    fn leave(&mut self, saved: String, start: usize, out: &str) {
+        let end = self.line_now(out);
+        let path = std::mem::replace(&mut self.path, saved);
+        self.spans.insert(path, (start, end));
+    }
+}
+
 /// Write `map` as a canonical object whose opening brace is at nesting `level`.
 pub fn write_object(out: &mut String, map: &Map<String, Value>, ctx: Ctx, level: usize) {
+    write_object_tracked(out, map, ctx, level, None);
+}
+
+/// `write_object`, recording the lines of every value inside in `track`.
+pub fn write_object_tracked(
+    out: &mut String,
+    map: &Map<String, Value>,
+    ctx: Ctx,
+    level: usize,
+    mut track: Option<&mut Track>,
+) {
     if map.is_empty() {
         out.push_str("{}");
         return;
@@ -141,7 +202,17 @@ pub fn write_object(out: &mut String, map: &Map<String, Value>, ctx: Ctx, level:
     for (i, key) in keys.into_iter().enumerate() {
         indent(out, level + 1);
         write_key(out, key);
-        write_value(out, &map[key], child_ctx(ctx, key), level + 1);
+        let value = &map[key];
+        let child = child_ctx(ctx, key);
+        match track.as_deref_mut() {
+            Some(t) => {
+                let (saved, start) = t.enter(key, out);
+                let named = ctx == Ctx::Element && key == "arguments";
+                write_tracked(out, value, child, level + 1, Some(&mut *t), named);
+                t.leave(saved, start, out);
+            }
+            None => write_tracked(out, value, child, level + 1, None, false),
+        }
         if i != last {
             out.push(',');
         }
@@ -165,15 +236,39 @@ pub fn indent(out: &mut String, level: usize) {
 
 /// Write `value` canonically, its first line at nesting `level`.
 pub fn write_value(out: &mut String, value: &Value, ctx: Ctx, level: usize) {
+    write_tracked(out, value, ctx, level, None, false);
+}
+
+/// `named`: an array of objects identified by `name` (prompt arguments), tracked as
+/// `arguments.NAME` rather than `arguments[0]`.
+fn write_tracked(
+    out: &mut String,
+    value: &Value,
+    ctx: Ctx,
+    level: usize,
+    mut track: Option<&mut Track>,
+    named: bool,
+) {
     match value {
-        Value::Object(map) => write_object(out, map, ctx, level),
+        Value::Object(map) => write_object_tracked(out, map, ctx, level, track),
         Value::Array(items) if items.is_empty() => out.push_str("[]"),
         Value::Array(items) => {
             out.push_str("[\n");
             let last = items.len() - 1;
             for (i, item) in items.iter().enumerate() {
                 indent(out, level + 1);
-                write_value(out, item, ctx, level + 1);
+                match track.as_deref_mut() {
+                    Some(t) => {
+                        let seg = match item.get("name").and_then(Value::as_str) {
+                            Some(name) if named => name.to_string(),
+                            _ => format!("[{i}]"),
+                        };
+                        let (saved, start) = t.enter(&seg, out);
+                        write_tracked(out, item, ctx, level + 1, Some(&mut *t), false);
+                        t.leave(saved, start, out);
+                    }
+                    None => write_tracked(out, item, ctx, level + 1, None, false),
+                }
                 if i != last {
                     out.push(',');
                 }

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::lint::{self, Level, LintRules};
 use crate::lockfile::{self, Lockfile};
 use crate::mcp;
-use crate::report::{self, Format, Report};
+use crate::report::{self, anchor, Format, Report};
 use crate::rules::{Rules, Severity};
 
 const ABOUT: &str = "Semver for an MCP server's interface.
@@ -105,6 +105,8 @@ pub struct LintArgs {
 pub enum LintFormat {
     Human,
     Json,
+    /// SARIF 2.1.0, anchored to the --from lockfile's lines.
+    Sarif,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -388,6 +390,36 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
         (None, Some(word)) => FailOn::from_str(word, true).map_err(Error::new)?,
         (None, None) => FailOn::Breaking,
     };
+    report.fail_on = fail_on.level();
+    if args.format.needs_anchors() {
+        anchor::warn_if_not_canonical(&args.baseline, &baseline);
+        if let Some(p) = &args.against {
+            anchor::warn_if_not_canonical(p, &current);
+        }
+        let files = anchor::Files {
+            baseline: (&baseline, anchor::uri_for(&args.baseline)),
+            current: args
+                .against
+                .as_ref()
+                .map(|p| (&current, anchor::uri_for(p))),
+        };
+        report.anchors = anchor::anchors(&report.changes, &files);
+    }
+    if args.format == Format::Junit {
+        let mut subjects = std::collections::BTreeSet::new();
+        for surface in [&baseline.surface, &current.surface] {
+            for kind in lockfile::Kind::ALL {
+                for e in surface.list(kind) {
+                    subjects.insert(format!(
+                        "{}:{}",
+                        kind.word(),
+                        lockfile::key_of(e, kind.key_field())
+                    ));
+                }
+            }
+        }
+        report.elements = subjects.into_iter().collect();
+    }
     emit(
         out,
         args.output.as_deref(),
@@ -424,16 +456,42 @@ fn run_lint(
     args: LintArgs,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
-    let surface = match &args.from {
-        Some(path) => Lockfile::read_lenient(path)?.surface,
-        None => capture(&args.source)?.surface,
+    let lock = match &args.from {
+        Some(path) => Lockfile::read_lenient(path)?,
+        None => capture(&args.source)?,
     };
-    let findings = lint::lint(rules, &surface);
+    let findings = lint::lint(rules, &lock.surface);
     let json = |o: &mut dyn WriteColor| o.write_all(report::lint::to_json(&findings).as_bytes());
     let human = |o: &mut dyn WriteColor| report::lint::write_human(&findings, o);
     match args.format {
         LintFormat::Human => emit(out, args.output.as_deref(), &human, &human)?,
         LintFormat::Json => emit(out, args.output.as_deref(), &json, &human)?,
+        LintFormat::Sarif => {
+            let anchors: Vec<anchor::Anchor> = match &args.from {
+                Some(path) => {
+                    let map = lock.line_map();
+                    let uri = anchor::uri_for(path);
+                    findings
+                        .iter()
+                        .map(|f| {
+                            let (word, key) = f.subject.split_once(':').unwrap_or(("", ""));
+                            let (start, end) = lockfile::Kind::from_word(word)
+                                .and_then(|k| map.find(k, key, f.path.as_deref()))
+                                .unwrap_or((1, 1));
+                            anchor::Anchor {
+                                uri: uri.clone(),
+                                start,
+                                end,
+                            }
+                        })
+                        .collect()
+                }
+                None => Vec::new(),
+            };
+            let text = report::sarif::lint(rules, &findings, &anchors);
+            let sarif = |o: &mut dyn WriteColor| o.write_all(text.as_bytes());
+            emit(out, args.output.as_deref(), &sarif, &human)?
+        }
     }
     let fail_on = match (args.fail_on, &config.lint_fail_on) {
         (Some(f), _) => f,

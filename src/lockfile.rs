@@ -308,6 +308,17 @@ impl Lockfile {
     /// The canonical text of this lockfile (written field by field: no copy of the
     /// surface is made).
     pub fn to_text(&self) -> String {
+        self.render(None)
+    }
+
+    /// Where each element (and each value inside it) sits in the canonical text.
+    pub fn line_map(&self) -> LineMap {
+        let mut map = LineMap::default();
+        self.render(Some(&mut map));
+        map
+    }
+
+    fn render(&self, mut lines: Option<&mut LineMap>) -> String {
         let mut out = String::with_capacity(1 << 16);
         out.push_str("{\n");
         canon::indent(&mut out, 1);
@@ -330,8 +341,21 @@ impl Lockfile {
         canon::indent(&mut out, 1);
         canon::write_key(&mut out, "surface");
         out.push_str("{\n");
+        let mut line = 0usize;
+        let mut counted = 0usize;
+        let mut line_now = |out: &str| {
+            line += out.as_bytes()[counted..]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+            counted = out.len();
+            line + 1
+        };
         for (k, kind) in Kind::ALL.into_iter().enumerate() {
             canon::indent(&mut out, 2);
+            if let Some(m) = lines.as_deref_mut() {
+                m.lists.insert(kind, line_now(&out));
+            }
             canon::write_key(&mut out, kind.list_name());
             let list = self.surface.list(kind);
             if list.is_empty() {
@@ -340,7 +364,23 @@ impl Lockfile {
                 out.push_str("[\n");
                 for (i, element) in list.iter().enumerate() {
                     canon::indent(&mut out, 3);
-                    canon::write_object(&mut out, element, Ctx::Element, 3);
+                    match lines.as_deref_mut() {
+                        Some(m) => {
+                            let start = line_now(&out);
+                            let mut track = canon::Track::at(&out, start);
+                            canon::write_object_tracked(
+                                &mut out,
+                                element,
+                                Ctx::Element,
+                                3,
+                                Some(&mut track),
+                            );
+                            let end = line_now(&out);
+                            let key = key_of(element, kind.key_field()).to_string();
+                            m.elements.insert((kind, key), (start, end, track.spans));
+                        }
+                        None => canon::write_object(&mut out, element, Ctx::Element, 3),
+                    }
                     out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
                 }
                 canon::indent(&mut out, 2);
@@ -385,6 +425,74 @@ impl Lockfile {
         }
         write_atomic(path, self.to_text().as_bytes())
     }
+}
+
+/// Lines (1-based, inclusive) of the elements of a lockfile's canonical text.
+#[derive(Debug, Default)]
+pub struct LineMap {
+    /// The line of each kind's list (`"tools": [`).
+    pub lists: std::collections::HashMap<Kind, usize>,
+    /// Each element's lines, and the lines of every value inside it by path.
+    #[allow(clippy::type_complexity)]
+    pub elements: std::collections::HashMap<
+        (Kind, String),
+        (
+            usize,
+            usize,
+            std::collections::HashMap<String, (usize, usize)>,
+        ),
+    >,
+}
+
+impl LineMap {
+    /// The lines of `path` in element `key`, or of its deepest part that exists here,
+    /// or of the element itself. `None` when the element is not in this file.
+    pub fn find(&self, kind: Kind, key: &str, path: Option<&str>) -> Option<(usize, usize)> {
+        let (start, end, spans) = self.elements.get(&(kind, key.to_string()))?;
+        if let Some(path) = path {
+            for cut in prefixes(path).into_iter().rev() {
+                if let Some(span) = spans.get(&path[..cut]) {
+                    return Some(*span);
+                }
+            }
+        }
+        Some((*start, *end))
+    }
+}
+
+/// The byte offsets where each segment of a change path ends
+/// (`a.b["c.d"][2]` → ends of `a`, `a.b`, `a.b["c.d"]`, `a.b["c.d"][2]`).
+fn prefixes(path: &str) -> Vec<usize> {
+    let bytes = path.as_bytes();
+    let mut ends = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'.' => i += 1,
+            b'[' => {
+                i += 1;
+                if bytes.get(i) == Some(&b'"') {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                while i < bytes.len() && bytes[i] != b']' {
+                    i += 1;
+                }
+                i = (i + 1).min(bytes.len());
+                ends.push(i);
+            }
+            _ => {
+                while i < bytes.len() && bytes[i] != b'.' && bytes[i] != b'[' {
+                    i += 1;
+                }
+                ends.push(i);
+            }
+        }
+    }
+    ends
 }
 
 /// The capture time: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
@@ -501,6 +609,36 @@ mod tests {
         let text = r#"{"covenant_version":"0.1.1","captured_at_unix":0,"surface":{"tools":[{"title":"x"}]}}"#;
         let err = Lockfile::parse(text.as_bytes(), "x.lock").unwrap_err();
         assert_eq!(err.message(), "x.lock: surface.tools[0]: missing `name`");
+    }
+
+    #[test]
+    fn line_map_finds_elements_and_the_deepest_existing_part_of_a_path() {
+        let text = r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"tools":[
+            {"name":"a","inputSchema":{"type":"object","properties":{"x.y":{"type":"string"},"k":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}],
+            "prompts":[{"name":"p","arguments":[{"name":"topic","required":true}]}]}}"#;
+        let lock = Lockfile::parse(text.as_bytes(), "t").unwrap();
+        let canonical = lock.to_text();
+        let lines: Vec<&str> = canonical.lines().collect();
+        let map = lock.line_map();
+        let at = |kind, key, path| map.find(kind, key, path).unwrap();
+        let (s, e) = at(Kind::Tool, "a", None);
+        assert!(lines[s - 1].trim() == "{" && lines[s].contains("\"name\": \"a\""));
+        assert!(lines[e - 1].trim().starts_with('}'));
+        let (s, _) = at(Kind::Tool, "a", Some("inputSchema.properties[\"x.y\"]"));
+        assert!(lines[s - 1].contains("\"x.y\""), "{}", lines[s - 1]);
+        let (s, _) = at(Kind::Tool, "a", Some("inputSchema.properties.k.anyOf[1]"));
+        assert!(lines[s].contains("null"), "{}", lines[s]);
+        let (s, _) = at(Kind::Tool, "a", Some("inputSchema.properties.missing"));
+        assert!(
+            lines[s - 1].contains("\"properties\""),
+            "falls back to the deepest part: {}",
+            lines[s - 1]
+        );
+        let (s, _) = at(Kind::Prompt, "p", Some("arguments.topic"));
+        assert!(lines[s].contains("topic"), "{}", lines[s]);
+        assert!(map.find(Kind::Tool, "nope", None).is_none());
+        assert!(lines[map.lists[&Kind::Prompt] - 1].contains("\"prompts\""));
+        assert_eq!(lock.to_text(), canonical);
     }
 
     #[test]

@@ -77,7 +77,7 @@ fn escape_property(s: &str) -> String {
 
 pub fn github(report: &Report<'_>) -> String {
     let mut out = String::new();
-    for c in &report.changes {
+    for (i, c) in report.changes.iter().enumerate() {
         let level = match c.severity {
             Severity::Breaking => "error",
             Severity::Minor => "warning",
@@ -87,9 +87,17 @@ pub fn github(report: &Report<'_>) -> String {
             Some(p) => format!("{} → {p}", c.subject),
             None => c.subject.clone(),
         };
+        let location = match report.anchors.get(i) {
+            Some(a) => format!(
+                "file={},line={},endLine={}",
+                escape_property(&a.uri),
+                a.start,
+                a.end.max(a.start)
+            ),
+            None => format!("file={}", escape_property(&report.baseline)),
+        };
         out.push_str(&format!(
-            "::{level} file={},title={}::{}: {} [{}]\n",
-            escape_property(&report.baseline),
+            "::{level} {location},title={}::{}: {} [{}]\n",
             escape_property(&format!("mcp-covenant {}", c.code)),
             escape_data(&place),
             escape_data(&c.message),

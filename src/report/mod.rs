@@ -1,9 +1,12 @@
 //! Reports: the same classified changes, rendered for people and for machines.
 
+pub mod anchor;
 mod human;
 mod json;
+mod junit;
 pub mod lint;
 mod markdown;
+pub mod sarif;
 
 use std::io::{self, Write};
 
@@ -28,6 +31,12 @@ pub struct Report<'r> {
     pub config_name: String,
     /// List ignored changes and their reasons in the human report.
     pub verbose: bool,
+    /// Where each change sits in a lockfile (SARIF, GitHub, filled on demand).
+    pub anchors: Vec<anchor::Anchor>,
+    /// Every element subject of both surfaces (JUnit's testcases).
+    pub elements: Vec<String>,
+    /// The --fail-on level (JUnit failures).
+    pub fail_on: Option<Severity>,
 }
 
 impl<'r> Report<'r> {
@@ -59,6 +68,9 @@ impl<'r> Report<'r> {
             baseline,
             config_name: config.name(),
             verbose: false,
+            anchors: Vec::new(),
+            elements: Vec::new(),
+            fail_on: Some(Severity::Breaking),
         }
     }
 
@@ -92,6 +104,17 @@ pub enum Format {
     Markdown,
     /// GitHub Actions workflow commands (`::error file=...,line=...::`).
     Github,
+    /// SARIF 2.1.0 for code scanning, anchored to lines of the lockfile.
+    Sarif,
+    /// JUnit XML: one testcase per element, failures at or above --fail-on.
+    Junit,
+}
+
+impl Format {
+    /// Formats that point at lockfile lines.
+    pub fn needs_anchors(self) -> bool {
+        matches!(self, Format::Sarif | Format::Github)
+    }
 }
 
 /// Render `report` in `format` to `out`.
@@ -104,6 +127,10 @@ pub fn render(report: &Report<'_>, format: Format, out: &mut dyn WriteColor) -> 
         }
         Format::Markdown => out.write_all(markdown::to_string(report).as_bytes()),
         Format::Github => out.write_all(markdown::github(report).as_bytes()),
+        Format::Sarif => out.write_all(sarif::check(report).as_bytes()),
+        Format::Junit => {
+            out.write_all(junit::to_string(report, &report.elements, report.fail_on).as_bytes())
+        }
     }
 }
 

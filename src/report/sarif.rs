@@ -1,0 +1,186 @@
+//! `--format sarif`: SARIF 2.1.0, one run, rules from the rule tables, results
+//! anchored to the lockfile with `partialFingerprints` so code scanning tracks a change
+//! across runs. Validated against the official schema by tests/sarif.rs.
+
+use serde_json::{json, Map, Value};
+
+use super::anchor::Anchor;
+use super::Report;
+use crate::lint::{Finding, Level, LintRules};
+use crate::lockfile::COVENANT_VERSION;
+use crate::rules::Severity;
+
+const INFORMATION_URI: &str = "https://github.com/mcp-covenant/mcp-covenant";
+const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+fn level_of(s: Severity) -> &'static str {
+    match s {
+        Severity::Breaking => "error",
+        Severity::Minor => "warning",
+        _ => "note",
+    }
+}
+
+fn lint_level(l: Level) -> &'static str {
+    match l {
+        Level::Error => "error",
+        Level::Warning => "warning",
+        _ => "note",
+    }
+}
+
+struct RuleDesc {
+    id: String,
+    short: String,
+    help: String,
+    level: &'static str,
+}
+
+struct ResultDesc<'a> {
+    rule: &'a str,
+    level: &'static str,
+    message: String,
+    anchor: Option<&'a Anchor>,
+    fingerprint: Option<&'a str>,
+    properties: Map<String, Value>,
+}
+
+fn document(rules: Vec<RuleDesc>, results: Vec<ResultDesc<'_>>) -> String {
+    let index = |id: &str| rules.iter().position(|r| r.id == id);
+    let results: Vec<Value> = results
+        .into_iter()
+        .map(|r| {
+            let mut v = json!({
+                "ruleId": r.rule,
+                "level": r.level,
+                "message": { "text": r.message },
+            });
+            if let Some(i) = index(r.rule) {
+                v["ruleIndex"] = json!(i);
+            }
+            if let Some(a) = r.anchor {
+                v["locations"] = json!([{
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": a.uri },
+                        "region": { "startLine": a.start, "endLine": a.end.max(a.start) }
+                    }
+                }]);
+            }
+            if let Some(fp) = r.fingerprint {
+                v["partialFingerprints"] = json!({ "mcpCovenant/v1": fp });
+            }
+            if !r.properties.is_empty() {
+                v["properties"] = Value::Object(r.properties);
+            }
+            v
+        })
+        .collect();
+    let rules: Vec<Value> = rules
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.id,
+                "shortDescription": { "text": r.short },
+                "fullDescription": { "text": r.help },
+                "help": { "text": r.help },
+                "defaultConfiguration": { "level": r.level },
+            })
+        })
+        .collect();
+    let doc = json!({
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "mcp-covenant",
+                "version": COVENANT_VERSION,
+                "semanticVersion": COVENANT_VERSION,
+                "informationUri": INFORMATION_URI,
+                "rules": rules,
+            }},
+            "results": results,
+        }]
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The SARIF document for a check.
+pub fn check(report: &Report<'_>) -> String {
+    let mut rules: Vec<RuleDesc> = Vec::new();
+    for row in &report.rules.rows {
+        if rules.iter().any(|r| r.id == row.id) {
+            continue; // rows differing only in `when` share an id
+        }
+        let worst = row.worst_default();
+        rules.push(RuleDesc {
+            id: row.id.clone(),
+            short: row.message.replace(['{', '}'], ""),
+            help: row.help.clone(),
+            level: level_of(worst),
+        });
+    }
+    let results = report
+        .changes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut props = Map::new();
+            props.insert("severity".into(), json!(c.severity.word()));
+            props.insert("subject".into(), json!(c.subject));
+            props.insert("path".into(), json!(c.path));
+            props.insert("direction".into(), json!(c.direction.map(|d| d.word())));
+            let place = match &c.path {
+                Some(p) => format!("{} → {p}", c.subject),
+                None => c.subject.clone(),
+            };
+            ResultDesc {
+                rule: &c.code,
+                level: level_of(c.severity),
+                message: format!("{place}: {} ({} change)", c.message, c.severity.word()),
+                anchor: report.anchors.get(i),
+                fingerprint: Some(&c.fingerprint),
+                properties: props,
+            }
+        })
+        .collect();
+    document(rules, results)
+}
+
+/// The SARIF document for a lint run; `anchors` line up with `findings` (or are empty
+/// for a live capture, which has no file to point at).
+pub fn lint(rules: &LintRules, findings: &[Finding], anchors: &[Anchor]) -> String {
+    let descs = rules
+        .rows
+        .iter()
+        .map(|r| RuleDesc {
+            id: r.id.clone(),
+            short: r.message.replace(['{', '}'], ""),
+            help: r.message.replace(['{', '}'], ""),
+            level: lint_level(r.level),
+        })
+        .collect();
+    let results = findings
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let place = match &f.path {
+                Some(p) => format!("{} → {p}", f.subject),
+                None => f.subject.clone(),
+            };
+            let mut props = Map::new();
+            props.insert("subject".into(), json!(f.subject));
+            props.insert("path".into(), json!(f.path));
+            ResultDesc {
+                rule: &f.code,
+                level: lint_level(f.level),
+                message: format!("{place}: {}", f.message),
+                anchor: anchors.get(i),
+                fingerprint: None,
+                properties: props,
+            }
+        })
+        .collect();
+    document(descs, results)
+}

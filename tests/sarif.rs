@@ -1,0 +1,247 @@
+//! SARIF 2.1.0 output, validated against the official schema (tests/schemas/, checked
+//! by the small validator in tests/common/schema.rs), and anchored to the right lines:
+//! a removed tool in the baseline, an added one in the new lockfile. Also GitHub
+//! annotations, JUnit, and markdown on the same pair.
+
+mod common;
+#[path = "common/schema.rs"]
+mod schema;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::{json, Value};
+
+fn sarif_schema() -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemas/sarif-2.1.0-rtm.5.json");
+    serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// Two canonical lockfiles captured from the fixture: v2 drops `legacy`, adds `fresh`,
+/// and makes `search.limit` required.
+fn pair(dir: &Path) -> (PathBuf, PathBuf) {
+    let search = |required: Value| {
+        json!({"name": "search", "description": "Search",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}, "required": required}})
+    };
+    let v1 = json!({"tools": [{"name": "legacy", "inputSchema": {"type": "object"}}, search(json!(["q"]))]});
+    let v2 = json!({"tools": [{"name": "fresh", "inputSchema": {"type": "object"}}, search(json!(["q", "limit"]))]});
+    let mut out = Vec::new();
+    for (name, spec) in [("v1", v1), ("v2", v2)] {
+        let spec_path = dir.join(format!("{name}.json"));
+        fs::write(&spec_path, spec.to_string()).unwrap();
+        let lock = dir.join(format!("{name}.lock"));
+        let o = bin()
+            .args(["snapshot", "-o"])
+            .arg(&lock)
+            .arg("--")
+            .arg(fixture())
+            .arg(&spec_path)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        out.push(lock);
+    }
+    (out[0].clone(), out[1].clone())
+}
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let o = bin().current_dir(dir).args(args).output().unwrap();
+    (o.status.code().unwrap_or(-1), stdout(&o), stderr(&o))
+}
+
+fn line(path: &Path, n: u64) -> String {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .nth(n as usize - 1)
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn check_sarif_validates_and_anchors_removed_and_added_tools() {
+    let d = tmpdir("sarif-check");
+    let (v1, v2) = pair(&d);
+    let (code, out, err) = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "v1.lock",
+            "--against",
+            "v2.lock",
+            "--format",
+            "sarif",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        !err.contains("warning"),
+        "canonical files give no warning: {err}"
+    );
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let errors = schema::validate(&sarif_schema(), &doc);
+    assert!(
+        errors.is_empty(),
+        "SARIF does not validate:\n{}",
+        errors.join("\n")
+    );
+    let run0 = &doc["runs"][0];
+    assert_eq!(run0["tool"]["driver"]["name"], "mcp-covenant");
+    let rules = run0["tool"]["driver"]["rules"].as_array().unwrap();
+    assert!(rules
+        .iter()
+        .any(|r| r["id"] == "schema.property.required.added"));
+    let result = |rule: &str| {
+        run0["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["ruleId"] == rule)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {rule}"))
+    };
+    let loc = |r: &Value| r["locations"][0]["physicalLocation"].clone();
+    let removed = result("tool.removed");
+    assert_eq!(removed["level"], "error");
+    assert_eq!(loc(&removed)["artifactLocation"]["uri"], "v1.lock");
+    let start = loc(&removed)["region"]["startLine"].as_u64().unwrap();
+    assert!(
+        line(&v1, start + 1).contains("\"name\": \"legacy\""),
+        "{}",
+        line(&v1, start + 1)
+    );
+    let added = result("tool.added");
+    assert_eq!(added["level"], "warning");
+    assert_eq!(loc(&added)["artifactLocation"]["uri"], "v2.lock");
+    let start = loc(&added)["region"]["startLine"].as_u64().unwrap();
+    assert!(line(&v2, start + 1).contains("\"name\": \"fresh\""));
+    let req = result("schema.property.required.added");
+    let start = loc(&req)["region"]["startLine"].as_u64().unwrap();
+    assert!(
+        line(&v1, start).contains("\"limit\""),
+        "{}",
+        line(&v1, start)
+    );
+    assert_eq!(
+        req["partialFingerprints"]["mcpCovenant/v1"]
+            .as_str()
+            .unwrap()
+            .len(),
+        12
+    );
+    // Rule indexes point at the right rules.
+    for r in run0["results"].as_array().unwrap() {
+        let i = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[i]["id"], r["ruleId"]);
+    }
+}
+
+#[test]
+fn lint_sarif_validates() {
+    let d = tmpdir("sarif-lint");
+    let (v1, _) = pair(&d);
+    let (code, out, err) = run(&d, &["lint", "--from", "v1.lock", "--format", "sarif"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let errors = schema::validate(&sarif_schema(), &doc);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    let missing = results
+        .iter()
+        .find(|r| r["ruleId"] == "tool.missing_description")
+        .unwrap();
+    let start = missing["locations"][0]["physicalLocation"]["region"]["startLine"]
+        .as_u64()
+        .unwrap();
+    assert!(line(&v1, start + 1).contains("legacy"));
+}
+
+#[test]
+fn the_validator_rejects_invalid_sarif() {
+    let bad = json!({"version": "2.0.0", "runs": [{"tool": {"driver": {}}, "results": [{"level": "fatal"}]}]});
+    let errors = schema::validate(&sarif_schema(), &bad);
+    assert!(errors.iter().any(|e| e.contains("version")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("name")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("fatal")), "{errors:?}");
+}
+
+#[test]
+fn github_junit_and_markdown_formats() {
+    let d = tmpdir("other-formats");
+    let (v1, _) = pair(&d);
+    let (code, out, _) = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "v1.lock",
+            "--against",
+            "v2.lock",
+            "--format",
+            "github",
+        ],
+    );
+    assert_eq!(code, 1);
+    let removed = out.lines().find(|l| l.contains("[tool.removed]")).unwrap();
+    assert!(
+        removed.starts_with("::error file=v1.lock,line="),
+        "{removed}"
+    );
+    let n: u64 = removed
+        .split("line=")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(line(&v1, n + 1).contains("legacy"));
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with("::warning file=v2.lock,line=") && l.contains("tool.added")));
+
+    let (code, out, _) = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "v1.lock",
+            "--against",
+            "v2.lock",
+            "--format",
+            "junit",
+            "--fail-on",
+            "breaking",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(out.contains("tests=\"3\" failures=\"2\""), "{out}");
+    assert!(
+        out.contains(
+            "<testcase classname=\"mcp-covenant.tool\" name=\"tool:fresh\">\n      <system-out>"
+        ),
+        "{out}"
+    );
+
+    let (_, out, _) = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "v1.lock",
+            "--against",
+            "v2.lock",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert!(out.contains("required version bump **MAJOR**"), "{out}");
+    assert!(
+        out.contains("| `tool:legacy` |  | tool was removed | `tool.removed` |"),
+        "{out}"
+    );
+}
