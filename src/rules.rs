@@ -112,6 +112,11 @@ pub enum Comparator {
     Unhandled,
     /// The walker's work budget ran out.
     Limit,
+    /// `multipleOf`: the new divisor is a multiple of the old (tightened), a divisor of
+    /// it (loosened), or neither (changed).
+    Divisor,
+    /// The server's declared version bump against the bump its changes require.
+    Semver,
 }
 
 impl Comparator {
@@ -128,6 +133,8 @@ impl Comparator {
             Comparator::Openness => &["restricted", "relaxed"],
             Comparator::Unhandled => &["changed"],
             Comparator::Limit => &["exceeded"],
+            Comparator::Divisor => &["added", "removed", "tightened", "loosened", "changed"],
+            Comparator::Semver => &["insufficient_major", "insufficient_minor"],
         }
     }
 
@@ -145,6 +152,8 @@ impl Comparator {
             Comparator::Openness => "openness",
             Comparator::Unhandled => "unhandled",
             Comparator::Limit => "limit",
+            Comparator::Divisor => "divisor",
+            Comparator::Semver => "semver",
         }
     }
 }

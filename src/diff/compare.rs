@@ -101,11 +101,28 @@ pub(crate) fn events<'e>(
             };
             Some(vec![Event::new(event).values(a, b)])
         }
+        Comparator::Divisor => {
+            if let Some(evs) = presence(a, b) {
+                return Some(evs);
+            }
+            let (x, y) = (a?.as_f64()?, b?.as_f64()?);
+            let multiple = |n: f64, d: f64| d != 0.0 && ((n / d) - (n / d).round()).abs() < 1e-9;
+            let event = if multiple(y, x) {
+                "tightened"
+            } else if multiple(x, y) {
+                "loosened"
+            } else {
+                "changed"
+            };
+            Some(vec![Event::new(event).values(a, b)])
+        }
         Comparator::Unhandled => Some(vec![Event::new("changed").values(a, b)]),
         // Structural comparators are the walker's; they never reach here.
-        Comparator::Fields | Comparator::Variants | Comparator::Openness | Comparator::Limit => {
-            None
-        }
+        Comparator::Fields
+        | Comparator::Variants
+        | Comparator::Openness
+        | Comparator::Limit
+        | Comparator::Semver => None,
     }
 }
 

@@ -215,9 +215,8 @@ fn flatten<'v>(
             continue;
         }
         match value {
-            Value::Object(inner)
-                if !inner.is_empty() && rules.element_binding(kind, Some(&path)).is_none() =>
-            {
+            Value::Object(inner) if rules.element_binding(kind, Some(&path)).is_none() => {
+                // An empty object has no leaves: `{}` and absent compare equal.
                 flatten(rules, kind, inner, &path, skip, side, out);
             }
             _ => out.entry(path).or_default()[side] = Some(value),

@@ -65,6 +65,7 @@ pub(crate) fn compare_schemas(
             path: path.to_string(),
             flat,
             chain: None,
+            values_only: [false, false],
         }],
         visited: 0,
         budget,
@@ -95,6 +96,45 @@ struct Task<'v> {
     path: String,
     flat: bool,
     chain: Option<Rc<Chain>>,
+    /// Compare only the value keywords of this side (it was lifted into a variant).
+    values_only: [bool; 2],
+}
+
+/// Keywords that describe a value rather than constrain it. When a schema is compared
+/// as one variant of the other side's `anyOf` (the `Optional[X]` shape), these stay at
+/// the node and everything else moves into the variant.
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "$comment",
+    "readOnly",
+    "writeOnly",
+    "$schema",
+    "$id",
+    "$defs",
+    "definitions",
+];
+
+/// How alike two subschemas are, for pairing variants that are not equal.
+fn similarity(x: &Value, y: &Value) -> usize {
+    let (Some(a), Some(b)) = (x.as_object(), y.as_object()) else {
+        return usize::from(x == y);
+    };
+    let mut score = 0;
+    for key in ["type", "$ref", "const"] {
+        if a.get(key).is_some() && a.get(key) == b.get(key) {
+            score += 8;
+        }
+    }
+    for (k, v) in a {
+        if let Some(w) = b.get(k) {
+            score += if v == w { 2 } else { 1 };
+        }
+    }
+    score
 }
 
 /// A schema seen through its `$ref`s: the referencing object first, then each target.
@@ -107,6 +147,8 @@ struct View<'v> {
     opaque: Option<&'v Value>,
     /// A `$ref` that does not resolve locally: compared as a keyword of its own.
     unresolved: Option<&'v Value>,
+    /// Hide annotation keywords (this side stands in as one variant of the other's).
+    values_only: bool,
 }
 
 impl<'v> View<'v> {
@@ -116,6 +158,7 @@ impl<'v> View<'v> {
             followed: false,
             opaque: None,
             unresolved: None,
+            values_only: false,
         };
         let mut current = match node {
             None | Some(Value::Bool(true)) => return view,
@@ -158,11 +201,34 @@ impl<'v> View<'v> {
         if key == "$ref" {
             return self.unresolved;
         }
+        if self.values_only && ANNOTATIONS.contains(&key) {
+            return None;
+        }
         self.layers.iter().find_map(|layer| layer.get(key))
     }
 
     fn keys(&self) -> impl Iterator<Item = &'v String> + '_ {
-        self.layers.iter().flat_map(|l| l.keys())
+        self.layers
+            .iter()
+            .flat_map(|l| l.keys())
+            .filter(|k| !(self.values_only && ANNOTATIONS.contains(&k.as_str())))
+    }
+
+    /// The composition keyword (`anyOf` / `oneOf`) this schema is nothing but, apart
+    /// from annotations; `None` when it has value keywords of its own.
+    fn bare_composition(&self) -> Option<&'static str> {
+        let kw = ["anyOf", "oneOf"]
+            .into_iter()
+            .find(|k| self.get(k).is_some())?;
+        self.keys()
+            .all(|k| k == kw || ANNOTATIONS.contains(&k.as_str()))
+            .then_some(kw)
+    }
+
+    fn composed(&self) -> bool {
+        ["anyOf", "oneOf", "allOf"]
+            .iter()
+            .any(|k| self.get(k).is_some())
     }
 
     fn identity(&self) -> usize {
@@ -304,6 +370,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             path,
             flat: false,
             chain: chain.clone(),
+            values_only: [false, false],
         });
     }
 
@@ -313,8 +380,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             (a, b) if trivial(a) && trivial(b) => return,
             _ => {}
         }
-        let va = View::new(self.roots[0], task.a);
-        let vb = View::new(self.roots[1], task.b);
+        let mut va = View::new(self.roots[0], task.a);
+        let mut vb = View::new(self.roots[1], task.b);
+        va.values_only = task.values_only[0];
+        vb.values_only = task.values_only[1];
         if va.opaque.is_some() || vb.opaque.is_some() {
             if task.a != task.b {
                 self.unhandled("(schema)", &task.path, task.a, task.b);
@@ -339,11 +408,23 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
         let path = task.path.as_str();
 
+        // `X` on one side, `anyOf: [X, {type: null}]` on the other (how pydantic writes
+        // Optional[X]): compare X as one of the variants instead of reporting an anyOf
+        // that appeared and every keyword of X that moved into it.
+        let lift = match (va.bare_composition(), vb.bare_composition()) {
+            (None, Some(kw)) if !va.composed() && !va.layers.is_empty() => Some((kw, 1)),
+            (Some(kw), None) if !vb.composed() && !vb.layers.is_empty() => Some((kw, 0)),
+            _ => None,
+        };
+
         let keywords: BTreeSet<&'v String> = va.keys().chain(vb.keys()).collect();
         for keyword in keywords {
             let k = keyword.as_str();
             if HANDLED.contains(&k) {
                 continue;
+            }
+            if lift.is_some() && !ANNOTATIONS.contains(&k) {
+                continue; // compared inside the variant
             }
             let (a, b) = (va.get(k), vb.get(k));
             if a.is_none() && b.is_none() {
@@ -369,11 +450,63 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
         }
 
+        if let Some((kw, composed_side)) = lift {
+            self.lifted(&task, kw, composed_side, path, &chain);
+            return;
+        }
         self.fields(&va, &vb, path, task.flat, &chain);
         self.items(&va, &vb, path, &chain);
         self.additional(&va, &vb, path, &chain);
         for keyword in ["anyOf", "oneOf", "allOf", "prefixItems"] {
             self.variants(keyword, va.get(keyword), vb.get(keyword), path, &chain);
+        }
+    }
+
+    /// One side is a plain schema, the other a list of variants: pair the plain schema
+    /// with its most similar variant, and report the other variants as added (or removed).
+    fn lifted(
+        &mut self,
+        task: &Task<'v>,
+        kw: &str,
+        composed_side: usize,
+        path: &str,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let (plain, list) = if composed_side == 1 {
+            (task.a, View::new(self.roots[1], task.b).get(kw))
+        } else {
+            (task.b, View::new(self.roots[0], task.a).get(kw))
+        };
+        let Some(Value::Array(variants)) = list else {
+            return self.unhandled(kw, path, task.a, task.b);
+        };
+        let plain_value = plain.unwrap_or(&Value::Null);
+        let best = (0..variants.len())
+            .max_by_key(|&j| (similarity(plain_value, &variants[j]), std::cmp::Reverse(j)));
+        let at = |j: usize| format!("{path}.{kw}[{j}]");
+        for (j, variant) in variants.iter().enumerate() {
+            if Some(j) == best {
+                let (a, b, values_only) = if composed_side == 1 {
+                    (plain, Some(variant), [true, false])
+                } else {
+                    (Some(variant), plain, [false, true])
+                };
+                self.work.push(Task {
+                    a,
+                    b,
+                    path: at(j),
+                    flat: false,
+                    chain: chain.clone(),
+                    values_only,
+                });
+            } else {
+                let event = if composed_side == 1 {
+                    "variant_added"
+                } else {
+                    "variant_removed"
+                };
+                self.classify(kw, &at(j), Event::new(event));
+            }
         }
     }
 
@@ -536,18 +669,27 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 pair_of_b[j] = Some(i);
             }
         }
-        let mut rest_a = (0..xs.len()).filter(|&i| !used_a[i]);
+        // The rest pair by structure (same type, shared keywords), not by position.
         for (j, y) in ys.iter().enumerate() {
-            let i = match pair_of_b[j] {
-                Some(i) => Some(i),
-                None => rest_a.next(),
-            };
-            match i {
+            if pair_of_b[j].is_some() {
+                continue;
+            }
+            let best = (0..xs.len())
+                .filter(|&i| !used_a[i])
+                .max_by_key(|&i| (similarity(&xs[i], y), std::cmp::Reverse(i)))
+                .filter(|&i| similarity(&xs[i], y) > 0);
+            if let Some(i) = best {
+                used_a[i] = true;
+                pair_of_b[j] = Some(i);
+            }
+        }
+        for (j, y) in ys.iter().enumerate() {
+            match pair_of_b[j] {
                 Some(i) => self.push(Some(&xs[i]), Some(y), at(j), chain),
                 None => self.classify(class, &at(j), Event::new("variant_added")),
             }
         }
-        for i in rest_a {
+        for i in (0..xs.len()).filter(|&i| !used_a[i]) {
             self.classify(class, &at(i), Event::new("variant_removed"));
         }
     }

@@ -50,7 +50,11 @@ impl<'r> Report<'r> {
         let mut ignored = Vec::new();
         for c in changes {
             if c.severity == Severity::None {
-                ignored.push((c, "severity set to none".to_string()));
+                // Silenced: by covenant.toml (counted, so nothing hides unseen), or by
+                // a table row that is `none` by default (not interface, not counted).
+                if config.severity.contains_key(&c.code) {
+                    ignored.push((c, format!("{} [severity] sets it to none", config.name())));
+                }
             } else if let Some(i) = config.ignore.iter().find(|i| i.matches(&c)) {
                 ignored.push((c, format!("{}: {}", i.origin, i.reason)));
             } else {
