@@ -384,6 +384,11 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
     let changes =
         diff::diff_with_budget(rules, &baseline.surface, &current.surface, args.walk_budget);
     let mut report = Report::new(rules, changes, args.baseline.display().to_string(), config);
+    report.verify_version(
+        baseline.server.version.as_deref(),
+        current.server.version.as_deref(),
+        config,
+    );
     report.verbose = args.verbose;
     let fail_on = match (args.fail_on, &config.fail_on) {
         (Some(f), _) => f,

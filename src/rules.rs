@@ -193,6 +193,8 @@ pub enum Scope {
         kind: Option<Kind>,
         field: Option<String>,
     },
+    /// The server's own declarations (its version).
+    Server { field: String },
 }
 
 #[derive(Clone, Debug)]
@@ -255,6 +257,7 @@ impl Rule {
                     None => kind.to_string(),
                 }
             }
+            Scope::Server { field } => format!("server field `{field}`"),
         }
     }
 }
@@ -300,6 +303,8 @@ pub struct Rules {
     schema_unhandled: usize,
     surface_unhandled: usize,
     walk_limit: usize,
+    /// Rows about the server's own declarations.
+    server: Vec<usize>,
     /// Severities from covenant.toml, by rule id.
     overrides: HashMap<String, crate::config::Override>,
 }
@@ -327,6 +332,7 @@ impl Rules {
         let mut schema: HashMap<String, Binding> = HashMap::new();
         let mut surface: HashMap<(Kind, Option<String>), Binding> = HashMap::new();
         let (mut schema_unhandled, mut surface_unhandled, mut walk_limit) = (None, None, None);
+        let mut server = Vec::new();
         let mut seen = HashMap::new();
         for (i, rule) in rows.iter().enumerate() {
             let dup_key = (rule.scope.clone(), rule.event.clone(), rule.when);
@@ -350,6 +356,7 @@ impl Rules {
                 Scope::Schema { keyword } if keyword == ANY_KEYWORD => schema_unhandled = Some(i),
                 Scope::Schema { keyword } if keyword == WALK_KEYWORD => walk_limit = Some(i),
                 Scope::Element { kind: None, .. } => surface_unhandled = Some(i),
+                Scope::Server { .. } => server.push(i),
                 Scope::Schema { keyword } => {
                     merge(schema.entry(keyword.clone()).or_insert_with(fresh), rule, i)?
                 }
@@ -374,6 +381,7 @@ impl Rules {
             rows,
             schema,
             surface,
+            server,
             overrides: HashMap::new(),
         })
     }
@@ -417,6 +425,14 @@ impl Rules {
             let r = &self.rows[i];
             r.event == event && (r.when.is_none() || r.when == cond)
         })
+    }
+
+    /// The server row for `event`.
+    pub fn server_row(&self, event: &str) -> Option<usize> {
+        self.server
+            .iter()
+            .copied()
+            .find(|&i| self.rows[i].event == event)
     }
 
     pub fn schema_unhandled(&self) -> usize {
@@ -502,6 +518,12 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
             }
             Scope::Schema { keyword: k.clone() }
         }
+        (None, Some(e)) if e == "server" => Scope::Server {
+            field: r
+                .field
+                .clone()
+                .ok_or_else(|| bad("a server row names its `field`".into()))?,
+        },
         (None, Some(e)) => {
             let kind = if e == "*" {
                 None

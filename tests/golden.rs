@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use mcp_covenant::cli::{self, Cli};
+use mcp_covenant::config::Config;
 use mcp_covenant::diff;
 use mcp_covenant::lint::{self, LintRules};
 use mcp_covenant::lockfile::Lockfile;
+use mcp_covenant::report::Report;
 use mcp_covenant::rules::{Direction, Rules, Scope};
 use termcolor::NoColor;
 
@@ -169,7 +171,14 @@ fn every_rule_row_is_fired_by_a_golden_case() {
             .position(|w| *w == "--walk-budget")
             .and_then(|i| words.get(i + 1)?.parse().ok())
             .unwrap_or(diff::DEFAULT_WORK_BUDGET);
-        for c in diff::diff_with_budget(&rules, &a.surface, &b.surface, budget) {
+        let changes = diff::diff_with_budget(&rules, &a.surface, &b.surface, budget);
+        let mut report = Report::new(&rules, changes.clone(), String::new(), &Config::default());
+        report.verify_version(
+            a.server.version.as_deref(),
+            b.server.version.as_deref(),
+            &Config::default(),
+        );
+        for c in changes.iter().chain(report.changes.iter()) {
             fired.insert((c.rule, c.direction));
         }
     }
@@ -184,7 +193,7 @@ fn every_rule_row_is_fired_by_a_golden_case() {
             .filter(|(_, s)| s.is_some())
             .map(|(d, _)| Some(d))
             .collect(),
-            Scope::Element { .. } => vec![rule.surface_direction()],
+            Scope::Element { .. } | Scope::Server { .. } => vec![rule.surface_direction()],
         };
         for d in needs {
             if !fired.contains(&(i, d)) {

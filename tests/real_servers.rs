@@ -9,6 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use common::*;
+use common::{reordered, reversed_text};
 use serde_json::Value;
 
 fn servers() -> PathBuf {
@@ -309,5 +310,44 @@ fn fastmcp_over_http_in_both_eras_matches_stdio() {
             0,
             "{venv} {mode}: {report}"
         );
+    }
+}
+
+/// A captured lockfile, rewritten with keys, element lists, `required`, `type`, `enum`
+/// and composition variants in reverse order, checks as unchanged.
+fn assert_reorder_is_no_change(lock: &Path) {
+    let doc: Value = serde_json::from_str(&fs::read_to_string(lock).unwrap()).unwrap();
+    let shuffled = lock.with_extension("reordered.lock");
+    fs::write(&shuffled, reversed_text(&reordered(&doc, None, true))).unwrap();
+    let (code, report) = check(lock, &shuffled);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["changes"].as_array().unwrap().len(),
+        0,
+        "{}: {report}",
+        lock.display()
+    );
+    let (code, report) = check(lock, lock);
+    assert_eq!((code, report["changes"].as_array().unwrap().len()), (0, 0));
+}
+
+#[test]
+fn real_captures_check_clean_against_themselves_reordered() {
+    let d = tmpdir("reorder");
+    if let Some(cmd) = node_server("mcp-server-everything") {
+        let lock = d.join("everything.lock");
+        snapshot(
+            &lock,
+            &cmd,
+            &["--client-capabilities", "roots,sampling,elicitation"],
+        );
+        assert_reorder_is_no_change(&lock);
+    }
+    for (venv, version) in [(".venv-mcp1", "v1"), (".venv-mcp2", "v2")] {
+        if let Some(cmd) = fastmcp(venv, version) {
+            let lock = d.join(format!("fastmcp-{version}.lock"));
+            snapshot(&lock, &cmd, &[]);
+            assert_reorder_is_no_change(&lock);
+        }
     }
 }

@@ -40,6 +40,8 @@ pub(crate) struct Event<'a> {
     pub after: Option<Value>,
     /// The value that came or went (an enum value), for `{value}`.
     pub value: Option<Value>,
+    /// Said after the message ("looks renamed from `x`"); not part of the fingerprint.
+    pub hint: Option<String>,
 }
 
 impl<'a> Event<'a> {
@@ -50,6 +52,7 @@ impl<'a> Event<'a> {
             before: None,
             after: None,
             value: None,
+            hint: None,
         }
     }
 
@@ -93,7 +96,7 @@ impl<'r> Emitter<'r> {
         let before = show(&ev.before);
         let after = show(&ev.after);
         let value = show(&ev.value);
-        let message = render_message(
+        let mut message = render_message(
             &row.message,
             &[
                 ("before", &before),
@@ -103,6 +106,10 @@ impl<'r> Emitter<'r> {
                 ("field", name),
             ],
         );
+        if let Some(hint) = &ev.hint {
+            message.push_str("; ");
+            message.push_str(hint);
+        }
         let (before, after) = match ev.value {
             Some(v) if ev.event.ends_with("_added") => (None, Some(v)),
             Some(v) => (Some(v), None),

@@ -44,11 +44,45 @@ pub fn diff_with_budget(
         let (la, lb) = (before.list(kind), after.list(kind));
         let (ia, ib) = (index(la), index(lb));
         let names: BTreeSet<&String> = ia.keys().chain(ib.keys()).collect();
+        // Elements that went and came with the same content: a likely rename.
+        let content = |e: &Element| {
+            let mut m = e.clone();
+            for f in [key, "title", "description", "name"] {
+                m.remove(f);
+            }
+            m
+        };
+        let went: Vec<(&String, Element)> = ia
+            .iter()
+            .filter(|(k, _)| !ib.contains_key(*k))
+            .map(|(k, &i)| (k, content(&la[i])))
+            .collect();
+        let came: Vec<(&String, Element)> = ib
+            .iter()
+            .filter(|(k, _)| !ia.contains_key(*k))
+            .map(|(k, &j)| (k, content(&lb[j])))
+            .collect();
+        // A one-to-one match only: among several alike elements, none is a rename.
+        let twin = |list: &[(&String, Element)], of: &Element, back: &[(&String, Element)]| {
+            let mut hits = list.iter().filter(|(_, c)| c == of && substantive(kind, c));
+            let (Some((k, c)), None) = (hits.next(), hits.next()) else {
+                return None;
+            };
+            (back.iter().filter(|(_, d)| d == c).count() == 1).then(|| (*k).clone())
+        };
         for name in names {
             let subject = format!("{}:{name}", kind.word());
             match (ia.get(name), ib.get(name)) {
-                (Some(_), None) => element_presence(&mut em, kind, &subject, "removed"),
-                (None, Some(_)) => element_presence(&mut em, kind, &subject, "added"),
+                (Some(&i), None) => {
+                    let hint = twin(&came, &content(&la[i]), &went)
+                        .map(|n| format!("looks renamed to `{n}`"));
+                    element_presence(&mut em, kind, &subject, "removed", hint)
+                }
+                (None, Some(&j)) => {
+                    let hint = twin(&went, &content(&lb[j]), &came)
+                        .map(|n| format!("looks renamed from `{n}`"));
+                    element_presence(&mut em, kind, &subject, "added", hint)
+                }
                 (Some(&i), Some(&j)) => {
                     compare_elements(&mut em, budget, kind, &subject, &la[i], &lb[j])
                 }
@@ -59,7 +93,13 @@ pub fn diff_with_budget(
     em.changes
 }
 
-fn element_presence(em: &mut Emitter<'_>, kind: Kind, subject: &str, event: &'static str) {
+fn element_presence(
+    em: &mut Emitter<'_>,
+    kind: Kind,
+    subject: &str,
+    event: &'static str,
+    hint: Option<String>,
+) {
     let rules = em.rules;
     match rules
         .element_binding(kind, None)
@@ -67,7 +107,9 @@ fn element_presence(em: &mut Emitter<'_>, kind: Kind, subject: &str, event: &'st
     {
         Some(rule) => {
             let dir = rules.rows[rule].surface_direction();
-            em.emit(rule, subject, None, dir, kind.word(), Event::new(event));
+            let mut ev = Event::new(event);
+            ev.hint = hint;
+            em.emit(rule, subject, None, dir, kind.word(), ev);
         }
         None => {
             let rule = rules.surface_unhandled();
@@ -221,6 +263,25 @@ fn flatten<'v>(
             }
             _ => out.entry(path).or_default()[side] = Some(value),
         }
+    }
+}
+
+/// Enough shared content to call two elements a likely rename: a tool with parameters
+/// or an output schema, a prompt with arguments. (Two argument-less tools, or two
+/// resources, are alike without being the same thing.)
+fn substantive(kind: Kind, content: &Element) -> bool {
+    let non_empty = |v: Option<&Value>| match v {
+        Some(Value::Object(m)) => !m.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        _ => false,
+    };
+    match kind {
+        Kind::Tool => {
+            non_empty(content.get("inputSchema").and_then(|s| s.get("properties")))
+                || content.get("outputSchema").is_some()
+        }
+        Kind::Prompt => non_empty(content.get("arguments")),
+        Kind::Resource | Kind::Template => false,
     }
 }
 

@@ -118,20 +118,64 @@ const ANNOTATIONS: &[&str] = &[
     "definitions",
 ];
 
-/// How alike two subschemas are, for pairing variants that are not equal.
+/// A schema's text with every order that carries no meaning sorted away (`enum`,
+/// `required`, `type`, and the variants of `anyOf` / `oneOf` / `allOf`): two schemas
+/// with the same text are the same schema.
+fn canonical(v: &Value) -> String {
+    fn write(v: &Value, unordered: bool, out: &mut String) {
+        match v {
+            Value::Object(m) => {
+                out.push('{');
+                for (k, x) in m {
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                    out.push(':');
+                    let un = matches!(
+                        k.as_str(),
+                        "enum" | "required" | "type" | "anyOf" | "oneOf" | "allOf"
+                    );
+                    write(x, un, out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            Value::Array(a) => {
+                let mut parts: Vec<String> = a
+                    .iter()
+                    .map(|x| {
+                        let mut s = String::new();
+                        write(x, false, &mut s);
+                        s
+                    })
+                    .collect();
+                if unordered {
+                    parts.sort();
+                }
+                out.push('[');
+                out.push_str(&parts.join(","));
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(v, false, &mut out);
+    out
+}
+
+/// How alike two subschemas are, for pairing variants that are not the same.
 fn similarity(x: &Value, y: &Value) -> usize {
     let (Some(a), Some(b)) = (x.as_object(), y.as_object()) else {
         return usize::from(x == y);
     };
     let mut score = 0;
     for key in ["type", "$ref", "const"] {
-        if a.get(key).is_some() && a.get(key) == b.get(key) {
+        if a.get(key).is_some() && a.get(key).map(canonical) == b.get(key).map(canonical) {
             score += 8;
         }
     }
     for (k, v) in a {
         if let Some(w) = b.get(k) {
-            score += if v == w { 2 } else { 1 };
+            score += if canonical(v) == canonical(w) { 4 } else { 1 };
         }
     }
     score
@@ -551,34 +595,35 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         names.extend(pb.iter().flat_map(|m| m.keys().map(String::as_str)));
         names.extend(ra.iter().copied());
         names.extend(rb.iter().copied());
+        let mut came: Vec<(&str, Option<&Value>, bool)> = Vec::new();
+        let mut went: Vec<(&str, Option<&Value>, bool)> = Vec::new();
+        let child_of = |name: &str| {
+            if flat {
+                join(path, name)
+            } else {
+                join(&format!("{path}.properties"), name)
+            }
+        };
+        let cond = |r: bool| {
+            Some(if r {
+                Condition::Required
+            } else {
+                Condition::Optional
+            })
+        };
         for name in names {
             let sa = pa.and_then(|m| m.get(name));
             let sb = pb.and_then(|m| m.get(name));
             let (req_a, req_b) = (ra.contains(name), rb.contains(name));
-            let child = if flat {
-                join(path, name)
-            } else {
-                join(&format!("{path}.properties"), name)
-            };
+            let child = child_of(name);
             let there_a = sa.is_some() || req_a;
             let there_b = sb.is_some() || req_b;
-            let cond = |r: bool| {
-                Some(if r {
-                    Condition::Required
-                } else {
-                    Condition::Optional
-                })
-            };
             if !there_a {
-                let mut ev = Event::new("added");
-                ev.cond = cond(req_b);
-                self.classify("properties", &child, ev);
+                came.push((name, sb, req_b));
                 continue;
             }
             if !there_b {
-                let mut ev = Event::new("removed");
-                ev.cond = cond(req_a);
-                self.classify("properties", &child, ev);
+                went.push((name, sa, req_a));
                 continue;
             }
             if req_a != req_b {
@@ -588,6 +633,37 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             // Declared on one side only: compare against the empty schema.
             self.push(sa, sb, child, chain);
+        }
+        // A field that went and one that came with the same schema: still a removal and
+        // an addition, but say that it looks like a rename.
+        let renamed = |x: Option<&Value>, y: Option<&Value>| matches!((x, y), (Some(x), Some(y)) if x == y && !trivial(Some(x)));
+        // Only a one-to-one match is a hint: among several alike fields, none is.
+        let only = |list: &[(&'v str, Option<&'v Value>, bool)], schema: Option<&Value>| {
+            let mut hits = list.iter().filter(|(_, s, _)| renamed(*s, schema));
+            match (hits.next(), hits.next()) {
+                (Some((name, _, _)), None) => Some(*name),
+                _ => None,
+            }
+        };
+        for &(name, schema, req) in &came {
+            let mut ev = Event::new("added");
+            ev.cond = cond(req);
+            if let Some(old) = only(&went, schema).filter(|old| {
+                only(&came, went.iter().find(|w| w.0 == *old).and_then(|w| w.1)) == Some(name)
+            }) {
+                ev.hint = Some(format!("looks renamed from `{old}`"));
+            }
+            self.classify("properties", &child_of(name), ev);
+        }
+        for &(name, schema, req) in &went {
+            let mut ev = Event::new("removed");
+            ev.cond = cond(req);
+            if let Some(new) = only(&came, schema).filter(|new| {
+                only(&went, came.iter().find(|c| c.0 == *new).and_then(|c| c.1)) == Some(name)
+            }) {
+                ev.hint = Some(format!("looks renamed to `{new}`"));
+            }
+            self.classify("properties", &child_of(name), ev);
         }
     }
 
@@ -663,8 +739,12 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
         let mut used_a = vec![false; xs.len()];
         let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
-        for (j, y) in ys.iter().enumerate() {
-            if let Some(i) = (0..xs.len()).find(|&i| !used_a[i] && xs[i] == *y) {
+        let (cx, cy): (Vec<String>, Vec<String>) = (
+            xs.iter().map(canonical).collect(),
+            ys.iter().map(canonical).collect(),
+        );
+        for (j, _) in ys.iter().enumerate() {
+            if let Some(i) = (0..xs.len()).find(|&i| !used_a[i] && cx[i] == cy[j]) {
                 used_a[i] = true;
                 pair_of_b[j] = Some(i);
             }

@@ -134,3 +134,49 @@ pub fn fixture_http(dir: &Path, spec: &serde_json::Value) -> Running {
     wait_for_port(port, &mut child);
     Running { child, port }
 }
+
+/// The same document with every order that carries no meaning reversed (`all`), or
+/// only the orders the lockfile normalizes away (element lists, `required`, `type`).
+pub fn reordered(v: &serde_json::Value, key: Option<&str>, all: bool) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => {
+            // serde_json's Map sorts keys; the text order is what a server varies, and
+            // Lockfile::parse must not care. Reverse arrays whose order is meaningless.
+            serde_json::Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), reordered(v, Some(k), all)))
+                    .collect(),
+            )
+        }
+        serde_json::Value::Array(a) => {
+            let mut items: Vec<serde_json::Value> =
+                a.iter().map(|x| reordered(x, None, all)).collect();
+            let normalized = matches!(key, Some("tools" | "required" | "type" | "arguments"));
+            let unordered = matches!(key, Some("enum" | "anyOf" | "oneOf" | "allOf"));
+            if normalized || (all && unordered) {
+                items.reverse();
+            }
+            serde_json::Value::Array(items)
+        }
+        other => other.clone(),
+    }
+}
+
+/// Compact JSON with object keys written in reverse order.
+pub fn reversed_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Object(m) => {
+            let parts: Vec<String> = m
+                .iter()
+                .rev()
+                .map(|(k, v)| format!("{}:{}", serde_json::to_string(k).unwrap(), reversed_text(v)))
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        serde_json::Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(reversed_text).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,151 @@
+//! Seeded property tests: for random schemas, `diff(x, x)` is empty, `diff(x,
+//! reordered(x))` is empty (object keys, element lists, `required`, `enum`, `type`
+//! and `anyOf`/`oneOf`/`allOf` order carry no meaning), and the walker never panics on
+//! random pairs. A plain xorshift generator keeps runs reproducible.
+
+mod common;
+
+use common::{reordered, reversed_text};
+use mcp_covenant::diff;
+use mcp_covenant::lockfile::Lockfile;
+use mcp_covenant::rules::Rules;
+use serde_json::{json, Map, Value};
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+const NAMES: &[&str] = &[
+    "id", "name", "kind", "tags", "limit", "q", "meta", "a.b", "x y", "value",
+];
+
+fn schema(r: &mut Rng, depth: u32) -> Value {
+    let leaf = depth >= 4 || r.below(3) == 0;
+    let mut s = Map::new();
+    match if leaf { r.below(4) } else { r.below(9) } {
+        0 => {
+            s.insert(
+                "type".into(),
+                json!(r.pick(&["string", "integer", "number", "boolean"])),
+            );
+        }
+        1 => {
+            let all = [json!("a"), json!("b"), json!("c"), json!(1), Value::Null];
+            s.insert(
+                "enum".into(),
+                Value::Array(all[..(1 + r.below(5) as usize)].to_vec()),
+            );
+        }
+        2 => {
+            s.insert("type".into(), json!(["string", "null"]));
+            s.insert("maxLength".into(), json!(r.below(100)));
+        }
+        3 => {
+            s.insert("const".into(), json!(r.below(3)));
+        }
+        4 | 5 => {
+            s.insert("type".into(), json!("object"));
+            let mut props = Map::new();
+            let mut req = Vec::new();
+            for _ in 0..r.below(5) {
+                let n = r.pick(NAMES).to_string();
+                if r.below(2) == 0 {
+                    req.push(json!(n.clone()));
+                }
+                props.insert(n, schema(r, depth + 1));
+            }
+            s.insert("properties".into(), Value::Object(props));
+            s.insert("required".into(), Value::Array(req));
+            if r.below(3) == 0 {
+                s.insert("additionalProperties".into(), json!(false));
+            }
+        }
+        6 => {
+            s.insert("type".into(), json!("array"));
+            s.insert("items".into(), schema(r, depth + 1));
+        }
+        7 => {
+            let kw = r.pick(&["anyOf", "oneOf", "allOf"]);
+            let vs: Vec<Value> = (0..1 + r.below(3)).map(|_| schema(r, depth + 1)).collect();
+            s.insert(kw.into(), Value::Array(vs));
+        }
+        _ => {
+            s.insert(
+                "$ref".into(),
+                json!(r.pick(&["#/$defs/Node", "#", "#/$defs/Missing"])),
+            );
+        }
+    }
+    if r.below(4) == 0 {
+        s.insert("description".into(), json!(format!("d{}", r.below(3))));
+    }
+    Value::Object(s)
+}
+
+fn tool(r: &mut Rng, i: usize) -> Value {
+    let mut input = schema(r, 0);
+    input["$defs"] = json!({"Node": schema(r, 2)});
+    json!({"name": format!("t{i}"), "inputSchema": input, "outputSchema": schema(r, 1)})
+}
+
+fn lockfile(tools: Vec<Value>) -> Value {
+    json!({"covenant_version": "0.2.0", "captured_at_unix": 0, "server": {"name": "p"}, "surface": {"tools": tools}})
+}
+
+#[test]
+fn a_schema_never_differs_from_itself_or_its_reordering() {
+    let rules = Rules::embedded().unwrap();
+    for seed in 1..=300u64 {
+        let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let tools: Vec<Value> = (0..3).map(|i| tool(&mut r, i)).collect();
+        let doc = lockfile(tools);
+        let a = Lockfile::parse(doc.to_string().as_bytes(), "a").unwrap();
+        let same = diff::diff(&rules, &a.surface, &a.surface);
+        assert!(same.is_empty(), "seed {seed}: diff(x, x) = {same:#?}");
+        let shuffled = reversed_text(&reordered(&doc, None, true));
+        let b = Lockfile::parse(shuffled.as_bytes(), "b").unwrap();
+        let changes = diff::diff(&rules, &a.surface, &b.surface);
+        assert!(
+            changes.is_empty(),
+            "seed {seed}: reordering is not a change, got {changes:#?}\n{doc}"
+        );
+        // Key order, element order, `required` and `type` order: the same bytes.
+        let keys_only = reversed_text(&reordered(&doc, None, false));
+        let c = Lockfile::parse(keys_only.as_bytes(), "c").unwrap();
+        assert_eq!(a.to_text(), c.to_text(), "seed {seed}: same lockfile bytes");
+    }
+}
+
+#[test]
+fn the_walker_never_panics_on_random_pairs() {
+    let rules = Rules::embedded().unwrap();
+    for seed in 1..=300u64 {
+        let mut r = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+        let x: Vec<Value> = (0..3).map(|i| tool(&mut r, i)).collect();
+        let y: Vec<Value> = (0..3).map(|i| tool(&mut r, i)).collect();
+        let a = Lockfile::parse(lockfile(x).to_string().as_bytes(), "a").unwrap();
+        let b = Lockfile::parse(lockfile(y).to_string().as_bytes(), "b").unwrap();
+        let changes = diff::diff(&rules, &a.surface, &b.surface);
+        // Every change is fully formed, and the diff is deterministic.
+        for c in &changes {
+            assert!(!c.code.is_empty() && !c.message.is_empty() && c.fingerprint.len() == 12);
+        }
+        assert_eq!(
+            changes,
+            diff::diff(&rules, &a.surface, &b.surface),
+            "seed {seed}"
+        );
+    }
+}
