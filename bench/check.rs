@@ -4,8 +4,10 @@
 //! levels, enums, arrays of objects, `$defs`) where about 5 % of the tools change, and
 //! reports, as the median of several runs:
 //!   parse   reading both files into `serde_json::Value`, one after the other
-//!   check   what `check --against` does in-process: read + validate both lockfiles,
-//!           diff, sort and render the JSON report
+//!   check   what `check --against` does in-process: read both lockfiles, scan them
+//!           (two threads), build and diff the elements whose bytes differ, sort and
+//!           render the JSON report
+//!   full    the same through the full parse of both lockfiles (the path SARIF takes)
 //! The files are left in bench/out/ so the binary can be timed on them too
 //! (bench/run.sh does that, with peak RSS).
 
@@ -119,6 +121,16 @@ fn median(mut f: impl FnMut(), runs: usize) -> Duration {
 }
 
 fn main() {
+    // `--parse-only A B`: the reference for peak RSS: parse both into `Value`, hold both.
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--parse-only") {
+        let held: Vec<Value> = args[i + 1..]
+            .iter()
+            .map(|p| serde_json::from_slice(&fs::read(p).unwrap()).unwrap())
+            .collect();
+        std::hint::black_box(&held);
+        return;
+    }
     let counts: Vec<usize> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())
@@ -132,8 +144,8 @@ fn main() {
     fs::create_dir_all(&out).unwrap();
     let rules = Rules::embedded().unwrap();
     println!(
-        "{:>7} {:>9} {:>10} {:>10} {:>7} {:>8}",
-        "tools", "MB/file", "parse ms", "check ms", "ratio", "changes"
+        "{:>7} {:>9} {:>10} {:>10} {:>7} {:>8} {:>9}",
+        "tools", "MB/file", "parse ms", "check ms", "ratio", "changes", "full ms"
     );
     for n in counts {
         let mut rng = Rng(42);
@@ -160,9 +172,15 @@ fn main() {
         let mut changes = 0;
         let check = median(
             || {
-                let x = Lockfile::read(&a).unwrap();
-                let y = Lockfile::read(&b).unwrap();
-                let found = diff::diff(&rules, &x.surface, &y.surface);
+                let (x, y) = (fs::read(&a).unwrap(), fs::read(&b).unwrap());
+                let found = diff::fast::compare_files(
+                    &rules,
+                    (&x, "a"),
+                    (&y, "b"),
+                    diff::DEFAULT_WORK_BUDGET,
+                )
+                .unwrap()
+                .changes;
                 let report = Report::new(&rules, found, "before.lock".into(), &Default::default());
                 changes = report.changes.len();
                 let mut sink = termcolor::NoColor::new(Vec::new());
@@ -171,11 +189,20 @@ fn main() {
             },
             runs,
         );
+        let full = median(
+            || {
+                let x = Lockfile::read(&a).unwrap();
+                let y = Lockfile::read(&b).unwrap();
+                std::hint::black_box(diff::diff(&rules, &x.surface, &y.surface));
+            },
+            runs,
+        );
         println!(
-            "{n:>7} {size:>9.1} {:>10.1} {:>10.1} {:>7.2} {changes:>8}",
+            "{n:>7} {size:>9.1} {:>10.1} {:>10.1} {:>7.2} {changes:>8} {:>9.1}",
             parse.as_secs_f64() * 1e3,
             check.as_secs_f64() * 1e3,
-            check.as_secs_f64() / parse.as_secs_f64()
+            check.as_secs_f64() / parse.as_secs_f64(),
+            full.as_secs_f64() * 1e3
         );
     }
 }

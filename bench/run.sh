@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Benchmarks: in-process parse vs check (cargo bench), then the release binary on the
-# 5,000-tool pair with wall time and peak RSS (GNU time, when installed).
+# Benchmarks: in-process parse vs check (cargo bench), then the release binaries on the
+# 5,000-tool pair: wall time and peak RSS of `check --against` next to merely parsing
+# both files into serde_json::Value (held together, as a diff needs them), and the
+# binary sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo bench --bench check -- "$@"
 cargo build --release -q
+bench=$(ls -t target/release/deps/check-* | grep -v '\.d$' | head -1)
 bin=target/release/mcp-covenant
-pair=(--baseline bench/out/before-5000.lock --against bench/out/after-5000.lock --format json)
-if [ -x /usr/bin/time ]; then
-  /usr/bin/time -f "binary check, 5000 tools: %e s wall, %M KB peak RSS" "$bin" check "${pair[@]}" >/dev/null || true
-else
-  start=$(date +%s.%N); "$bin" check "${pair[@]}" >/dev/null || true; end=$(date +%s.%N)
-  echo "binary check, 5000 tools: $(echo "$end - $start" | bc) s wall (install GNU time for peak RSS)"
-fi
+a=bench/out/before-5000.lock; b=bench/out/after-5000.lock
+t() { /usr/bin/time -f "%e s wall, %M KB peak RSS" "$@" 2>&1 >/dev/null | tail -1; }
+echo "parse both into Value (5000 tools): $(t "$bench" --parse-only "$a" "$b")"
+echo "check --against        (5000 tools): $(t "$bin" check --baseline "$a" --against "$b" --format json)"
+echo "check --format sarif   (5000 tools): $(t "$bin" check --baseline "$a" --against "$b" --format sarif)"
+echo "release binary: $(stat -c %s "$bin") bytes"
+cargo build --release -q --no-default-features --target-dir target/stdio-only
+echo "stdio-only binary: $(stat -c %s target/stdio-only/release/mcp-covenant) bytes"

@@ -364,29 +364,108 @@ fn headers(flags: &[String]) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
+fn missing_baseline(path: &Path) -> Error {
+    Error::new(format!(
+        "baseline lockfile {} not found; create it with `mcp-covenant snapshot -o {} -- <server command>` and commit it",
+        path.display(),
+        path.display()
+    ))
+}
+
 fn read_baseline(path: &Path) -> Result<Lockfile> {
     if !path.exists() {
-        return Err(Error::new(format!(
-            "baseline lockfile {} not found; create it with `mcp-covenant snapshot -o {} -- <server command>` and commit it",
-            path.display(),
-            path.display()
-        )));
+        return Err(missing_baseline(path));
     }
     Lockfile::read(path)
 }
 
-fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteColor) -> Result<u8> {
-    let baseline = read_baseline(&args.baseline)?;
-    let current = match &args.against {
-        Some(path) => Lockfile::read(path)?,
-        None => capture(&args.source)?,
+fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            missing_baseline(path)
+        } else {
+            Error::new(format!("cannot read lockfile {}: {e}", path.display()))
+        }
+    })
+}
+
+/// The changes, the two servers' declarations, and (for JUnit) every element subject.
+struct Compared {
+    changes: Vec<diff::Change>,
+    versions: (Option<String>, Option<String>),
+    subjects: Vec<String>,
+    /// Both lockfiles in full, when the format points at their lines.
+    files: Option<(Lockfile, Lockfile)>,
+}
+
+fn compare(rules: &Rules, args: &CheckArgs) -> Result<Compared> {
+    // Two files and no line anchors needed: the fast path, which never builds the
+    // elements that are byte-identical on both sides.
+    if let (Some(against), false) = (&args.against, args.format.needs_anchors()) {
+        let a = read_bytes(&args.baseline)?;
+        let b = std::fs::read(against)
+            .map_err(|e| Error::new(format!("cannot read lockfile {}: {e}", against.display())))?;
+        let c = diff::fast::compare_files(
+            rules,
+            (&a, &args.baseline.display().to_string()),
+            (&b, &against.display().to_string()),
+            args.walk_budget,
+        )?;
+        return Ok(Compared {
+            changes: c.changes,
+            versions: (c.servers.0.version, c.servers.1.version),
+            subjects: c.subjects,
+            files: None,
+        });
+    }
+    let (baseline, current) = match &args.against {
+        // Both files: read them on two threads.
+        Some(path) => std::thread::scope(|s| {
+            let b = s.spawn(|| Lockfile::read(path));
+            let a = read_baseline(&args.baseline);
+            let b = b
+                .join()
+                .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
+            Ok::<_, Error>((a?, b?))
+        })?,
+        None => (read_baseline(&args.baseline)?, capture(&args.source)?),
     };
     let changes =
         diff::diff_with_budget(rules, &baseline.surface, &current.surface, args.walk_budget);
-    let mut report = Report::new(rules, changes, args.baseline.display().to_string(), config);
+    let mut subjects = std::collections::BTreeSet::new();
+    for surface in [&baseline.surface, &current.surface] {
+        for kind in lockfile::Kind::ALL {
+            for e in surface.list(kind) {
+                subjects.insert(format!(
+                    "{}:{}",
+                    kind.word(),
+                    lockfile::key_of(e, kind.key_field())
+                ));
+            }
+        }
+    }
+    Ok(Compared {
+        changes,
+        versions: (
+            baseline.server.version.clone(),
+            current.server.version.clone(),
+        ),
+        subjects: subjects.into_iter().collect(),
+        files: Some((baseline, current)),
+    })
+}
+
+fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteColor) -> Result<u8> {
+    let compared = compare(rules, &args)?;
+    let mut report = Report::new(
+        rules,
+        compared.changes,
+        args.baseline.display().to_string(),
+        config,
+    );
     report.verify_version(
-        baseline.server.version.as_deref(),
-        current.server.version.as_deref(),
+        compared.versions.0.as_deref(),
+        compared.versions.1.as_deref(),
         config,
     );
     report.verbose = args.verbose;
@@ -396,35 +475,17 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
         (None, None) => FailOn::Breaking,
     };
     report.fail_on = fail_on.level();
-    if args.format.needs_anchors() {
-        anchor::warn_if_not_canonical(&args.baseline, &baseline);
-        if let Some(p) = &args.against {
-            anchor::warn_if_not_canonical(p, &current);
-        }
+    if let (true, Some((baseline, current))) = (args.format.needs_anchors(), &compared.files) {
         let files = anchor::Files {
-            baseline: (&baseline, anchor::uri_for(&args.baseline)),
+            baseline: (baseline, anchor::uri_for(&args.baseline), &args.baseline),
             current: args
                 .against
                 .as_ref()
-                .map(|p| (&current, anchor::uri_for(p))),
+                .map(|p| (current, anchor::uri_for(p), p.as_path())),
         };
         report.anchors = anchor::anchors(&report.changes, &files);
     }
-    if args.format == Format::Junit {
-        let mut subjects = std::collections::BTreeSet::new();
-        for surface in [&baseline.surface, &current.surface] {
-            for kind in lockfile::Kind::ALL {
-                for e in surface.list(kind) {
-                    subjects.insert(format!(
-                        "{}:{}",
-                        kind.word(),
-                        lockfile::key_of(e, kind.key_field())
-                    ));
-                }
-            }
-        }
-        report.elements = subjects.into_iter().collect();
-    }
+    report.elements = compared.subjects;
     emit(
         out,
         args.output.as_deref(),

@@ -177,8 +177,12 @@ impl Config {
             }
             let sev = |v: &toml::Value, span: Range<usize>| -> Result<Severity> {
                 v.as_str().and_then(Severity::parse).ok_or_else(|| {
+                    let shown = match v {
+                        toml::Value::String(s) => format!("{s:?}"),
+                        other => format!("(a {})", other.type_str()),
+                    };
                     Error::new(format!(
-                        "{}: invalid severity {v} for `{}`; expected breaking, minor, patch or none",
+                        "{}: invalid severity {shown} for `{}`; expected breaking, minor, patch or none",
                         at(span),
                         id.get_ref()
                     ))

@@ -5,6 +5,7 @@
 //! atomic: the same surface always gives the same bytes, and a failed write never
 //! leaves a truncated file behind.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -142,7 +143,7 @@ pub fn key_of<'a>(element: &'a Element, key_field: &str) -> &'a str {
         .unwrap_or_default()
 }
 
-fn normalize_element(element: &mut Element) {
+pub(crate) fn normalize_element(element: &mut Element) {
     for field in TRANSPORT_FIELDS {
         element.remove(*field);
     }
@@ -232,14 +233,8 @@ impl Lockfile {
     }
 
     fn parse_with(text: &[u8], origin: &str, unique: bool) -> Result<Lockfile> {
-        let mut lock: Lockfile = serde_json::from_slice(text).map_err(|e| {
-            Error::new(format!(
-                "{origin}:{}:{}: not a valid lockfile: {}",
-                e.line(),
-                e.column(),
-                strip_position(&e.to_string())
-            ))
-        })?;
+        let mut lock: Lockfile =
+            serde_json::from_slice(text).map_err(|e| position_error(origin, &e))?;
         check_version(&lock.covenant_version, origin)?;
         lock.validate(origin, unique)?;
         lock.surface.normalize();
@@ -313,12 +308,22 @@ impl Lockfile {
 
     /// Where each element (and each value inside it) sits in the canonical text.
     pub fn line_map(&self) -> LineMap {
-        let mut map = LineMap::default();
-        self.render(Some(&mut map));
-        map
+        self.line_map_for(None).0
     }
 
-    fn render(&self, mut lines: Option<&mut LineMap>) -> String {
+    /// `line_map`, tracking the values inside only the elements in `wanted` (every
+    /// element's own lines are always there), and the canonical text it counted.
+    pub fn line_map_for(&self, wanted: Option<&HashSet<(Kind, String)>>) -> (LineMap, String) {
+        let mut map = LineMap::default();
+        let text = self.render(Some((&mut map, wanted)));
+        (map, text)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn render(
+        &self,
+        mut lines: Option<(&mut LineMap, Option<&HashSet<(Kind, String)>>)>,
+    ) -> String {
         let mut out = String::with_capacity(1 << 16);
         out.push_str("{\n");
         canon::indent(&mut out, 1);
@@ -353,7 +358,7 @@ impl Lockfile {
         };
         for (k, kind) in Kind::ALL.into_iter().enumerate() {
             canon::indent(&mut out, 2);
-            if let Some(m) = lines.as_deref_mut() {
+            if let Some((m, _)) = lines.as_mut() {
                 m.lists.insert(kind, line_now(&out));
             }
             canon::write_key(&mut out, kind.list_name());
@@ -364,20 +369,26 @@ impl Lockfile {
                 out.push_str("[\n");
                 for (i, element) in list.iter().enumerate() {
                     canon::indent(&mut out, 3);
-                    match lines.as_deref_mut() {
-                        Some(m) => {
+                    match lines.as_mut() {
+                        Some((m, wanted)) => {
                             let start = line_now(&out);
-                            let mut track = canon::Track::at(&out, start);
-                            canon::write_object_tracked(
-                                &mut out,
-                                element,
-                                Ctx::Element,
-                                3,
-                                Some(&mut track),
-                            );
+                            let key = (kind, key_of(element, kind.key_field()).to_string());
+                            let spans = if wanted.is_none_or(|w| w.contains(&key)) {
+                                let mut track = canon::Track::at(&out, start);
+                                canon::write_object_tracked(
+                                    &mut out,
+                                    element,
+                                    Ctx::Element,
+                                    3,
+                                    Some(&mut track),
+                                );
+                                track.spans
+                            } else {
+                                canon::write_object(&mut out, element, Ctx::Element, 3);
+                                Default::default()
+                            };
                             let end = line_now(&out);
-                            let key = key_of(element, kind.key_field()).to_string();
-                            m.elements.insert((kind, key), (start, end, track.spans));
+                            m.elements.insert(key, (start, end, spans));
                         }
                         None => canon::write_object(&mut out, element, Ctx::Element, 3),
                     }
@@ -510,9 +521,19 @@ pub fn capture_time() -> Result<u64> {
     }
 }
 
+/// `file:line:column: not a valid lockfile: ...` for a parse error.
+pub(crate) fn position_error(origin: &str, e: &serde_json::Error) -> Error {
+    Error::new(format!(
+        "{origin}:{}:{}: not a valid lockfile: {}",
+        e.line(),
+        e.column(),
+        strip_position(&e.to_string())
+    ))
+}
+
 /// Refuse files written by a newer mcp-covenant than this one (a newer minor may
 /// record things we would silently misread).
-fn check_version(version: &str, origin: &str) -> Result<()> {
+pub(crate) fn check_version(version: &str, origin: &str) -> Result<()> {
     let parse = |v: &str| -> Option<(u64, u64)> {
         let mut it = v.split('.');
         Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))

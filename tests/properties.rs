@@ -149,3 +149,49 @@ fn the_walker_never_panics_on_random_pairs() {
         );
     }
 }
+
+#[test]
+fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
+    let rules = Rules::embedded().unwrap();
+    for seed in 1..=150u64 {
+        let mut r = Rng(seed.wrapping_mul(0x1234_5678_9abc_def1) | 1);
+        let x: Vec<Value> = (0..6).map(|i| tool(&mut r, i)).collect();
+        // Change a few tools, keep the rest byte-identical.
+        let mut y = x.clone();
+        for i in 0..6 {
+            if r.below(3) == 0 {
+                y[i] = tool(&mut r, i);
+            }
+        }
+        if r.below(4) == 0 {
+            y.pop();
+        }
+        for canonical in [true, false] {
+            let text = |tools: &Vec<Value>| {
+                let doc = lockfile(tools.clone());
+                if canonical {
+                    Lockfile::parse(doc.to_string().as_bytes(), "x")
+                        .unwrap()
+                        .to_text()
+                } else {
+                    reversed_text(&doc)
+                }
+            };
+            let (ta, tb) = (text(&x), text(&y));
+            let a = Lockfile::parse(ta.as_bytes(), "a").unwrap();
+            let b = Lockfile::parse(tb.as_bytes(), "b").unwrap();
+            let mut full = diff::diff(&rules, &a.surface, &b.surface);
+            let mut fast = diff::fast::compare_files(
+                &rules,
+                (ta.as_bytes(), "a"),
+                (tb.as_bytes(), "b"),
+                diff::DEFAULT_WORK_BUDGET,
+            )
+            .unwrap()
+            .changes;
+            diff::sort(&mut full);
+            diff::sort(&mut fast);
+            assert_eq!(fast, full, "seed {seed}, canonical {canonical}");
+        }
+    }
+}

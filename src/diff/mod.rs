@@ -6,6 +6,7 @@
 //! up in the rule tables.
 
 mod compare;
+pub mod fast;
 mod surface;
 mod walker;
 

@@ -3,6 +3,7 @@
 //! in the new lockfile for an addition found offline. Lines come from the canonical
 //! text, never from guessing.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use crate::diff::Change;
@@ -26,19 +27,38 @@ pub fn uri_for(path: &Path) -> String {
     s.strip_prefix("./").map(str::to_string).unwrap_or(s)
 }
 
+/// The lockfiles changes are anchored in: (lockfile, its URI, its path on disk).
 pub struct Files<'a> {
-    pub baseline: (&'a Lockfile, String),
+    pub baseline: (&'a Lockfile, String, &'a Path),
     /// The new lockfile, when the check compared against a file.
-    pub current: Option<(&'a Lockfile, String)>,
+    pub current: Option<(&'a Lockfile, String, &'a Path)>,
 }
 
-/// One anchor per change, in order.
+/// One anchor per change, in order. Warns (once per file) when a file on disk is not
+/// the canonical text the lines are counted in.
 pub fn anchors(changes: &[Change], files: &Files<'_>) -> Vec<Anchor> {
-    let base = files.baseline.0.line_map();
+    let wanted: HashSet<(Kind, String)> = changes
+        .iter()
+        .filter_map(|c| {
+            let (word, key) = c.subject.split_once(':')?;
+            Some((Kind::from_word(word)?, key.to_string()))
+        })
+        .collect();
+    let map = |lock: &Lockfile, path: &Path| {
+        let (map, text) = lock.line_map_for(Some(&wanted));
+        if std::fs::read(path).is_ok_and(|bytes| bytes != text.as_bytes()) {
+            eprintln!(
+                "warning: {} is not in canonical form, so report line numbers may be off; rewrite it with `mcp-covenant snapshot`",
+                path.display()
+            );
+        }
+        map
+    };
+    let base = map(files.baseline.0, files.baseline.2);
     let cur: Option<(LineMap, &str)> = files
         .current
         .as_ref()
-        .map(|(lock, uri)| (lock.line_map(), uri.as_str()));
+        .map(|(lock, uri, path)| (map(lock, path), uri.as_str()));
     changes
         .iter()
         .map(|c| {
@@ -76,17 +96,4 @@ pub fn anchors(changes: &[Change], files: &Files<'_>) -> Vec<Anchor> {
             }
         })
         .collect()
-}
-
-/// Lines are computed from the canonical text: say so when the file on disk is not in
-/// canonical form (hand-edited, or written by another tool), since lines may be off.
-pub fn warn_if_not_canonical(path: &Path, lock: &Lockfile) {
-    if let Ok(text) = std::fs::read(path) {
-        if text != lock.to_text().as_bytes() {
-            eprintln!(
-                "warning: {} is not in canonical form, so report line numbers may be off; rewrite it with `mcp-covenant snapshot`",
-                path.display()
-            );
-        }
-    }
 }
