@@ -158,9 +158,9 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
         let x: Vec<Value> = (0..6).map(|i| tool(&mut r, i)).collect();
         // Change a few tools, keep the rest byte-identical.
         let mut y = x.clone();
-        for i in 0..6 {
+        for (i, t) in y.iter_mut().enumerate() {
             if r.below(3) == 0 {
-                y[i] = tool(&mut r, i);
+                *t = tool(&mut r, i);
             }
         }
         if r.below(4) == 0 {
