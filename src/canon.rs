@@ -107,13 +107,12 @@ fn child_ctx(parent: Ctx, key: &str) -> Ctx {
 
 fn sorted_keys(map: &Map<String, Value>, ctx: Ctx) -> Vec<&String> {
     let order = order_for(ctx);
-    let mut keys: Vec<&String> = map.keys().collect();
-    keys.sort_by(|a, b| {
-        let ra = order.iter().position(|k| k == a).unwrap_or(usize::MAX);
-        let rb = order.iter().position(|k| k == b).unwrap_or(usize::MAX);
-        ra.cmp(&rb).then_with(|| a.cmp(b))
-    });
-    keys
+    let mut keys: Vec<(usize, &String)> = map
+        .keys()
+        .map(|k| (order.iter().position(|o| o == k).unwrap_or(usize::MAX), k))
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|(_, k)| k).collect()
 }
 
 /// Serialize `value` as canonical pretty JSON with a trailing newline.
@@ -125,8 +124,45 @@ pub fn to_string(value: &Value, ctx: Ctx) -> String {
 }
 
 fn write_scalar(out: &mut String, value: &Value) {
-    // Scalars cannot fail to serialize.
-    out.push_str(&serde_json::to_string(value).unwrap_or_default());
+    match value {
+        Value::String(text) => write_json_string(out, text),
+        Value::Number(n) => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{n}");
+        }
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        _ => out.push_str("null"),
+    }
+}
+
+/// A JSON string literal, escaped exactly as serde_json escapes it.
+fn write_json_string(out: &mut String, text: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in text.bytes().enumerate() {
+        let escaped = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&text[start..i]);
+        if escaped.is_empty() {
+            use std::fmt::Write as _;
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escaped);
+        }
+        start = i + 1;
+    }
+    out.push_str(&text[start..]);
+    out.push('"');
 }
 
 /// Records the lines each value spans while a document is written, keyed by its path
@@ -224,7 +260,7 @@ pub fn write_object_tracked(
 
 /// `"key": `
 pub fn write_key(out: &mut String, key: &str) {
-    out.push_str(&serde_json::to_string(key).unwrap_or_default());
+    write_json_string(out, key);
     out.push_str(": ");
 }
 
@@ -297,6 +333,27 @@ mod tests {
         assert!(pos("\"required\"") < pos("\"additionalProperties\""));
         assert!(pos("\"alpha\"") < pos("\"zeta\""));
         assert!(text.ends_with("}\n"));
+    }
+
+    #[test]
+    fn strings_and_numbers_are_written_as_serde_json_writes_them() {
+        let v = json!([
+            "plain",
+            "q\"uote",
+            "back\\slash",
+            "nl\ncr\rtab\t",
+            "\u{1}\u{1f}\u{8}\u{c}",
+            "é ✓ 𝄞",
+            1,
+            -2.5,
+            1e300,
+            0.1,
+            u64::MAX,
+            null,
+            true
+        ]);
+        let ours = to_string(&v, Ctx::Data);
+        assert_eq!(ours, serde_json::to_string_pretty(&v).unwrap() + "\n");
     }
 
     #[test]

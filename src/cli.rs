@@ -244,6 +244,10 @@ pub fn main() -> ExitCode {
     let mut stdout = StandardStream::stdout(color_choice(cli.color));
     match run(cli, &mut stdout) {
         Ok(code) => ExitCode::from(code),
+        Err(_) if mcp::stdio::interrupted() => {
+            eprintln!("error: interrupted; the server was stopped");
+            ExitCode::from(130)
+        }
         Err(e) => {
             let _ = stdout.flush();
             eprintln!("error: {e}");

@@ -308,3 +308,39 @@ fn bad_capture_options_are_usage_errors() {
     let o = bin().args(["snapshot"]).output().unwrap();
     assert_fails_cleanly(&o, "no server to capture");
 }
+
+#[test]
+fn ctrl_c_and_sigterm_reap_the_server() {
+    for signal in ["INT", "TERM"] {
+        let d = tmpdir(&format!("signal-{signal}"));
+        let spec_path = write_spec(&d, &json!({"neverAnswer": true, "tools": []}));
+        let out = d.join("mcp-covenant.lock");
+        fs::write(&out, "precious\n").unwrap();
+        let mut child = bin()
+            .args(["snapshot", "--timeout", "60", "-o"])
+            .arg(&out)
+            .arg("--")
+            .arg(fixture())
+            .arg(&spec_path)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let needle = spec_path.display().to_string();
+        let start = std::time::Instant::now();
+        while processes_mentioning(&needle).len() < 2 && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let status = std::process::Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(130), "{signal}: {}", stderr(&o));
+        assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+        let left: Vec<u32> = processes_mentioning(&needle);
+        assert!(left.is_empty(), "{signal}: server left running: {left:?}");
+        assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n");
+    }
+}

@@ -198,6 +198,13 @@ async fn read_stderr(err: async_process::ChildStderr, tail: Shared<VecDeque<Stri
     }
 }
 
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// True once Ctrl-C or SIGTERM arrived: whatever failed after it failed because of it.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// On Ctrl-C or SIGTERM, kill and reap the server before we go.
 async fn reap_on_signal(child: Shared<Option<Child>>) {
     use async_signal::{Signal, Signals};
@@ -206,6 +213,8 @@ async fn reap_on_signal(child: Shared<Option<Child>>) {
         return;
     };
     if let Some(Ok(sig)) = signals.next().await {
+        // Set before the kill: the main thread may see the server's stdout close first.
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
         let taken = lock(&child).take();
         if let Some(mut c) = taken {
             let _ = c.kill();
