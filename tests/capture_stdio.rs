@@ -316,7 +316,7 @@ fn ctrl_c_and_sigterm_reap_the_server() {
         let spec_path = write_spec(&d, &json!({"neverAnswer": true, "tools": []}));
         let out = d.join("mcp-covenant.lock");
         fs::write(&out, "precious\n").unwrap();
-        let mut child = bin()
+        let child = bin()
             .args(["snapshot", "--timeout", "60", "-o"])
             .arg(&out)
             .arg("--")
