@@ -125,6 +125,25 @@ fn element_presence(
     }
 }
 
+/// A change in an element field no row models: reported, never dropped.
+fn unhandled_field(
+    em: &mut Emitter<'_>,
+    subject: &str,
+    field: &str,
+    a: Option<&Value>,
+    b: Option<&Value>,
+) {
+    let rule = em.rules.surface_unhandled();
+    em.emit(
+        rule,
+        subject,
+        Some(field),
+        None,
+        field,
+        Event::new("changed").values(a, b),
+    );
+}
+
 /// Classify `ev` on element field `field` by its rows, or as unhandled.
 fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &str, field: &str, ev: Event<'_>) {
     let rules = em.rules;
@@ -136,20 +155,7 @@ fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &str, field: &str, 
             let dir = rules.rows[rule].surface_direction();
             em.emit(rule, subject, Some(field), dir, field, ev);
         }
-        None => {
-            let (before, after) = (ev.before, ev.after);
-            let mut ev = Event::new("changed");
-            ev.before = before;
-            ev.after = after;
-            em.emit(
-                rules.surface_unhandled(),
-                subject,
-                Some(field),
-                None,
-                field,
-                ev,
-            );
-        }
+        None => unhandled_field(em, subject, field, ev.before.as_ref(), ev.after.as_ref()),
     }
 }
 
@@ -213,24 +219,10 @@ fn compare_elements(
                             classify_field(em, kind, subject, field, ev);
                         }
                     }
-                    None => {
-                        let ev = Event::new("changed").values(*x, *y);
-                        let rule = rules.surface_unhandled();
-                        em.emit(rule, subject, Some(field), None, field, ev);
-                    }
+                    None => unhandled_field(em, subject, field, *x, *y),
                 }
             }
-            None if x != y => {
-                let ev = Event::new("changed").values(*x, *y);
-                em.emit(
-                    rules.surface_unhandled(),
-                    subject,
-                    Some(field),
-                    None,
-                    field,
-                    ev,
-                );
-            }
+            None if x != y => unhandled_field(em, subject, field, *x, *y),
             None => {}
         }
     }

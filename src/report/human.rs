@@ -11,7 +11,7 @@ use std::io;
 
 use termcolor::{Color, ColorSpec, WriteColor};
 
-use super::{bump_word, write_str, Report};
+use super::{bump_word, place, write_section, write_str, Line, Report};
 use crate::rules::Severity;
 
 fn style(severity: Severity) -> (&'static str, &'static str, Color) {
@@ -49,45 +49,29 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
         write_str(out, "\n")?;
     }
     for severity in [Severity::Breaking, Severity::Minor, Severity::Patch] {
-        let count = report.count(severity);
-        if count == 0 {
-            continue;
-        }
         let (title, mark, color) = style(severity);
-        write_str(out, "  ")?;
-        out.set_color(ColorSpec::new().set_bold(true).set_fg(Some(color)))?;
-        write_str(out, &format!("{title} ({count})"))?;
-        out.reset()?;
-        write_str(out, "\n")?;
-        for c in report.changes.iter().filter(|c| c.severity == severity) {
-            write_str(out, "    ")?;
-            out.set_color(ColorSpec::new().set_fg(Some(color)))?;
-            write_str(out, mark)?;
-            out.reset()?;
-            write_str(out, " ")?;
-            out.set_color(ColorSpec::new().set_bold(true))?;
-            write_str(out, &c.subject)?;
-            out.reset()?;
-            if let Some(path) = &c.path {
-                write_str(out, &format!(" → {path}"))?;
-            }
-            write_str(out, &format!(" — {}  ", c.message))?;
-            out.set_color(ColorSpec::new().set_dimmed(true))?;
-            write_str(out, &format!("[{}]", c.code))?;
-            out.reset()?;
-            write_str(out, "\n")?;
-        }
+        let lines: Vec<Line<'_>> = report
+            .changes
+            .iter()
+            .filter(|c| c.severity == severity)
+            .map(|c| {
+                (
+                    c.subject.as_str(),
+                    c.path.as_deref(),
+                    c.message.as_str(),
+                    c.code.as_str(),
+                )
+            })
+            .collect();
+        write_section(out, title, mark, color, &lines)?;
     }
     if report.verbose && !report.ignored.is_empty() {
         write_str(out, &format!("  IGNORED ({})\n", report.ignored.len()))?;
         for (c, why) in &report.ignored {
-            let place = match &c.path {
-                Some(p) => format!("{} → {p}", c.subject),
-                None => c.subject.clone(),
-            };
+            let at = place(&c.subject, c.path.as_deref());
             write_str(
                 out,
-                &format!("    - {place} — {}  [{}] ({why})\n", c.message, c.code),
+                &format!("    - {at} — {}  [{}] ({why})\n", c.message, c.code),
             )?;
         }
     }

@@ -4,9 +4,9 @@
 use std::io;
 
 use serde::Serialize;
-use termcolor::{Color, ColorSpec, WriteColor};
+use termcolor::{Color, WriteColor};
 
-use super::write_str;
+use super::{write_section, write_str, Line};
 use crate::lint::{Finding, Level};
 use crate::lockfile::COVENANT_VERSION;
 
@@ -37,34 +37,20 @@ pub fn write_human(findings: &[Finding], out: &mut dyn WriteColor) -> io::Result
         write_str(out, "\n")?;
     }
     for level in [Level::Error, Level::Warning, Level::Info] {
-        let n = count(findings, level);
-        if n == 0 {
-            continue;
-        }
         let (title, mark, color) = style(level);
-        write_str(out, "  ")?;
-        out.set_color(ColorSpec::new().set_bold(true).set_fg(Some(color)))?;
-        write_str(out, &format!("{title} ({n})"))?;
-        out.reset()?;
-        write_str(out, "\n")?;
-        for f in findings.iter().filter(|f| f.level == level) {
-            write_str(out, "    ")?;
-            out.set_color(ColorSpec::new().set_fg(Some(color)))?;
-            write_str(out, mark)?;
-            out.reset()?;
-            write_str(out, " ")?;
-            out.set_color(ColorSpec::new().set_bold(true))?;
-            write_str(out, &f.subject)?;
-            out.reset()?;
-            if let Some(path) = &f.path {
-                write_str(out, &format!(" → {path}"))?;
-            }
-            write_str(out, &format!(" — {}  ", f.message))?;
-            out.set_color(ColorSpec::new().set_dimmed(true))?;
-            write_str(out, &format!("[{}]", f.code))?;
-            out.reset()?;
-            write_str(out, "\n")?;
-        }
+        let lines: Vec<Line<'_>> = findings
+            .iter()
+            .filter(|f| f.level == level)
+            .map(|f| {
+                (
+                    f.subject.as_str(),
+                    f.path.as_deref(),
+                    f.message.as_str(),
+                    f.code.as_str(),
+                )
+            })
+            .collect();
+        write_section(out, title, mark, color, &lines)?;
     }
     Ok(())
 }

@@ -83,10 +83,7 @@ pub fn github(report: &Report<'_>) -> String {
             Severity::Minor => "warning",
             _ => "notice",
         };
-        let place = match &c.path {
-            Some(p) => format!("{} → {p}", c.subject),
-            None => c.subject.clone(),
-        };
+        let place = super::place(&c.subject, c.path.as_deref());
         let location = match report.anchors.get(i) {
             Some(a) => format!(
                 "file={},line={},endLine={}",

@@ -204,6 +204,56 @@ pub(crate) fn write_str(out: &mut dyn Write, s: &str) -> io::Result<()> {
     out.write_all(s.as_bytes())
 }
 
+/// `subject → path`, or the subject alone.
+pub(crate) fn place(subject: &str, path: Option<&str>) -> String {
+    match path {
+        Some(p) => format!("{subject} → {p}"),
+        None => subject.to_string(),
+    }
+}
+
+/// One line of a human report section: (subject, path, message, code).
+pub(crate) type Line<'a> = (&'a str, Option<&'a str>, &'a str, &'a str);
+
+/// A human report section: `  TITLE (n)` and a line per item,
+/// `    x subject → path — message  [code]`, coloured when `out` supports it.
+pub(crate) fn write_section<'a>(
+    out: &mut dyn WriteColor,
+    title: &str,
+    mark: &str,
+    color: termcolor::Color,
+    lines: &[Line<'a>],
+) -> io::Result<()> {
+    use termcolor::ColorSpec;
+    if lines.is_empty() {
+        return Ok(());
+    }
+    write_str(out, "  ")?;
+    out.set_color(ColorSpec::new().set_bold(true).set_fg(Some(color)))?;
+    write_str(out, &format!("{title} ({})", lines.len()))?;
+    out.reset()?;
+    write_str(out, "\n")?;
+    for (subject, path, message, code) in lines {
+        write_str(out, "    ")?;
+        out.set_color(ColorSpec::new().set_fg(Some(color)))?;
+        write_str(out, mark)?;
+        out.reset()?;
+        write_str(out, " ")?;
+        out.set_color(ColorSpec::new().set_bold(true))?;
+        write_str(out, subject)?;
+        out.reset()?;
+        if let Some(path) = path {
+            write_str(out, &format!(" → {path}"))?;
+        }
+        write_str(out, &format!(" — {message}  "))?;
+        out.set_color(ColorSpec::new().set_dimmed(true))?;
+        write_str(out, &format!("[{code}]"))?;
+        out.reset()?;
+        write_str(out, "\n")?;
+    }
+    Ok(())
+}
+
 /// The bump a version change declares, read as Cargo reads semver: in 0.y.z the minor
 /// is the major (0.1 → 0.2 may break), in 0.0.z every bump may break. A version that
 /// went down declares nothing. `None` when either is not semver.

@@ -131,10 +131,7 @@ pub fn check(report: &Report<'_>) -> String {
             props.insert("subject".into(), json!(c.subject));
             props.insert("path".into(), json!(c.path));
             props.insert("direction".into(), json!(c.direction.map(|d| d.word())));
-            let place = match &c.path {
-                Some(p) => format!("{} → {p}", c.subject),
-                None => c.subject.clone(),
-            };
+            let place = super::place(&c.subject, c.path.as_deref());
             ResultDesc {
                 rule: &c.code,
                 level: level_of(c.severity),
@@ -165,10 +162,7 @@ pub fn lint(rules: &LintRules, findings: &[Finding], anchors: &[Anchor]) -> Stri
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let place = match &f.path {
-                Some(p) => format!("{} → {p}", f.subject),
-                None => f.subject.clone(),
-            };
+            let place = super::place(&f.subject, f.path.as_deref());
             let mut props = Map::new();
             props.insert("subject".into(), json!(f.subject));
             props.insert("path".into(), json!(f.path));
