@@ -344,3 +344,46 @@ fn ctrl_c_and_sigterm_reap_the_server() {
         assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n");
     }
 }
+
+#[test]
+fn a_full_disk_leaves_the_lockfile_untouched() {
+    let d = tmpdir("disk-full");
+    let mnt = d.join("tiny");
+    fs::create_dir_all(&mnt).unwrap();
+    // A 64 KiB tmpfs: needs root (CI runs as root); elsewhere the test says so and passes.
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&mnt)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs here (not root?)");
+        return;
+    }
+    let out = mnt.join("mcp-covenant.lock");
+    fs::write(&out, "precious\n").unwrap();
+    let spec_path = write_spec(&d, &json!({"tools": [], "generateTools": 200}));
+    let o = bin()
+        .args(["snapshot", "-o"])
+        .arg(&out)
+        .arg("--")
+        .arg(fixture())
+        .arg(&spec_path)
+        .output()
+        .unwrap();
+    let leftovers: Vec<_> = fs::read_dir(&mnt)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    let contents = fs::read_to_string(&out).unwrap();
+    let _ = std::process::Command::new("umount").arg(&mnt).status();
+    assert_fails_cleanly(&o, "No space left on device");
+    assert_eq!(contents, "precious\n");
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "the temporary file is cleaned up: {leftovers:?}"
+    );
+}
