@@ -427,10 +427,21 @@ impl Lockfile {
     /// Write to `path` atomically. When `path` already holds a lockfile with the same
     /// surface and server, its `captured_at_unix` is kept so the bytes do not change.
     pub fn write(&mut self, path: &Path) -> Result<()> {
-        if let Ok(text) = fs::read(path) {
-            if let Ok(old) = Lockfile::parse(&text, "") {
-                if old.surface == self.surface && old.server == self.server {
-                    self.captured_at_unix = old.captured_at_unix;
+        let old = fs::read(path).ok();
+        if let Some(old) = &old {
+            // Fast: the old file, if canonical, is exactly our text with its own time.
+            if let Some(at) = captured_at_of(old) {
+                let fresh = std::mem::replace(&mut self.captured_at_unix, at);
+                let text = self.to_text();
+                if text.as_bytes() == old.as_slice() {
+                    return Ok(()); // byte-identical already: nothing to write
+                }
+                self.captured_at_unix = fresh;
+            }
+            // Slow: a hand-edited or older-format file with the same interface.
+            if let Ok(previous) = Lockfile::parse(old, "") {
+                if previous.surface == self.surface && previous.server == self.server {
+                    self.captured_at_unix = previous.captured_at_unix;
                 }
             }
         }
@@ -504,6 +515,20 @@ fn prefixes(path: &str) -> Vec<usize> {
         }
     }
     ends
+}
+
+/// The `captured_at_unix` of lockfile bytes, read without building the surface.
+fn captured_at_of(bytes: &[u8]) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        captured_at_unix: u64,
+        #[allow(dead_code)]
+        #[serde(borrow)]
+        surface: &'a serde_json::value::RawValue,
+    }
+    serde_json::from_slice::<Envelope<'_>>(bytes)
+        .ok()
+        .map(|e| e.captured_at_unix)
 }
 
 /// The capture time: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
