@@ -51,6 +51,21 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     (o.status.code().unwrap_or(-1), stdout(&o), stderr(&o))
 }
 
+/// `check --baseline v1.lock --against v2.lock --format FORMAT EXTRA...` in `dir`.
+fn check_pair(dir: &Path, format: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "check",
+        "--baseline",
+        "v1.lock",
+        "--against",
+        "v2.lock",
+        "--format",
+        format,
+    ];
+    args.extend_from_slice(extra);
+    run(dir, &args)
+}
+
 fn line(path: &Path, n: u64) -> String {
     fs::read_to_string(path)
         .unwrap()
@@ -64,18 +79,7 @@ fn line(path: &Path, n: u64) -> String {
 fn check_sarif_validates_and_anchors_removed_and_added_tools() {
     let d = tmpdir("sarif-check");
     let (v1, v2) = pair(&d);
-    let (code, out, err) = run(
-        &d,
-        &[
-            "check",
-            "--baseline",
-            "v1.lock",
-            "--against",
-            "v2.lock",
-            "--format",
-            "sarif",
-        ],
-    );
+    let (code, out, err) = check_pair(&d, "sarif", &[]);
     assert_eq!(code, 1, "{err}");
     assert!(
         !err.contains("warning"),
@@ -172,18 +176,7 @@ fn the_validator_rejects_invalid_sarif() {
 fn github_junit_and_markdown_formats() {
     let d = tmpdir("other-formats");
     let (v1, _) = pair(&d);
-    let (code, out, _) = run(
-        &d,
-        &[
-            "check",
-            "--baseline",
-            "v1.lock",
-            "--against",
-            "v2.lock",
-            "--format",
-            "github",
-        ],
-    );
+    let (code, out, _) = check_pair(&d, "github", &[]);
     assert_eq!(code, 1);
     let removed = out.lines().find(|l| l.contains("[tool.removed]")).unwrap();
     assert!(
@@ -204,20 +197,7 @@ fn github_junit_and_markdown_formats() {
         .lines()
         .any(|l| l.starts_with("::warning file=v2.lock,line=") && l.contains("tool.added")));
 
-    let (code, out, _) = run(
-        &d,
-        &[
-            "check",
-            "--baseline",
-            "v1.lock",
-            "--against",
-            "v2.lock",
-            "--format",
-            "junit",
-            "--fail-on",
-            "breaking",
-        ],
-    );
+    let (code, out, _) = check_pair(&d, "junit", &["--fail-on", "breaking"]);
     assert_eq!(code, 1);
     assert!(out.contains("tests=\"3\" failures=\"2\""), "{out}");
     assert!(
@@ -227,18 +207,7 @@ fn github_junit_and_markdown_formats() {
         "{out}"
     );
 
-    let (_, out, _) = run(
-        &d,
-        &[
-            "check",
-            "--baseline",
-            "v1.lock",
-            "--against",
-            "v2.lock",
-            "--format",
-            "markdown",
-        ],
-    );
+    let (_, out, _) = check_pair(&d, "markdown", &[]);
     assert!(out.contains("required version bump **MAJOR**"), "{out}");
     assert!(
         out.contains("| `tool:legacy` |  | tool was removed | `tool.removed` |"),
