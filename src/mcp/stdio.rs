@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use async_process::{Child, ChildStdin, Command};
 use serde_json::Value;
 use smol::channel::{Receiver, Sender};
-use smol::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use smol::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use smol::Timer;
 
 use super::{Outgoing, Transport};
@@ -20,6 +20,9 @@ use crate::error::{Error, Result};
 const STDERR_TAIL: usize = 20;
 /// Warnings about non-JSON stdout lines before we go quiet about them.
 const NOISE_WARNINGS: usize = 5;
+/// The longest stdout line (one JSON-RPC message) we read.
+const MAX_LINE: u64 = 512 * 1024 * 1024;
+
 /// How long a server may take to exit after its stdin is closed.
 const GRACE: Duration = Duration::from_secs(2);
 
@@ -120,11 +123,24 @@ async fn read_stdout(
     let mut number = 0usize;
     loop {
         line.clear();
-        match reader.read_until(b'\n', &mut line).await {
+        // A bounded read: a server that never ends its line cannot exhaust memory.
+        match (&mut reader)
+            .take(MAX_LINE + 1)
+            .read_until(b'\n', &mut line)
+            .await
+        {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
         number += 1;
+        if line.len() as u64 > MAX_LINE {
+            let msg = format!(
+                "stdout line {number} is longer than {} MiB; mcp-covenant stops reading there",
+                MAX_LINE >> 20
+            );
+            let _ = tx.send(Err(msg)).await;
+            return;
+        }
         let text = trim_line(&line);
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -182,7 +198,12 @@ async fn read_stderr(err: async_process::ChildStderr, tail: Shared<VecDeque<Stri
     let mut line = Vec::new();
     loop {
         line.clear();
-        match reader.read_until(b'\n', &mut line).await {
+        // Long stderr lines arrive in 64 KiB pieces rather than all in memory at once.
+        match (&mut reader)
+            .take(64 * 1024)
+            .read_until(b'\n', &mut line)
+            .await
+        {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
