@@ -105,6 +105,10 @@ pub struct LintArgs {
 pub enum LintFormat {
     Human,
     Json,
+    /// A pull-request comment: counts, then a table per level.
+    Markdown,
+    /// GitHub Actions workflow commands, anchored to the --from lockfile's lines.
+    Github,
     /// SARIF 2.1.0, anchored to the --from lockfile's lines.
     Sarif,
 }
@@ -536,31 +540,31 @@ fn run_lint(
     match args.format {
         LintFormat::Human => emit(out, args.output.as_deref(), &human, &human)?,
         LintFormat::Json => emit(out, args.output.as_deref(), &json, &human)?,
-        LintFormat::Sarif => {
-            let anchors: Vec<anchor::Anchor> = match &args.from {
-                Some(path) => {
-                    let map = lock.line_map();
-                    let uri = anchor::uri_for(path);
-                    findings
-                        .iter()
-                        .map(|f| {
-                            let (word, key) = f.subject.split_once(':').unwrap_or(("", ""));
-                            let (start, end) = lockfile::Kind::from_word(word)
-                                .and_then(|k| map.find(k, key, f.path.as_deref()))
-                                .unwrap_or((1, 1));
-                            anchor::Anchor {
-                                uri: uri.clone(),
-                                start,
-                                end,
-                            }
-                        })
-                        .collect()
-                }
+        LintFormat::Markdown => {
+            let text = report::lint::to_markdown(&findings);
+            emit(
+                out,
+                args.output.as_deref(),
+                &|o| o.write_all(text.as_bytes()),
+                &human,
+            )?
+        }
+        LintFormat::Github | LintFormat::Sarif => {
+            let anchors = match &args.from {
+                Some(path) => anchor::lint_anchors(&lock, path, &findings),
                 None => Vec::new(),
             };
-            let text = report::sarif::lint(rules, &findings, &anchors);
-            let sarif = |o: &mut dyn WriteColor| o.write_all(text.as_bytes());
-            emit(out, args.output.as_deref(), &sarif, &human)?
+            let text = if args.format == LintFormat::Sarif {
+                report::sarif::lint(rules, &findings, &anchors)
+            } else {
+                report::lint::to_github(&findings, &anchors)
+            };
+            emit(
+                out,
+                args.output.as_deref(),
+                &|o| o.write_all(text.as_bytes()),
+                &human,
+            )?
         }
     }
     let fail_on = match (args.fail_on, &config.lint_fail_on) {

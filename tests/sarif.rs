@@ -214,3 +214,32 @@ fn github_junit_and_markdown_formats() {
         "{out}"
     );
 }
+
+#[test]
+fn lint_github_and_markdown_formats() {
+    let d = tmpdir("lint-formats");
+    let (v1, _) = pair(&d);
+    let (code, out, _) = run(&d, &["lint", "--from", "v1.lock", "--format", "github"]);
+    assert_eq!(code, 0);
+    let legacy = out.lines().find(|l| l.contains("tool:legacy")).unwrap();
+    assert!(
+        legacy.starts_with("::warning file=v1.lock,line="),
+        "{legacy}"
+    );
+    let n: u64 = legacy
+        .split("line=")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(line(&v1, n + 1).contains("legacy"));
+    let (_, out, _) = run(&d, &["lint", "--from", "v1.lock", "--format", "markdown"]);
+    assert!(out.starts_with("### mcp-covenant lint\n"), "{out}");
+    assert!(
+        out.contains("| `tool:legacy` |  | tool has no description"),
+        "{out}"
+    );
+}

@@ -97,3 +97,27 @@ pub fn anchors(changes: &[Change], files: &Files<'_>) -> Vec<Anchor> {
         })
         .collect()
 }
+
+/// Anchors for lint findings in the lockfile they came from (`--from`).
+pub fn lint_anchors(
+    lock: &Lockfile,
+    path: &Path,
+    findings: &[crate::lint::Finding],
+) -> Vec<Anchor> {
+    let map = lock.line_map();
+    let uri = uri_for(path);
+    findings
+        .iter()
+        .map(|f| {
+            let (word, key) = f.subject.split_once(':').unwrap_or(("", ""));
+            let (start, end) = Kind::from_word(word)
+                .and_then(|k| map.find(k, key, f.path.as_deref()))
+                .unwrap_or((1, 1));
+            Anchor {
+                uri: uri.clone(),
+                start,
+                end,
+            }
+        })
+        .collect()
+}

@@ -101,3 +101,73 @@ pub fn to_json(findings: &[Finding]) -> String {
     text.push('\n');
     text
 }
+
+/// `lint --format markdown`: the counts, then a table per level.
+pub fn to_markdown(findings: &[Finding]) -> String {
+    let mut out = format!(
+        "### mcp-covenant lint\n\n**{} finding(s)**: {} error, {} warning, {} info\n",
+        findings.len(),
+        count(findings, Level::Error),
+        count(findings, Level::Warning),
+        count(findings, Level::Info)
+    );
+    for (level, title) in [
+        (Level::Error, "Errors"),
+        (Level::Warning, "Warnings"),
+        (Level::Info, "Info"),
+    ] {
+        let rows: Vec<&Finding> = findings.iter().filter(|f| f.level == level).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            "\n#### {title} ({})\n\n| Subject | Path | Finding | Code |\n|---|---|---|---|\n",
+            rows.len()
+        ));
+        for f in rows {
+            let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+            out.push_str(&format!(
+                "| `{}` | {} | {} | `{}` |\n",
+                cell(&f.subject),
+                f.path
+                    .as_deref()
+                    .map(|p| format!("`{}`", cell(p)))
+                    .unwrap_or_default(),
+                cell(&f.message),
+                f.code
+            ));
+        }
+    }
+    out
+}
+
+/// `lint --format github`: one workflow command per finding.
+pub fn to_github(findings: &[Finding], anchors: &[super::anchor::Anchor]) -> String {
+    let mut out = String::new();
+    for (i, f) in findings.iter().enumerate() {
+        let level = match f.level {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            _ => "notice",
+        };
+        let location = anchors
+            .get(i)
+            .map(|a| {
+                format!(
+                    " file={},line={},endLine={},",
+                    super::markdown::escape_property(&a.uri),
+                    a.start,
+                    a.end.max(a.start)
+                )
+            })
+            .unwrap_or_else(|| " ".to_string());
+        out.push_str(&format!(
+            "::{level}{location}title={}::{}: {} [{}]\n",
+            super::markdown::escape_property(&format!("mcp-covenant {}", f.code)),
+            super::markdown::escape_data(&super::place(&f.subject, f.path.as_deref())),
+            super::markdown::escape_data(&f.message),
+            f.code
+        ));
+    }
+    out
+}

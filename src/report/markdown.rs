@@ -64,14 +64,14 @@ pub fn to_string(report: &Report<'_>) -> String {
 }
 
 /// GitHub workflow-command escaping of a message (`%`, CR, LF).
-fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// GitHub workflow-command escaping of a property value (also `:` and `,`).
-fn escape_property(s: &str) -> String {
+pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
