@@ -221,23 +221,28 @@ fn fastmcp_v1_to_v2_reports_the_breaks_and_mcp_1_and_2_agree() {
     }
 }
 
-/// Start `cmd` with PORT in its environment and as `{port}` in its arguments.
+/// Start `cmd` with PORT in its environment and as `{port}` in its arguments; a few
+/// tries, since another process may take the free port before the server binds it.
 #[cfg(feature = "http")]
 fn serve(cmd: &[String]) -> Running {
-    let port = free_port();
-    let args: Vec<String> = cmd[1..]
-        .iter()
-        .map(|a| a.replace("{port}", &port.to_string()))
-        .collect();
-    let mut child = std::process::Command::new(&cmd[0])
-        .args(&args)
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for_port(port, &mut child);
-    Running { child, port }
+    for _ in 0..5 {
+        let port = free_port();
+        let args: Vec<String> = cmd[1..]
+            .iter()
+            .map(|a| a.replace("{port}", &port.to_string()))
+            .collect();
+        let mut child = std::process::Command::new(&cmd[0])
+            .args(&args)
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        if wait_for_port(port, &mut child) {
+            return Running { child, port };
+        }
+    }
+    panic!("{cmd:?} did not start listening in 5 tries");
 }
 
 #[cfg(feature = "http")]

@@ -106,32 +106,43 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// Wait until something accepts connections on `port` (or panic after 30 s).
-pub fn wait_for_port(port: u16, child: &mut std::process::Child) {
+/// Wait until something accepts connections on `port`; false when the server exited
+/// first (e.g. the port was taken meanwhile). Panics after 30 s.
+pub fn wait_for_port(port: u16, child: &mut std::process::Child) -> bool {
     let start = std::time::Instant::now();
     while start.elapsed() < std::time::Duration::from_secs(30) {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
+            return true;
         }
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("server exited before listening on {port}: {status}");
+        if let Ok(Some(_)) = child.try_wait() {
+            return false;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     panic!("nothing listens on port {port} after 30 s");
 }
 
-/// Start the fixture server over HTTP with `spec`.
+/// Start the fixture server over HTTP with `spec`, on a port the kernel picks (the
+/// server prints it), so parallel tests never race for one.
 pub fn fixture_http(dir: &Path, spec: &serde_json::Value) -> Running {
+    use std::io::BufRead;
     let spec_path = write_spec(dir, spec);
-    let port = free_port();
     let mut child = Command::new(fixture())
         .arg(&spec_path)
-        .args(["--http", &port.to_string()])
-        .stdout(std::process::Stdio::null())
+        .args(["--http", "0"])
+        .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for_port(port, &mut child);
+    let mut line = String::new();
+    let stdout = child.stdout.take().unwrap();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .trim()
+        .strip_prefix("listening on ")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("fixture did not say its port: {line:?}"));
     Running { child, port }
 }
 
