@@ -327,6 +327,76 @@ fn same_without_refs(a: &Value, b: &Value) -> bool {
     true
 }
 
+/// Equal values, where every local `$ref` inside is compared by what it points at
+/// (each side in its own root). Pairs of references already being compared are taken as
+/// equal (a recursive definition); nesting is bounded.
+fn same_resolved(roots: [&Value; 2], a: &Value, b: &Value) -> bool {
+    fn go(
+        roots: [&Value; 2],
+        a: &Value,
+        b: &Value,
+        seen: &mut Vec<(usize, usize)>,
+        depth: usize,
+    ) -> bool {
+        if depth > 256 {
+            return false; // too deep to prove equal: report it
+        }
+        if let (Some(ra), Some(rb)) = (resolve_ptr(roots[0], a), resolve_ptr(roots[1], b)) {
+            let pair = (ra as *const Value as usize, rb as *const Value as usize);
+            if seen.contains(&pair) {
+                return true;
+            }
+            seen.push(pair);
+            // The targets, and the keywords beside `$ref`, must both agree.
+            let siblings = |v: &Value| {
+                let mut m = v.as_object().cloned().unwrap_or_default();
+                m.remove("$ref");
+                Value::Object(m)
+            };
+            return go(roots, ra, rb, seen, depth + 1)
+                && go(roots, &siblings(a), &siblings(b), seen, depth + 1);
+        }
+        match (a, b) {
+            (Value::Object(m), Value::Object(n)) => {
+                m.len() == n.len()
+                    && m.iter()
+                        .all(|(k, v)| n.get(k).is_some_and(|w| go(roots, v, w, seen, depth + 1)))
+            }
+            (Value::Array(m), Value::Array(n)) => {
+                m.len() == n.len()
+                    && m.iter()
+                        .zip(n)
+                        .all(|(v, w)| go(roots, v, w, seen, depth + 1))
+            }
+            _ => a == b,
+        }
+    }
+    fn resolve_ptr<'v>(root: &'v Value, v: &Value) -> Option<&'v Value> {
+        resolve(root, v.get("$ref")?.as_str()?)
+    }
+    if a == b && !contains_ref(a) {
+        return true;
+    }
+    go(roots, a, b, &mut Vec::new(), 0)
+}
+
+fn contains_ref(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(x) = stack.pop() {
+        match x {
+            Value::Object(m) => {
+                if m.contains_key("$ref") {
+                    return true;
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(a) => stack.extend(a.iter()),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// `true`, `{}` and absent all mean "no constraint".
 fn trivial(v: Option<&Value>) -> bool {
     match v {
@@ -487,8 +557,19 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     }
                 }
                 _ => {
-                    if a != b {
-                        self.unhandled(k, path, a, b);
+                    // Compared as values, but a `$ref` inside (under `not`, `if`, ...)
+                    // must not hide a change in what it points at.
+                    let same = match (a, b) {
+                        (Some(x), Some(y)) => same_resolved(self.roots, x, y),
+                        _ => a == b,
+                    };
+                    if !same {
+                        let mut ev = Event::new("changed").values(a, b);
+                        if a == b {
+                            ev.hint =
+                                Some("a $ref inside points at a definition that changed".into());
+                        }
+                        self.emit(self.em.rules.schema_unhandled(), path, k, ev);
                     }
                 }
             }
