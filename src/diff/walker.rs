@@ -374,27 +374,7 @@ fn same_resolved(roots: [&Value; 2], a: &Value, b: &Value) -> bool {
     fn resolve_ptr<'v>(root: &'v Value, v: &Value) -> Option<&'v Value> {
         resolve(root, v.get("$ref")?.as_str()?)
     }
-    if a == b && !contains_ref(a) {
-        return true;
-    }
-    go(roots, a, b, &mut Vec::new(), 0)
-}
-
-fn contains_ref(v: &Value) -> bool {
-    let mut stack = vec![v];
-    while let Some(x) = stack.pop() {
-        match x {
-            Value::Object(m) => {
-                if m.contains_key("$ref") {
-                    return true;
-                }
-                stack.extend(m.values());
-            }
-            Value::Array(a) => stack.extend(a.iter()),
-            _ => {}
-        }
-    }
-    false
+    same_without_refs(a, b) || go(roots, a, b, &mut Vec::new(), 0)
 }
 
 /// `true`, `{}` and absent all mean "no constraint".
