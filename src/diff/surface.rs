@@ -70,17 +70,59 @@ pub fn diff_with_budget(
             };
             (back.iter().filter(|(_, d)| d == c).count() == 1).then(|| (*k).clone())
         };
+        // A resource template is keyed by its URI template, so changing its variables
+        // removes one and adds another: pair them by their (unique) `name`.
+        let name_of = |e: &Element| e.get("name").and_then(Value::as_str).map(str::to_string);
+        // (key, name) of the elements only on one side, for pairing templates by name.
+        let only =
+            |mine: &BTreeMap<String, usize>, theirs: &BTreeMap<String, usize>, list: &[Element]| {
+                mine.iter()
+                    .filter(|(k, _)| !theirs.contains_key(*k))
+                    .map(|(k, &i)| (k.clone(), name_of(&list[i])))
+                    .collect::<Vec<(String, Option<String>)>>()
+            };
+        let (went_names, came_names) = if kind == Kind::Template {
+            (only(&ia, &ib, la), only(&ib, &ia, lb))
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let by_name = |list: &[(String, Option<String>)], name: Option<String>| -> Option<String> {
+            let name = name?;
+            let mut hits = list
+                .iter()
+                .filter(|(_, n)| n.as_deref() == Some(name.as_str()));
+            match (hits.next(), hits.next()) {
+                (Some((k, _)), None) => Some(k.clone()),
+                _ => None,
+            }
+        };
         for name in names {
             let subject = format!("{}:{name}", kind.word());
             match (ia.get(name), ib.get(name)) {
                 (Some(&i), None) => {
-                    let hint = twin(&came, &content(&la[i]), &went)
-                        .map(|n| format!("looks renamed to `{n}`"));
+                    let hint = match kind {
+                        Kind::Template => by_name(&came_names, name_of(&la[i]))
+                            .filter(|n| {
+                                by_name(&went_names, name_of(&lb[ib[n]])).as_ref() == Some(name)
+                            })
+                            .map(|n| {
+                                format!("looks replaced by `{n}` ({})", variable_diff(name, &n))
+                            }),
+                        _ => twin(&came, &content(&la[i]), &went)
+                            .map(|n| format!("looks renamed to `{n}`")),
+                    };
                     element_presence(&mut em, kind, &subject, "removed", hint)
                 }
                 (None, Some(&j)) => {
-                    let hint = twin(&went, &content(&lb[j]), &came)
-                        .map(|n| format!("looks renamed from `{n}`"));
+                    let hint = match kind {
+                        Kind::Template => by_name(&went_names, name_of(&lb[j]))
+                            .filter(|o| {
+                                by_name(&came_names, name_of(&la[ia[o]])).as_ref() == Some(name)
+                            })
+                            .map(|o| format!("looks like `{o}` with {}", variable_diff(&o, name))),
+                        _ => twin(&went, &content(&lb[j]), &came)
+                            .map(|n| format!("looks renamed from `{n}`")),
+                    };
                     element_presence(&mut em, kind, &subject, "added", hint)
                 }
                 (Some(&i), Some(&j)) => {
@@ -258,6 +300,39 @@ fn flatten<'v>(
     }
 }
 
+/// The variable names of an RFC 6570 URI template (`db://{schema}/{table}{?limit*}`).
+fn template_variables(template: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        let expr =
+            rest[open + 1..open + close].trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
+        for spec in expr.split(',') {
+            let name = spec.split([':', '*']).next().unwrap_or("").trim();
+            if !name.is_empty() {
+                names.insert(name.to_string());
+            }
+        }
+        rest = &rest[open + close + 1..];
+    }
+    names
+}
+
+/// `variables +schema, -table` between two URI templates.
+fn variable_diff(old: &str, new: &str) -> String {
+    let (a, b) = (template_variables(old), template_variables(new));
+    let mut parts: Vec<String> = b.difference(&a).map(|v| format!("+{v}")).collect();
+    parts.extend(a.difference(&b).map(|v| format!("-{v}")));
+    if parts.is_empty() {
+        "the same variables".to_string()
+    } else {
+        format!("variables {}", parts.join(", "))
+    }
+}
+
 /// Enough shared content to call two elements a likely rename: a tool with parameters
 /// or an output schema, a prompt with arguments. (Two argument-less tools, or two
 /// resources, are alike without being the same thing.)
@@ -300,4 +375,22 @@ fn arguments_schema(args: Option<&Value>) -> Value {
     schema.insert("properties".into(), Value::Object(properties));
     schema.insert("required".into(), Value::Array(required));
     Value::Object(schema)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_template_variables_follow_rfc_6570() {
+        let v = template_variables("db://{schema}/{table}{?limit,offset*}{#frag:3}{+path}");
+        let names: Vec<&str> = v.iter().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            ["frag", "limit", "offset", "path", "schema", "table"]
+        );
+        assert_eq!(variable_diff("a://{x}", "a://{x}/{y}"), "variables +y");
+        assert_eq!(variable_diff("a://{x}{y}", "b://{x}"), "variables -y");
+        assert_eq!(variable_diff("a://{x}", "b://{x}"), "the same variables");
+    }
 }
