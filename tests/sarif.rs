@@ -66,6 +66,19 @@ fn check_pair(dir: &Path, format: &str, extra: &[&str]) -> (i32, String, String)
     run(dir, &args)
 }
 
+/// The `line=N` of a GitHub workflow command.
+fn annotated_line(command: &str) -> u64 {
+    command
+        .split("line=")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 fn line(path: &Path, n: u64) -> String {
     fs::read_to_string(path)
         .unwrap()
@@ -183,15 +196,7 @@ fn github_junit_and_markdown_formats() {
         removed.starts_with("::error file=v1.lock,line="),
         "{removed}"
     );
-    let n: u64 = removed
-        .split("line=")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let n = annotated_line(removed);
     assert!(line(&v1, n + 1).contains("legacy"));
     assert!(out
         .lines()
@@ -226,15 +231,7 @@ fn lint_github_and_markdown_formats() {
         legacy.starts_with("::warning file=v1.lock,line="),
         "{legacy}"
     );
-    let n: u64 = legacy
-        .split("line=")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let n = annotated_line(legacy);
     assert!(line(&v1, n + 1).contains("legacy"));
     let (_, out, _) = run(&d, &["lint", "--from", "v1.lock", "--format", "markdown"]);
     assert!(out.starts_with("### mcp-covenant lint\n"), "{out}");

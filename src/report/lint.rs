@@ -41,14 +41,7 @@ pub fn write_human(findings: &[Finding], out: &mut dyn WriteColor) -> io::Result
         let lines: Vec<Line<'_>> = findings
             .iter()
             .filter(|f| f.level == level)
-            .map(|f| {
-                (
-                    f.subject.as_str(),
-                    f.path.as_deref(),
-                    f.message.as_str(),
-                    f.code.as_str(),
-                )
-            })
+            .map(line_of)
             .collect();
         write_section(out, title, mark, color, &lines)?;
     }
@@ -116,27 +109,12 @@ pub fn to_markdown(findings: &[Finding]) -> String {
         (Level::Warning, "Warnings"),
         (Level::Info, "Info"),
     ] {
-        let rows: Vec<&Finding> = findings.iter().filter(|f| f.level == level).collect();
-        if rows.is_empty() {
-            continue;
-        }
-        out.push_str(&format!(
-            "\n#### {title} ({})\n\n| Subject | Path | Finding | Code |\n|---|---|---|---|\n",
-            rows.len()
-        ));
-        for f in rows {
-            let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
-            out.push_str(&format!(
-                "| `{}` | {} | {} | `{}` |\n",
-                cell(&f.subject),
-                f.path
-                    .as_deref()
-                    .map(|p| format!("`{}`", cell(p)))
-                    .unwrap_or_default(),
-                cell(&f.message),
-                f.code
-            ));
-        }
+        let rows: Vec<Line<'_>> = findings
+            .iter()
+            .filter(|f| f.level == level)
+            .map(line_of)
+            .collect();
+        super::markdown::table(&mut out, title, "Finding", &rows);
     }
     out
 }
@@ -150,24 +128,17 @@ pub fn to_github(findings: &[Finding], anchors: &[super::anchor::Anchor]) -> Str
             Level::Warning => "warning",
             _ => "notice",
         };
-        let location = anchors
-            .get(i)
-            .map(|a| {
-                format!(
-                    " file={},line={},endLine={},",
-                    super::markdown::escape_property(&a.uri),
-                    a.start,
-                    a.end.max(a.start)
-                )
-            })
-            .unwrap_or_else(|| " ".to_string());
-        out.push_str(&format!(
-            "::{level}{location}title={}::{}: {} [{}]\n",
-            super::markdown::escape_property(&format!("mcp-covenant {}", f.code)),
-            super::markdown::escape_data(&super::place(&f.subject, f.path.as_deref())),
-            super::markdown::escape_data(&f.message),
-            f.code
-        ));
+        let location = anchors.get(i).map(super::markdown::anchor_location);
+        super::markdown::workflow_command(&mut out, level, location, line_of(f));
     }
     out
+}
+
+fn line_of(f: &Finding) -> Line<'_> {
+    (
+        f.subject.as_str(),
+        f.path.as_deref(),
+        f.message.as_str(),
+        f.code.as_str(),
+    )
 }

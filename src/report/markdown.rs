@@ -1,10 +1,55 @@
 //! `--format markdown` (a pull-request comment) and `--format github` (workflow commands).
 
-use super::{bump_word, Report};
+use super::{bump_word, Line, Report};
 use crate::rules::Severity;
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// `#### Title (n)` and a table of (subject, path, text, code), nothing when empty.
+pub(crate) fn table(out: &mut String, title: &str, what: &str, rows: &[Line<'_>]) {
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str(&format!(
+        "\n#### {title} ({})\n\n| Subject | Path | {what} | Code |\n|---|---|---|---|\n",
+        rows.len()
+    ));
+    for (subject, path, text, code) in rows {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | `{code}` |\n",
+            cell(subject),
+            path.map(|p| format!("`{}`", cell(p))).unwrap_or_default(),
+            cell(text),
+        ));
+    }
+}
+
+/// One GitHub workflow command: `::level file=..,line=..,endLine=..,title=..::message`.
+pub(crate) fn workflow_command(
+    out: &mut String,
+    level: &str,
+    location: Option<String>,
+    (subject, path, message, code): Line<'_>,
+) {
+    let location = location.map(|l| format!("{l},")).unwrap_or_default();
+    out.push_str(&format!(
+        "::{level} {location}title={}::{}: {} [{code}]\n",
+        escape_property(&format!("mcp-covenant {code}")),
+        escape_data(&super::place(subject, path)),
+        escape_data(message),
+    ));
+}
+
+/// `file=..,line=..,endLine=..` for an anchor.
+pub(crate) fn anchor_location(a: &super::anchor::Anchor) -> String {
+    format!(
+        "file={},line={},endLine={}",
+        escape_property(&a.uri),
+        a.start,
+        a.end.max(a.start)
+    )
 }
 
 pub fn to_string(report: &Report<'_>) -> String {
@@ -35,30 +80,20 @@ pub fn to_string(report: &Report<'_>) -> String {
         (Severity::Minor, "Minor"),
         (Severity::Patch, "Patch"),
     ] {
-        let rows: Vec<_> = report
+        let rows: Vec<Line<'_>> = report
             .changes
             .iter()
             .filter(|c| c.severity == severity)
+            .map(|c| {
+                (
+                    c.subject.as_str(),
+                    c.path.as_deref(),
+                    c.message.as_str(),
+                    c.code.as_str(),
+                )
+            })
             .collect();
-        if rows.is_empty() {
-            continue;
-        }
-        out.push_str(&format!(
-            "\n#### {title} ({})\n\n| Subject | Path | Change | Code |\n|---|---|---|---|\n",
-            rows.len()
-        ));
-        for c in rows {
-            out.push_str(&format!(
-                "| `{}` | {} | {} | `{}` |\n",
-                cell(&c.subject),
-                c.path
-                    .as_deref()
-                    .map(|p| format!("`{}`", cell(p)))
-                    .unwrap_or_default(),
-                cell(&c.message),
-                c.code
-            ));
-        }
+        table(&mut out, title, "Change", &rows);
     }
     out
 }
@@ -83,23 +118,17 @@ pub fn github(report: &Report<'_>) -> String {
             Severity::Minor => "warning",
             _ => "notice",
         };
-        let place = super::place(&c.subject, c.path.as_deref());
         let location = match report.anchors.get(i) {
-            Some(a) => format!(
-                "file={},line={},endLine={}",
-                escape_property(&a.uri),
-                a.start,
-                a.end.max(a.start)
-            ),
+            Some(a) => anchor_location(a),
             None => format!("file={}", escape_property(&report.baseline)),
         };
-        out.push_str(&format!(
-            "::{level} {location},title={}::{}: {} [{}]\n",
-            escape_property(&format!("mcp-covenant {}", c.code)),
-            escape_data(&place),
-            escape_data(&c.message),
-            c.code
-        ));
+        let line = (
+            c.subject.as_str(),
+            c.path.as_deref(),
+            c.message.as_str(),
+            c.code.as_str(),
+        );
+        workflow_command(&mut out, level, Some(location), line);
     }
     out
 }
