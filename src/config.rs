@@ -22,7 +22,7 @@ use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobMatcher};
+use crate::glob::Glob;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -56,9 +56,9 @@ impl Override {
 /// One `[[ignore]]` entry: every pattern it gives must match.
 #[derive(Clone, Debug)]
 pub struct Ignore {
-    subject: Option<GlobMatcher>,
-    path: Option<GlobMatcher>,
-    code: Option<GlobMatcher>,
+    subject: Option<Glob>,
+    path: Option<Glob>,
+    code: Option<Glob>,
     fingerprint: Option<String>,
     pub reason: String,
     /// `covenant.toml:12` — where the entry is, for --verbose.
@@ -67,7 +67,7 @@ pub struct Ignore {
 
 impl Ignore {
     pub fn matches(&self, c: &Change) -> bool {
-        let glob = |g: &Option<GlobMatcher>, s: &str| g.as_ref().is_none_or(|g| g.is_match(s));
+        let glob = |g: &Option<Glob>, s: &str| g.as_ref().is_none_or(|g| g.is_match(s));
         glob(&self.subject, &c.subject)
             && glob(&self.path, c.path.as_deref().unwrap_or(""))
             && glob(&self.code, &c.code)
@@ -241,19 +241,17 @@ impl Config {
         for entry in &raw.ignore {
             let origin_line = at(entry.span());
             let e = entry.get_ref();
-            let glob = |p: &Option<Spanned<String>>| -> Result<Option<GlobMatcher>> {
+            let glob = |p: &Option<Spanned<String>>| -> Result<Option<Glob>> {
                 match p {
                     None => Ok(None),
-                    Some(s) => Glob::new(s.get_ref())
-                        .map(|g| Some(g.compile_matcher()))
-                        .map_err(|err| {
-                            Error::new(format!(
-                                "{}: invalid glob `{}`: {}",
-                                at(s.span()),
-                                s.get_ref(),
-                                err.kind()
-                            ))
-                        }),
+                    Some(s) => Glob::new(s.get_ref()).map(Some).map_err(|err| {
+                        Error::new(format!(
+                            "{}: invalid glob `{}`: {}",
+                            at(s.span()),
+                            s.get_ref(),
+                            err
+                        ))
+                    }),
                 }
             };
             let reason = match &e.reason {
@@ -275,7 +273,7 @@ impl Config {
             }
             if let Some(code) = &e.code {
                 let pattern = code.get_ref();
-                let g = Glob::new(pattern).map(|g| g.compile_matcher()).ok();
+                let g = Glob::new(pattern).ok();
                 if let Some(g) = g {
                     if !change_ids.iter().any(|id| g.is_match(id)) {
                         return Err(unknown_id(&at(code.span()), pattern, &change_ids, None));
