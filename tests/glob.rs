@@ -1,20 +1,10 @@
 //! `src/glob.rs` against globset, whose syntax it implements: on generated patterns
 //! the two must agree on whether a pattern parses, on the error, and on every match.
 
-use mcp_covenant::glob::Glob;
+mod common;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::Rng;
+use mcp_covenant::glob::Glob;
 
 /// Pieces of patterns: every metacharacter, the recursive forms, classes and groups.
 const PATTERN_PIECES: &[&str] = &[
@@ -79,8 +69,10 @@ const SUBJECT_PIECES: &[&str] = &[
 ];
 
 fn build(r: &mut Rng, pieces: &[&str], max: usize) -> String {
-    let n = r.below(max + 1);
-    (0..n).map(|_| pieces[r.below(pieces.len())]).collect()
+    let n = r.below((max + 1) as u64) as usize;
+    (0..n)
+        .map(|_| pieces[r.below(pieces.len() as u64) as usize])
+        .collect()
 }
 
 /// The pattern with its metacharacters dropped: a subject likely to match it.

@@ -5,27 +5,11 @@
 
 mod common;
 
-use common::{reordered, reversed_text};
+use common::{reordered, reversed_text, Rng};
 use mcp_covenant::diff;
 use mcp_covenant::lockfile::Lockfile;
 use mcp_covenant::rules::Rules;
 use serde_json::{json, Map, Value};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
 
 const NAMES: &[&str] = &[
     "id", "name", "kind", "tags", "limit", "q", "meta", "a.b", "x y", "value",
