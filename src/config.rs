@@ -271,19 +271,17 @@ impl Config {
                     "{origin_line}: this [[ignore]] matches everything; give a subject, path, code or fingerprint"
                 )));
             }
-            if let Some(code) = &e.code {
-                let pattern = code.get_ref();
-                let g = Glob::new(pattern).ok();
-                if let Some(g) = g {
-                    if !change_ids.iter().any(|id| g.is_match(id)) {
-                        return Err(unknown_id(&at(code.span()), pattern, &change_ids, None));
-                    }
+            let code = glob(&e.code)?;
+            if let (Some(g), Some(pattern)) = (&code, &e.code) {
+                if !change_ids.iter().any(|id| g.is_match(id)) {
+                    let at = at(pattern.span());
+                    return Err(unknown_id(&at, pattern.get_ref(), &change_ids, None));
                 }
             }
             config.ignore.push(Ignore {
                 subject: glob(&e.subject)?,
                 path: glob(&e.path)?,
-                code: glob(&e.code)?,
+                code,
                 fingerprint: e.fingerprint.as_ref().map(|f| f.get_ref().clone()),
                 reason,
                 origin: origin_line,
