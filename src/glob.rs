@@ -122,7 +122,6 @@ fn advance(tokens: &[Token], s: &[char], mut set: Vec<bool>) -> Vec<bool> {
             return set;
         };
         let mut out = vec![false; n + 1];
-        let slash_from = |from: usize| (from..n).find(|&q| s[q] == '/');
         match token {
             Token::Literal(c) => one_char(&set, s, &mut out, |x| x == *c),
             Token::Any => one_char(&set, s, &mut out, |_| true),
@@ -144,12 +143,13 @@ fn advance(tokens: &[Token], s: &[char], mut set: Vec<bool>) -> Vec<bool> {
                 }
             }
             Token::RecursiveZeroOrMore => {
+                // `/` from any position; `/ anything /` from the first `/` reached.
+                one_char(&set, s, &mut out, |x| x == '/');
                 if let Some(p) = (first..n).find(|&p| set[p] && s[p] == '/') {
-                    one_char(&set, s, &mut out, |x| x == '/');
-                    let mut q = slash_from(p + 1);
-                    while let Some(at) = q {
-                        out[at + 1] = true;
-                        q = slash_from(at + 1);
+                    for q in p + 1..n {
+                        if s[q] == '/' {
+                            out[q + 1] = true;
+                        }
                     }
                 }
             }
