@@ -174,6 +174,26 @@ pub const STRUCTURAL: &[(&str, Comparator)] = &[
 pub const ANY_KEYWORD: &str = "*";
 pub const WALK_KEYWORD: &str = "$walk";
 
+/// How sure a verdict is. `Exact`: the row models the change, so the severity follows
+/// from what the two schemas accept. `Conservative`: nothing proves the change harmless
+/// (a keyword no row models, a pattern rewritten), so it is reported as breaking.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Certainty {
+    #[default]
+    Exact,
+    Conservative,
+}
+
+impl Certainty {
+    pub fn word(self) -> &'static str {
+        match self {
+            Certainty::Exact => "exact",
+            Certainty::Conservative => "conservative",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Condition {
@@ -213,6 +233,8 @@ pub struct Rule {
     pub absent: Option<Value>,
     pub message: String,
     pub help: String,
+    /// Whether the row's verdict is proven by what the schemas accept, or a safe guess.
+    pub certainty: Certainty,
     /// Why a schema row states only one direction.
     pub reason: Option<String>,
     pub source: &'static str,
@@ -285,6 +307,8 @@ struct RawRule {
     message: String,
     help: Option<String>,
     reason: Option<String>,
+    #[serde(default)]
+    certainty: Certainty,
 }
 
 /// How a keyword (or element field) is compared, and the rows that classify it.
@@ -600,6 +624,7 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
         absent: r.absent.map(toml_to_json),
         message: r.message,
         reason: r.reason,
+        certainty: r.certainty,
         source,
     })
 }

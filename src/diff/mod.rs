@@ -12,7 +12,7 @@ mod walker;
 
 use serde_json::Value;
 
-use crate::rules::{render_message, Condition, Direction, Rules, Severity};
+use crate::rules::{render_message, Certainty, Condition, Direction, Rules, Severity};
 
 pub use surface::{diff, diff_with_budget};
 pub use walker::DEFAULT_WORK_BUDGET;
@@ -31,6 +31,13 @@ pub struct Change {
     pub before: Option<Value>,
     pub after: Option<Value>,
     pub fingerprint: String,
+    /// `Exact` when a row models the change; `Conservative` when it is reported as
+    /// breaking because nothing proves it harmless.
+    pub certainty: Certainty,
+    /// For a breaking schema change: an instance of the whole element schema that proves
+    /// it (input: the baseline accepts it and the new schema rejects it; output: the
+    /// other way round). `None` where none could be built: the verdict is unproven.
+    pub witness: Option<Value>,
 }
 
 /// An event from a comparator, before the rule tables classify it.
@@ -128,6 +135,8 @@ impl<'r> Emitter<'r> {
             before,
             after,
             fingerprint,
+            certainty: row.certainty,
+            witness: None,
         });
     }
 }

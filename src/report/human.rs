@@ -12,7 +12,7 @@ use std::io;
 use termcolor::{Color, ColorSpec, WriteColor};
 
 use super::{bump_word, place, write_section, write_str, Line, Report};
-use crate::rules::Severity;
+use crate::rules::{Certainty, Severity};
 
 fn style(severity: Severity) -> (&'static str, &'static str, Color) {
     match severity {
@@ -50,15 +50,27 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
     }
     for severity in [Severity::Breaking, Severity::Minor, Severity::Patch] {
         let (title, mark, color) = style(severity);
-        let lines: Vec<Line<'_>> = report
+        let chosen: Vec<_> = report
             .changes
             .iter()
             .filter(|c| c.severity == severity)
-            .map(|c| {
+            .collect();
+        // A conservative verdict says so: nothing proves it, nothing proves it harmless.
+        let messages: Vec<String> = chosen
+            .iter()
+            .map(|c| match c.certainty {
+                Certainty::Exact => c.message.clone(),
+                Certainty::Conservative => format!("{} (conservative)", c.message),
+            })
+            .collect();
+        let lines: Vec<Line<'_>> = chosen
+            .iter()
+            .zip(&messages)
+            .map(|(c, m)| {
                 (
                     c.subject.as_str(),
                     c.path.as_deref(),
-                    c.message.as_str(),
+                    m.as_str(),
                     c.code.as_str(),
                 )
             })

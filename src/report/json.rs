@@ -25,6 +25,8 @@ struct JsonChange<'a> {
     before: &'a Option<Value>,
     after: &'a Option<Value>,
     fingerprint: &'a str,
+    certainty: &'a str,
+    witness: &'a Option<Value>,
 }
 
 #[derive(Serialize)]
@@ -63,6 +65,8 @@ pub fn to_string(report: &Report<'_>) -> String {
                 before: &c.before,
                 after: &c.after,
                 fingerprint: &c.fingerprint,
+                certainty: c.certainty.word(),
+                witness: &c.witness,
             })
             .collect(),
         ignored: report.ignored.len(),

@@ -128,6 +128,8 @@ impl<'r> Report<'r> {
             fingerprint: diff::fingerprint(&row.id, "server", Some("version"), &vb, &va),
             before: vb,
             after: va,
+            certainty: row.certainty,
+            witness: None,
         };
         match config.ignore.iter().find(|i| i.matches(&change)) {
             Some(i) => self
