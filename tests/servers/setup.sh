@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real MCP servers the tests capture: the published npm servers (npm ci,
 # from package-lock.json) and two Python venvs with PyPI `mcp` 1.x and 2.3 for
-# fastmcp_server.py. Idempotent; .ci/run calls it, developers may too.
+# fastmcp_server.py. Idempotent; scripts/test.sh calls it.
 set -euo pipefail
 cd "$(dirname "$0")"
 if command -v npm >/dev/null; then
@@ -9,7 +9,7 @@ if command -v npm >/dev/null; then
     npm ci --no-audit --no-fund --loglevel=error
   fi
 else
-  echo "setup: npm not found; the npm server tests will fail under CI" >&2
+  echo "setup: npm not found; the npm server tests will fail" >&2
 fi
 for v in mcp1 mcp2; do
   if [ ! -x ".venv-$v/bin/python" ] || [ "requirements-$v.txt" -nt ".venv-$v" ]; then
