@@ -10,6 +10,7 @@ use termcolor::{ColorChoice, NoColor, StandardStream, WriteColor};
 use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
+use crate::git::GitFile;
 use crate::lint::{self, Level, LintRules};
 use crate::lockfile::{self, Lockfile};
 use crate::mcp;
@@ -80,8 +81,9 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct LintArgs {
-    /// Lint this lockfile instead of a live server.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["http", "command"])]
+    /// Lint this lockfile instead of a live server (a path, or git:REF:PATH to read it
+    /// at a git revision).
+    #[arg(long, value_name = "LOCKFILE", conflicts_with_all = ["http", "command"])]
     pub from: Option<PathBuf>,
 
     /// Exit 1 when a finding is at or above this level [default: error, or
@@ -144,12 +146,13 @@ pub struct SnapshotArgs {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The committed lockfile to compare against.
-    #[arg(long, default_value = "mcp-covenant.lock", value_name = "FILE")]
+    /// The lockfile to compare against: a path, or git:REF:PATH to read it at a git
+    /// revision (e.g. git:origin/main:mcp-covenant.lock, the base branch's).
+    #[arg(long, default_value = "mcp-covenant.lock", value_name = "LOCKFILE")]
     pub baseline: PathBuf,
 
-    /// Compare against this lockfile instead of a live server.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["http", "command"])]
+    /// Compare against this lockfile instead of a live server (a path, or git:REF:PATH).
+    #[arg(long, value_name = "LOCKFILE", conflicts_with_all = ["http", "command"])]
     pub against: Option<PathBuf>,
 
     /// Exit 1 when a change is at or above this level [default: breaking, or `fail_on`
@@ -372,29 +375,91 @@ fn headers(flags: &[String]) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
+/// Where a lockfile is read from: a file, or a file at a git revision (`git:REF:PATH`).
+/// A file whose name starts with `git:` is reached as `./git:...`.
+enum LockSource {
+    File(PathBuf),
+    Git(GitFile),
+}
+
+impl LockSource {
+    fn from_arg(arg: &Path) -> Result<LockSource> {
+        match arg.to_str().and_then(GitFile::parse) {
+            Some(git) => git.map(LockSource::Git),
+            None => Ok(LockSource::File(arg.to_path_buf())),
+        }
+    }
+
+    /// As the user wrote it, for messages.
+    fn name(&self) -> String {
+        match self {
+            LockSource::File(p) => p.display().to_string(),
+            LockSource::Git(g) => g.to_string(),
+        }
+    }
+
+    /// The path reports point at (SARIF `artifactLocation.uri`, annotations): for
+    /// `git:REF:PATH`, PATH, which the pull request holds too.
+    fn uri(&self) -> String {
+        match self {
+            LockSource::File(p) => anchor::uri_for(p),
+            LockSource::Git(g) => anchor::uri_for(Path::new(&g.path)),
+        }
+    }
+
+    /// The file on disk whose bytes should be the canonical text (anchoring warns when
+    /// not). A git revision has none: the name is not a path that exists.
+    fn disk_path(&self) -> PathBuf {
+        match self {
+            LockSource::File(p) => p.clone(),
+            LockSource::Git(g) => PathBuf::from(g.to_string()),
+        }
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>> {
+        match self {
+            LockSource::File(p) => std::fs::read(p)
+                .map_err(|e| Error::new(format!("cannot read lockfile {}: {e}", p.display()))),
+            LockSource::Git(g) => g.read(),
+        }
+    }
+
+    fn read(&self) -> Result<Lockfile> {
+        match self {
+            LockSource::File(p) => Lockfile::read(p),
+            LockSource::Git(g) => Lockfile::parse(&g.read()?, &g.to_string()),
+        }
+    }
+
+    fn read_lenient(&self) -> Result<Lockfile> {
+        match self {
+            LockSource::File(p) => Lockfile::read_lenient(p),
+            LockSource::Git(g) => Lockfile::parse_lenient(&g.read()?, &g.to_string()),
+        }
+    }
+
+    /// Read as the baseline: a missing file says how to create one.
+    fn read_baseline(&self) -> Result<Lockfile> {
+        match self {
+            LockSource::File(p) if !p.exists() => Err(missing_baseline(p)),
+            _ => self.read(),
+        }
+    }
+
+    fn baseline_bytes(&self) -> Result<Vec<u8>> {
+        match self {
+            LockSource::File(p) if !p.exists() => Err(missing_baseline(p)),
+            _ => self.bytes(),
+        }
+    }
+}
+
 fn missing_baseline(path: &Path) -> Error {
     Error::new(format!(
         "baseline lockfile {} not found; create it with `mcp-covenant snapshot -o {} -- <server command>` and commit it",
         path.display(),
         path.display()
     ))
-}
-
-fn read_baseline(path: &Path) -> Result<Lockfile> {
-    if !path.exists() {
-        return Err(missing_baseline(path));
-    }
-    Lockfile::read(path)
-}
-
-fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            missing_baseline(path)
-        } else {
-            Error::new(format!("cannot read lockfile {}: {e}", path.display()))
-        }
-    })
 }
 
 /// The changes, the two servers' declarations, and (for JUnit) every element subject.
@@ -406,17 +471,27 @@ struct Compared {
     files: Option<(Lockfile, Lockfile)>,
 }
 
-fn compare(rules: &Rules, args: &CheckArgs) -> Result<Compared> {
+fn compare(
+    rules: &Rules,
+    args: &CheckArgs,
+    base: &LockSource,
+    against: Option<&LockSource>,
+) -> Result<Compared> {
     // Two files and no line anchors needed: the fast path, which never builds the
     // elements that are byte-identical on both sides.
-    if let (Some(against), false) = (&args.against, args.format.needs_anchors()) {
-        let a = read_bytes(&args.baseline)?;
-        let b = std::fs::read(against)
-            .map_err(|e| Error::new(format!("cannot read lockfile {}: {e}", against.display())))?;
+    if let (Some(against), false) = (against, args.format.needs_anchors()) {
+        let (a, b) = std::thread::scope(|s| {
+            let b = s.spawn(|| against.bytes());
+            let a = base.baseline_bytes();
+            let b = b
+                .join()
+                .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
+            Ok::<_, Error>((a?, b?))
+        })?;
         let c = diff::fast::compare_files(
             rules,
-            (&a, &args.baseline.display().to_string()),
-            (&b, &against.display().to_string()),
+            (&a, &base.name()),
+            (&b, &against.name()),
             args.walk_budget,
         )?;
         return Ok(Compared {
@@ -426,17 +501,17 @@ fn compare(rules: &Rules, args: &CheckArgs) -> Result<Compared> {
             files: None,
         });
     }
-    let (baseline, current) = match &args.against {
+    let (baseline, current) = match against {
         // Both files: read them on two threads.
-        Some(path) => std::thread::scope(|s| {
-            let b = s.spawn(|| Lockfile::read(path));
-            let a = read_baseline(&args.baseline);
+        Some(against) => std::thread::scope(|s| {
+            let b = s.spawn(|| against.read());
+            let a = base.read_baseline();
             let b = b
                 .join()
                 .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
             Ok::<_, Error>((a?, b?))
         })?,
-        None => (read_baseline(&args.baseline)?, capture(&args.source)?),
+        None => (base.read_baseline()?, capture(&args.source)?),
     };
     let changes =
         diff::diff_with_budget(rules, &baseline.surface, &current.surface, args.walk_budget);
@@ -464,13 +539,14 @@ fn compare(rules: &Rules, args: &CheckArgs) -> Result<Compared> {
 }
 
 fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteColor) -> Result<u8> {
-    let compared = compare(rules, &args)?;
-    let mut report = Report::new(
-        rules,
-        compared.changes,
-        args.baseline.display().to_string(),
-        config,
-    );
+    let base = LockSource::from_arg(&args.baseline)?;
+    let against = args
+        .against
+        .as_deref()
+        .map(LockSource::from_arg)
+        .transpose()?;
+    let compared = compare(rules, &args, &base, against.as_ref())?;
+    let mut report = Report::new(rules, compared.changes, base.name(), config);
     report.verify_version(
         compared.versions.0.as_deref(),
         compared.versions.1.as_deref(),
@@ -484,12 +560,16 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
     };
     report.fail_on = fail_on.level();
     if let (true, Some((baseline, current))) = (args.format.needs_anchors(), &compared.files) {
+        let (base_disk, against_disk) = (
+            base.disk_path(),
+            against.as_ref().map(LockSource::disk_path),
+        );
         let files = anchor::Files {
-            baseline: (baseline, anchor::uri_for(&args.baseline), &args.baseline),
-            current: args
-                .against
+            baseline: (baseline, base.uri(), &base_disk),
+            current: against
                 .as_ref()
-                .map(|p| (current, anchor::uri_for(p), p.as_path())),
+                .zip(against_disk.as_deref())
+                .map(|(a, disk)| (current, a.uri(), disk)),
         };
         report.anchors = anchor::anchors(&report.changes, &files);
     }
@@ -530,8 +610,9 @@ fn run_lint(
     args: LintArgs,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
-    let lock = match &args.from {
-        Some(path) => Lockfile::read_lenient(path)?,
+    let from = args.from.as_deref().map(LockSource::from_arg).transpose()?;
+    let lock = match &from {
+        Some(source) => source.read_lenient()?,
         None => capture(&args.source)?,
     };
     let findings = lint::lint(rules, &lock.surface);
@@ -550,8 +631,8 @@ fn run_lint(
             )?
         }
         LintFormat::Github | LintFormat::Sarif => {
-            let anchors = match &args.from {
-                Some(path) => anchor::lint_anchors(&lock, path, &findings),
+            let anchors = match &from {
+                Some(source) => anchor::lint_anchors(&lock, Path::new(&source.uri()), &findings),
                 None => Vec::new(),
             };
             let text = if args.format == LintFormat::Sarif {

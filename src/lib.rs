@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod diff;
 pub mod error;
+pub mod git;
 pub mod glob;
 pub mod lint;
 pub mod lockfile;

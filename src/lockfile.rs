@@ -225,6 +225,11 @@ impl Lockfile {
         Lockfile::parse_with(text, origin, true)
     }
 
+    /// [`Lockfile::parse`] for `lint`: duplicate names are findings there, not errors.
+    pub fn parse_lenient(text: &[u8], origin: &str) -> Result<Lockfile> {
+        Lockfile::parse_with(text, origin, false)
+    }
+
     /// Read a lockfile for `lint`: duplicate names are findings there, not errors.
     pub fn read_lenient(path: &Path) -> Result<Lockfile> {
         let text = fs::read(path)

@@ -208,3 +208,35 @@ impl Rng {
         xs[self.below(xs.len() as u64) as usize]
     }
 }
+
+/// Run git in `dir` with a fixed identity and no user or system config; panics on failure.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A new repository in `dir` on branch `main`.
+pub fn git_init(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+}
+
+/// Stage everything in `dir` and commit it.
+pub fn git_commit(dir: &Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+}

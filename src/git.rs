@@ -1,0 +1,284 @@
+//! Lockfiles at a git revision: `git:REF:PATH` wherever a lockfile is read, e.g.
+//! `--baseline git:origin/main:mcp-covenant.lock`.
+//!
+//! The file is read through the `git` command, and only through `git cat-file`: it
+//! reads objects from the object store, never the index or the work tree, and runs no
+//! hook, filter (textconv, smudge), pager or fsmonitor, so nothing the repository
+//! contains is executed. The revision never reaches git's command line: `REF:PATH` is
+//! written to `cat-file --batch-check`'s stdin, which answers with the object's id,
+//! type and size; the blob is then read by that hexadecimal id, at most
+//! [`MAX_BYTES`]. A REF that starts with `-` or holds a control character is refused
+//! before git runs.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::error::{Error, Result};
+
+/// The largest lockfile read from git (a 5,000-tool lockfile is about 10 MiB).
+pub const MAX_BYTES: u64 = 256 << 20;
+
+/// A file at a git revision: `git:REF:PATH`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GitFile {
+    /// A revision as git reads it: a branch, tag, `origin/main`, `HEAD~1`, a commit id.
+    pub rev: String,
+    /// The path from the repository root (`./x` or `../x`: from the current directory).
+    pub path: String,
+}
+
+impl std::fmt::Display for GitFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "git:{}:{}", self.rev, self.path)
+    }
+}
+
+impl GitFile {
+    /// `None` when `arg` does not start with `git:` (a plain path); else the parsed
+    /// `git:REF:PATH`, or why it is not one. REF is everything up to the next `:`
+    /// (a revision cannot contain one), PATH the rest.
+    pub fn parse(arg: &str) -> Option<Result<GitFile>> {
+        let rest = arg.strip_prefix("git:")?;
+        let bad = |why: &str| {
+            Some(Err(Error::new(format!(
+                "`{}`: {why}; expected git:REF:PATH, e.g. git:origin/main:mcp-covenant.lock",
+                arg.escape_debug()
+            ))))
+        };
+        let Some((rev, path)) = rest.split_once(':') else {
+            return bad("no `:` between the revision and the path");
+        };
+        if rev.is_empty() {
+            return bad("the revision is empty");
+        }
+        if path.is_empty() {
+            return bad("the path is empty");
+        }
+        if rev.starts_with('-') {
+            return bad("a revision cannot start with `-`");
+        }
+        if arg.chars().any(char::is_control) {
+            return bad("control characters are not allowed");
+        }
+        Some(Ok(GitFile {
+            rev: rev.to_string(),
+            path: path.to_string(),
+        }))
+    }
+
+    /// The file's bytes at the revision. Every error names `git:REF:PATH`.
+    pub fn read(&self) -> Result<Vec<u8>> {
+        self.read_in(None, MAX_BYTES)
+    }
+
+    /// [`GitFile::read`] in `dir` (default: the current directory), at most `limit` bytes.
+    fn read_in(&self, dir: Option<&Path>, limit: u64) -> Result<Vec<u8>> {
+        let run = |args: &[&str], stdin, limit| run(dir, args, stdin, limit);
+        let fail = |why: String| Error::new(format!("{self}: {why}"));
+        // The revision alone first, so an unknown revision and an unknown path get
+        // different messages.
+        let query = format!("{}\n{}:{}\n", self.rev, self.rev, self.path);
+        let out = run(
+            &["cat-file", "--batch-check"],
+            Some(query.as_bytes()),
+            1 << 16,
+        )
+        .map_err(&fail)?;
+        let text = String::from_utf8_lossy(&out);
+        let mut lines = text.lines();
+        let (rev_line, file_line) = (lines.next().unwrap_or(""), lines.next().unwrap_or(""));
+        if rev_line.ends_with(" missing") || rev_line.ends_with(" ambiguous") {
+            let what = if rev_line.ends_with(" ambiguous") {
+                "is ambiguous"
+            } else {
+                "is not a known revision"
+            };
+            return Err(fail(format!(
+                "`{}` {what} in this repository (a shallow CI checkout may lack it: fetch it first, e.g. `git fetch --depth=1 origin main`)",
+                self.rev
+            )));
+        }
+        let fields: Vec<&str> = file_line.split(' ').collect();
+        let (oid, kind, size) = match fields[..] {
+            [oid, kind, size] if is_hex(oid) => (oid, kind, size.parse::<u64>().ok()),
+            _ => {
+                return Err(fail(format!(
+                    "no file `{}` at revision `{}`",
+                    self.path, self.rev
+                )))
+            }
+        };
+        if kind != "blob" {
+            return Err(fail(format!(
+                "`{}` at revision `{}` is a {kind}, not a file",
+                self.path, self.rev
+            )));
+        }
+        match size {
+            Some(n) if n <= limit => {}
+            _ => return Err(fail(too_big(limit))),
+        }
+        run(&["cat-file", "blob", oid], None, limit).map_err(fail)
+    }
+}
+
+fn too_big(limit: u64) -> String {
+    format!("the file is larger than the {limit} bytes a lockfile may be")
+}
+
+fn is_hex(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Run `git ARGS` in the current directory with `stdin`, returning at most `limit`
+/// bytes of stdout; a failure is one line: git's own first `fatal:`/`error:` line, or
+/// what to do about it.
+fn run(
+    dir: Option<&Path>,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+    limit: u64,
+) -> std::result::Result<Vec<u8>, String> {
+    let mut cmd = Command::new("git");
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd
+        .arg("--no-pager")
+        .args(args)
+        // No credential prompt can block (a partial clone may fetch a missing object).
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                "cannot run `git`: it is not installed or not on PATH".to_string()
+            }
+            _ => format!("cannot run `git`: {e}"),
+        })?;
+    let feeder = stdin.map(|bytes| {
+        let mut pipe = child.stdin.take().expect("stdin is piped");
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&bytes);
+        })
+    });
+    let mut err_pipe = child.stderr.take().expect("stderr is piped");
+    let stderr = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = (&mut err_pipe).take(1 << 16).read_to_end(&mut buf);
+        // Drain the rest so git never blocks on a full pipe.
+        let _ = std::io::copy(&mut err_pipe, &mut std::io::sink());
+        buf
+    });
+    let mut out = Vec::new();
+    let mut pipe = child.stdout.take().expect("stdout is piped");
+    let read = (&mut pipe).take(limit + 1).read_to_end(&mut out);
+    let over = out.len() as u64 > limit;
+    if over {
+        let _ = child.kill();
+    }
+    drop(pipe);
+    let status = child.wait();
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    let err = stderr.join().unwrap_or_default();
+    if over {
+        return Err(too_big(limit));
+    }
+    read.map_err(|e| format!("cannot read git's output: {e}"))?;
+    let status = status.map_err(|e| format!("git did not finish: {e}"))?;
+    if status.success() {
+        return Ok(out);
+    }
+    let err = String::from_utf8_lossy(&err);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("fatal:") || l.starts_with("error:"))
+        .or_else(|| err.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("")
+        .trim();
+    if line.contains("not a git repository") {
+        return Err(
+            "not inside a git repository (run mcp-covenant from the repository's work tree)".into(),
+        );
+    }
+    Err(match line {
+        "" => format!("git failed ({status})"),
+        l => format!("git failed: {}", l.escape_debug()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_ref_and_path() {
+        assert!(GitFile::parse("mcp-covenant.lock").is_none());
+        assert!(GitFile::parse("./git:x:y").is_none());
+        let g = GitFile::parse("git:origin/main:locks/a.lock")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (g.rev.as_str(), g.path.as_str()),
+            ("origin/main", "locks/a.lock")
+        );
+        assert_eq!(g.to_string(), "git:origin/main:locks/a.lock");
+        let g = GitFile::parse("git:HEAD~1:dir/with:colon.lock")
+            .unwrap()
+            .unwrap();
+        assert_eq!(g.path, "dir/with:colon.lock");
+        for bad in [
+            "git:",
+            "git:main",
+            "git::x.lock",
+            "git:main:",
+            "git:--output=/tmp/x:a.lock",
+            "git:-n:a.lock",
+            "git:ma\nin:a.lock",
+        ] {
+            let e = GitFile::parse(bad).unwrap().unwrap_err().to_string();
+            assert!(e.contains("expected git:REF:PATH"), "{bad}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    /// A blob over the limit is refused by its size, before it is read.
+    #[test]
+    fn the_size_is_bounded() {
+        let dir =
+            std::env::temp_dir().join(format!("mcp-covenant-git-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let git = |args: &[&str]| {
+            let o = Command::new("git")
+                .current_dir(&dir)
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        };
+        git(&["init", "-q"]);
+        std::fs::write(dir.join("a.lock"), vec![b'x'; 100]).unwrap();
+        git(&["add", "a.lock"]);
+        git(&["commit", "-q", "-m", "a"]);
+        let file = GitFile::parse("git:HEAD:a.lock").unwrap().unwrap();
+        assert_eq!(file.read_in(Some(&dir), 100).unwrap().len(), 100);
+        let e = file.read_in(Some(&dir), 99).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "git:HEAD:a.lock: the file is larger than the 99 bytes a lockfile may be"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,274 @@
+//! `git:REF:PATH` wherever a lockfile is read: the base branch's lockfile against a
+//! pull request's, in a temporary repository; and every way it can go wrong is exit 2
+//! with one `error:` line naming `git:REF:PATH`.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+fn golden(case: &str, file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("golden")
+        .join(case)
+        .join(file)
+}
+
+/// `main` holds seed-sample's before.lock as mcp-covenant.lock; branch `pr` replaces
+/// it with after.lock (a break regenerated in the same commit) and is checked out.
+fn repo(name: &str) -> PathBuf {
+    let d = tmpdir(name);
+    git_init(&d);
+    fs::copy(
+        golden("seed-sample", "before.lock"),
+        d.join("mcp-covenant.lock"),
+    )
+    .unwrap();
+    fs::create_dir(d.join("locks")).unwrap();
+    fs::write(d.join("locks/README"), "lockfiles\n").unwrap();
+    git_commit(&d, "baseline");
+    git(&d, &["checkout", "-q", "-b", "pr"]);
+    fs::copy(
+        golden("seed-sample", "after.lock"),
+        d.join("mcp-covenant.lock"),
+    )
+    .unwrap();
+    git_commit(&d, "break the interface and regenerate the lockfile");
+    d
+}
+
+fn run(dir: &Path, args: &[&str]) -> std::process::Output {
+    bin()
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_base_branch_lockfile_catches_a_break_the_pr_regenerated() {
+    let d = repo("pr");
+    // The PR's own lockfile agrees with itself: the hole.
+    let o = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "mcp-covenant.lock",
+            "--against",
+            "mcp-covenant.lock",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Against the base branch's lockfile, the break is found, as with the files.
+    let o = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "git:main:mcp-covenant.lock",
+            "--against",
+            "mcp-covenant.lock",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        fs::read_to_string(golden("seed-sample", "expected.txt")).unwrap()
+    );
+    // Both sides from git, and the slow path (SARIF anchors at PATH, not git:...).
+    let o = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "git:main:mcp-covenant.lock",
+            "--against",
+            "git:HEAD:mcp-covenant.lock",
+            "--format",
+            "sarif",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).is_empty(),
+        "no canonical-form warning: {}",
+        stderr(&o)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        assert_eq!(
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "mcp-covenant.lock",
+            "{r}"
+        );
+    }
+    // A revision expression and a path relative to the current directory.
+    let o = run(
+        &d.join("locks"),
+        &[
+            "check",
+            "--baseline",
+            "git:HEAD~1:./../mcp-covenant.lock",
+            "--against",
+            "../mcp-covenant.lock",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // lint --from reads at a revision too.
+    let o = run(
+        &d,
+        &[
+            "lint",
+            "--from",
+            "git:main:mcp-covenant.lock",
+            "--format",
+            "github",
+        ],
+    );
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("file=mcp-covenant.lock"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn every_failure_is_one_error_line_naming_the_source() {
+    let d = repo("errors");
+    let check = |dir: &Path, baseline: &str| {
+        run(
+            dir,
+            &[
+                "check",
+                "--baseline",
+                baseline,
+                "--against",
+                "mcp-covenant.lock",
+            ],
+        )
+    };
+    assert_fails_cleanly(
+        &check(&d, "git:nope:mcp-covenant.lock"),
+        "git:nope:mcp-covenant.lock: `nope` is not a known revision",
+    );
+    assert_fails_cleanly(
+        &check(&d, "git:main:missing.lock"),
+        "git:main:missing.lock: no file `missing.lock` at revision `main`",
+    );
+    assert_fails_cleanly(
+        &check(&d, "git:main:locks"),
+        "git:main:locks: `locks` at revision `main` is a tree, not a file",
+    );
+    assert_fails_cleanly(
+        &check(&d, "git:main:locks/README"),
+        "git:main:locks/README:1:1:",
+    );
+    assert_fails_cleanly(&check(&d, "git:main"), "expected git:REF:PATH");
+    // A ref that looks like an option never reaches git as one.
+    assert_fails_cleanly(
+        &check(&d, "git:--output=/tmp/x:mcp-covenant.lock"),
+        "a revision cannot start with `-`",
+    );
+    // Outside any repository.
+    let outside = tmpdir("not-a-repo");
+    fs::copy(
+        d.join("mcp-covenant.lock"),
+        outside.join("mcp-covenant.lock"),
+    )
+    .unwrap();
+    let o = bin()
+        .current_dir(&outside)
+        .env("GIT_CEILING_DIRECTORIES", outside.parent().unwrap())
+        .args([
+            "check",
+            "--baseline",
+            "git:main:mcp-covenant.lock",
+            "--against",
+            "mcp-covenant.lock",
+        ])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(
+        &o,
+        "git:main:mcp-covenant.lock: not inside a git repository",
+    );
+    // No git at all.
+    let o = bin()
+        .current_dir(&d)
+        .env("PATH", outside.join("no-bin"))
+        .args(["lint", "--from", "git:main:mcp-covenant.lock"])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(
+        &o,
+        "git:main:mcp-covenant.lock: cannot run `git`: it is not installed",
+    );
+    // A file whose name starts with git: is reached as ./git:...
+    fs::copy(d.join("mcp-covenant.lock"), d.join("git:odd")).unwrap();
+    let o = check(&d, "./git:odd");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// Reading at a revision runs nothing the repository configures: no fsmonitor hook, no
+/// textconv filter, no pager, no hook.
+#[test]
+fn reading_at_a_revision_executes_nothing_from_the_repository() {
+    let d = repo("no-exec");
+    let marker = d.join("executed");
+    let evil = d.join("evil.sh");
+    fs::write(
+        &evil,
+        format!(
+            "#!/bin/sh\ntouch '{}'\ncat \"$@\" 2>/dev/null\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&evil, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let evil = evil.display().to_string();
+    for (key, value) in [
+        ("core.fsmonitor", evil.as_str()),
+        ("core.pager", evil.as_str()),
+        ("core.hooksPath", d.to_str().unwrap()),
+        ("diff.evil.textconv", evil.as_str()),
+        ("filter.evil.smudge", evil.as_str()),
+    ] {
+        git(&d, &["config", key, value]);
+    }
+    fs::write(d.join(".gitattributes"), "*.lock diff=evil filter=evil\n").unwrap();
+    fs::copy(d.join("evil.sh"), d.join("post-checkout")).unwrap();
+    git_commit(&d, "attributes");
+    // The trap is armed: plain git commands do run it.
+    let _ = std::process::Command::new("git")
+        .current_dir(&d)
+        .args(["status"])
+        .output();
+    assert!(marker.exists(), "fsmonitor should have run for git status");
+    fs::remove_file(&marker).unwrap();
+    let o = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "git:main:mcp-covenant.lock",
+            "--against",
+            "git:HEAD:mcp-covenant.lock",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        !marker.exists(),
+        "mcp-covenant made git run repository-configured code"
+    );
+}
