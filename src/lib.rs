@@ -11,6 +11,7 @@ pub mod diff;
 pub mod error;
 pub mod git;
 pub mod glob;
+pub mod keywords;
 pub mod lint;
 pub mod lockfile;
 pub mod mcp;

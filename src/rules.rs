@@ -117,6 +117,14 @@ pub enum Comparator {
     Divisor,
     /// The server's declared version bump against the bump its changes require.
     Semver,
+    /// An applicator holding one subschema (`contains`, `not`, `then`, ...): it appears,
+    /// disappears, or (for one whose changes have no fixed direction) changes.
+    Subschema,
+    /// An applicator holding named subschemas (`patternProperties`, `dependentSchemas`):
+    /// an entry appears or disappears; entries on both sides are walked.
+    Entries,
+    /// `format`: a format that accepts a superset (`email` → `idn-email`) widens it.
+    Format,
 }
 
 impl Comparator {
@@ -135,6 +143,9 @@ impl Comparator {
             Comparator::Limit => &["exceeded"],
             Comparator::Divisor => &["added", "removed", "tightened", "loosened", "changed"],
             Comparator::Semver => &["insufficient_major", "insufficient_minor"],
+            Comparator::Subschema => &["added", "removed", "changed"],
+            Comparator::Entries => &["entry_added", "entry_removed"],
+            Comparator::Format => &["added", "removed", "widened", "narrowed", "changed"],
         }
     }
 
@@ -154,12 +165,17 @@ impl Comparator {
             Comparator::Limit => "limit",
             Comparator::Divisor => "divisor",
             Comparator::Semver => "semver",
+            Comparator::Subschema => "subschema",
+            Comparator::Entries => "entries",
+            Comparator::Format => "format",
         }
     }
 }
 
 /// Schema keywords whose comparison is structural (the walker recurses through them);
-/// rows on them must use the comparator given here.
+/// rows on them must use the comparator given here. Every applicator of
+/// rules/keywords.toml is listed, so no row can compare a subschema by its mere presence
+/// and hide a change inside it (a test checks the two tables agree).
 pub const STRUCTURAL: &[(&str, Comparator)] = &[
     ("properties", Comparator::Fields),
     ("items", Comparator::Presence),
@@ -168,7 +184,22 @@ pub const STRUCTURAL: &[(&str, Comparator)] = &[
     ("oneOf", Comparator::Variants),
     ("allOf", Comparator::Variants),
     ("prefixItems", Comparator::Variants),
+    ("patternProperties", Comparator::Entries),
+    ("dependentSchemas", Comparator::Entries),
+    ("propertyNames", Comparator::Subschema),
+    ("unevaluatedProperties", Comparator::Subschema),
+    ("unevaluatedItems", Comparator::Subschema),
+    ("additionalItems", Comparator::Subschema),
+    ("contains", Comparator::Subschema),
+    ("not", Comparator::Subschema),
+    ("if", Comparator::Subschema),
+    ("then", Comparator::Subschema),
+    ("else", Comparator::Subschema),
+    ("dependencies", Comparator::Subschema),
 ];
+
+/// Pseudo-keyword for rows on vendor extensions (`x-...`).
+pub const EXTENSION_KEYWORD: &str = "x-*";
 
 /// Pseudo-keywords for rows the walker raises itself.
 pub const ANY_KEYWORD: &str = "*";
@@ -201,6 +232,11 @@ pub enum Condition {
     Required,
     /// The field involved is (or was) optional.
     Optional,
+    /// The object or tuple that lost (or never had) the member is closed: a removed
+    /// optional property is no longer accepted; a new tuple position was not allowed.
+    Closed,
+    /// The object or tuple is open: what is not declared is accepted.
+    Open,
 }
 
 /// Where a row applies.
@@ -443,12 +479,19 @@ impl Rules {
             .filter_map(|(_, f)| f.as_deref())
     }
 
-    /// The row for `event` in `binding` under `cond`, if any.
+    /// The row for `event` in `binding` under `cond`, if any: a row whose `when` names
+    /// the condition wins over one that states none.
     pub fn pick(&self, binding: &Binding, event: &str, cond: Option<Condition>) -> Option<usize> {
-        binding.rows.iter().copied().find(|&i| {
-            let r = &self.rows[i];
-            r.event == event && (r.when.is_none() || r.when == cond)
-        })
+        let of_event = || {
+            binding
+                .rows
+                .iter()
+                .copied()
+                .filter(move |&i| self.rows[i].event == event)
+        };
+        of_event()
+            .find(|&i| cond.is_some() && self.rows[i].when == cond)
+            .or_else(|| of_event().find(|&i| self.rows[i].when.is_none()))
     }
 
     /// The server row for `event`.
@@ -605,8 +648,25 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
             "a surface row has `severity`, or exactly one of `input` and `output`".into(),
         ));
     }
-    if r.when.is_some() && r.comparator != Comparator::Fields {
-        return Err(bad("`when` applies to the `fields` comparator only".into()));
+    if r.when.is_some()
+        && !matches!(
+            r.comparator,
+            Comparator::Fields | Comparator::Variants | Comparator::Entries
+        )
+    {
+        return Err(bad(
+            "`when` applies to the `fields`, `variants` and `entries` comparators only".into(),
+        ));
+    }
+    if let Scope::Schema { keyword } = &scope {
+        // A keyword that holds subschemas is compared by the walker, never by a value
+        // comparator: a `presence` row there would let a change inside it go unseen.
+        let applicator = crate::keywords::role(keyword) == Some(crate::keywords::Role::Applicator);
+        if applicator && !STRUCTURAL.iter().any(|(k, _)| k == keyword) {
+            return Err(bad(format!(
+                "keyword `{keyword}` holds subschemas, and the walker does not descend into it yet; a row on it could hide a change inside (see CONTRIBUTING.md)"
+            )));
+        }
     }
     if r.message.trim().is_empty() {
         return Err(bad("`message` is empty".into()));

@@ -116,14 +116,46 @@ pub(crate) fn events<'e>(
             };
             Some(vec![Event::new(event).values(a, b)])
         }
+        Comparator::Format => {
+            if let Some(evs) = presence(a, b) {
+                return Some(evs);
+            }
+            let (x, y) = (a?.as_str()?, b?.as_str()?);
+            let event = if format_within(x, y) {
+                "widened"
+            } else if format_within(y, x) {
+                "narrowed"
+            } else {
+                "changed"
+            };
+            Some(vec![Event::new(event).values(a, b)])
+        }
         Comparator::Unhandled => Some(vec![Event::new("changed").values(a, b)]),
         // Structural comparators are the walker's; they never reach here.
         Comparator::Fields
         | Comparator::Variants
         | Comparator::Openness
         | Comparator::Limit
-        | Comparator::Semver => None,
+        | Comparator::Semver
+        | Comparator::Subschema
+        | Comparator::Entries => None,
     }
+}
+
+/// Every string valid in `format` `small` is also valid in `big` (the 2020-12 format
+/// definitions: the internationalised forms extend the ASCII ones; a URI is a URI
+/// reference). Anything else is not provably a subset.
+fn format_within(small: &str, big: &str) -> bool {
+    const WITHIN: &[(&str, &str)] = &[
+        ("email", "idn-email"),
+        ("hostname", "idn-hostname"),
+        ("uri", "iri"),
+        ("uri", "uri-reference"),
+        ("uri", "iri-reference"),
+        ("iri", "iri-reference"),
+        ("uri-reference", "iri-reference"),
+    ];
+    WITHIN.contains(&(small, big))
 }
 
 /// A JSON Schema `type` set. Absent means every type; `integer` is inside `number`.

@@ -6,14 +6,16 @@
 //! again) and bounded (a work budget; running out is itself reported as a change, so a
 //! break cannot hide behind it).
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
 use super::{compare, Emitter, Event};
+use crate::keywords::{self, Role};
 use crate::path::join;
-use crate::rules::{Condition, Direction, ANY_KEYWORD};
+use crate::rules::{Condition, Direction, ANY_KEYWORD, EXTENSION_KEYWORD};
 
 /// Node pairs one schema comparison may visit before it gives up (and says so).
 pub const DEFAULT_WORK_BUDGET: usize = 1_000_000;
@@ -22,21 +24,6 @@ pub const DEFAULT_WORK_BUDGET: usize = 1_000_000;
 /// shared by a handful of properties is reported under each of them; a hostile DAG of
 /// definitions (each referencing the next twice) stays linear instead of exponential.
 const REF_EXPANSIONS: u8 = 8;
-
-/// Keywords the walker handles itself, or that are not compared directly.
-const HANDLED: &[&str] = &[
-    "properties",
-    "required",
-    "items",
-    "prefixItems",
-    "additionalProperties",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    // Definitions are compared where they are referenced, not where they are declared.
-    "$defs",
-    "definitions",
-];
 
 /// Compare schema `a` with schema `b` (either may be absent) for `subject`, rooted at
 /// `path`. `flat`: the root is a list of named arguments, so a field's path is
@@ -100,24 +87,6 @@ struct Task<'v> {
     values_only: [bool; 2],
 }
 
-/// Keywords that describe a value rather than constrain it. When a schema is compared
-/// as one variant of the other side's `anyOf` (the `Optional[X]` shape), these stay at
-/// the node and everything else moves into the variant.
-const ANNOTATIONS: &[&str] = &[
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "$comment",
-    "readOnly",
-    "writeOnly",
-    "$schema",
-    "$id",
-    "$defs",
-    "definitions",
-];
-
 /// A schema's text with every order that carries no meaning sorted away (`enum`,
 /// `required`, `type`, and the variants of `anyOf` / `oneOf` / `allOf`): two schemas
 /// with the same text are the same schema.
@@ -129,10 +98,7 @@ fn canonical(v: &Value) -> String {
                 for (k, x) in m {
                     out.push_str(&serde_json::to_string(k).unwrap_or_default());
                     out.push(':');
-                    let un = matches!(
-                        k.as_str(),
-                        "enum" | "required" | "type" | "anyOf" | "oneOf" | "allOf"
-                    );
+                    let un = keywords::unordered(k);
                     write(x, un, out);
                     out.push(',');
                 }
@@ -245,7 +211,7 @@ impl<'v> View<'v> {
         if key == "$ref" {
             return self.unresolved;
         }
-        if self.values_only && ANNOTATIONS.contains(&key) {
+        if self.values_only && keywords::is_annotation(key) {
             return None;
         }
         self.layers.iter().find_map(|layer| layer.get(key))
@@ -255,7 +221,7 @@ impl<'v> View<'v> {
         self.layers
             .iter()
             .flat_map(|l| l.keys())
-            .filter(|k| !(self.values_only && ANNOTATIONS.contains(&k.as_str())))
+            .filter(|k| !(self.values_only && keywords::is_annotation(k)))
     }
 
     /// The composition keyword (`anyOf` / `oneOf`) this schema is nothing but, apart
@@ -265,7 +231,7 @@ impl<'v> View<'v> {
             .into_iter()
             .find(|k| self.get(k).is_some())?;
         self.keys()
-            .all(|k| k == kw || ANNOTATIONS.contains(&k.as_str()))
+            .all(|k| k == kw || keywords::is_annotation(k))
             .then_some(kw)
     }
 
@@ -439,8 +405,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// Classify `ev` on `keyword` by the rows bound to it, or as unhandled.
     fn classify(&mut self, keyword: &str, path: &str, ev: Event<'_>) {
         let rules = self.em.rules;
-        let rule = rules
-            .schema_binding(keyword)
+        let rule = self
+            .binding(keyword)
             .and_then(|b| rules.pick(b, ev.event, ev.cond))
             .unwrap_or_else(|| rules.schema_unhandled());
         self.emit(rule, path, keyword, ev);
@@ -502,6 +468,21 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
         let path = task.path.as_str();
 
+        // A `$ref` that resolves on one side only (or to another text): what the
+        // unresolved side accepts is unknown, so nothing else here can be judged.
+        if (va.unresolved.is_some() || vb.unresolved.is_some()) && va.unresolved != vb.unresolved {
+            let mut ev = Event::new("changed").values(
+                va.unresolved.or(task.a.and_then(|v| v.get("$ref"))),
+                vb.unresolved.or(task.b.and_then(|v| v.get("$ref"))),
+            );
+            ev.hint = Some(
+                "the $ref does not resolve on one side, so what that side accepts is unknown"
+                    .into(),
+            );
+            self.emit(self.em.rules.schema_unhandled(), path, "$ref", ev);
+            return;
+        }
+
         // `X` on one side, `anyOf: [X, {type: null}]` on the other (how pydantic writes
         // Optional[X]): compare X as one of the variants instead of reporting an anyOf
         // that appeared and every keyword of X that moved into it.
@@ -511,34 +492,56 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             _ => None,
         };
 
-        let keywords: BTreeSet<&'v String> = va.keys().chain(vb.keys()).collect();
-        for keyword in keywords {
-            let k = keyword.as_str();
-            if HANDLED.contains(&k) {
-                continue;
-            }
-            if lift.is_some() && !ANNOTATIONS.contains(&k) {
+        // The value keywords of each side, normalised so that equivalent spellings
+        // compare equal (integer bounds, a one-value enum against const).
+        let mut kv = [value_keywords(&va), value_keywords(&vb)];
+        normalise_bounds(&mut kv[0]);
+        normalise_bounds(&mut kv[1]);
+        align_const(&mut kv);
+
+        // A type changed to a disjoint one: one change, and nothing under it is listed
+        // (every other difference there follows from it).
+        if lift.is_none() && self.type_replaced(&kv, path) {
+            return;
+        }
+
+        let keywords: BTreeSet<&'v str> = kv[0].keys().chain(kv[1].keys()).copied().collect();
+        for k in keywords {
+            if lift.is_some() && !keywords::is_annotation(k) {
                 continue; // compared inside the variant
             }
-            let (a, b) = (va.get(k), vb.get(k));
+            let (a, b) = (
+                kv[0].get(k).map(|v| v.as_ref()),
+                kv[1].get(k).map(|v| v.as_ref()),
+            );
             if a.is_none() && b.is_none() {
-                continue; // a followed `$ref`
+                continue;
             }
             let rules = self.em.rules;
-            match rules.schema_binding(k) {
+            match self.binding(k) {
                 Some(binding) if k != ANY_KEYWORD => {
-                    match compare::events(binding.comparator, binding.absent.as_ref(), a, b) {
+                    let (a, b) = if k == "dependentRequired" {
+                        (a.map(name_pairs), b.map(name_pairs))
+                    } else {
+                        (a.cloned(), b.cloned())
+                    };
+                    match compare::events(
+                        binding.comparator,
+                        binding.absent.as_ref(),
+                        a.as_ref(),
+                        b.as_ref(),
+                    ) {
                         Some(evs) => {
                             for ev in evs {
                                 self.classify(k, path, ev);
                             }
                         }
-                        None => self.unhandled(k, path, a, b),
+                        None => self.unhandled(k, path, a.as_ref(), b.as_ref()),
                     }
                 }
                 _ => {
-                    // Compared as values, but a `$ref` inside (under `not`, `if`, ...)
-                    // must not hide a change in what it points at.
+                    // Compared as values, but a `$ref` inside must not hide a change in
+                    // what it points at.
                     let same = match (a, b) {
                         (Some(x), Some(y)) => same_resolved(self.roots, x, y),
                         _ => a == b,
@@ -549,7 +552,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                             ev.hint =
                                 Some("a $ref inside points at a definition that changed".into());
                         }
-                        self.emit(self.em.rules.schema_unhandled(), path, k, ev);
+                        self.emit(rules.schema_unhandled(), path, k, ev);
                     }
                 }
             }
@@ -561,9 +564,196 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
         self.fields(&va, &vb, path, task.flat, &chain);
         self.items(&va, &vb, path, &chain);
+        self.tuple(&va, &vb, path, &chain);
         self.additional(&va, &vb, path, &chain);
-        for keyword in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        for keyword in ["anyOf", "oneOf", "allOf"] {
             self.variants(keyword, va.get(keyword), vb.get(keyword), path, &chain);
+        }
+        self.subschemas(&va, &vb, path, &chain);
+        self.entries(&va, &vb, path, &chain);
+    }
+
+    /// The row binding for keyword `k` (a vendor extension falls back to `x-*`).
+    fn binding(&self, k: &str) -> Option<&'r crate::rules::Binding> {
+        let rules = self.em.rules;
+        rules.schema_binding(k).or_else(|| {
+            keywords::is_extension(k)
+                .then(|| rules.schema_binding(EXTENSION_KEYWORD))
+                .flatten()
+        })
+    }
+
+    /// Report a `type` that changed to a disjoint set; `true` when it did (the caller
+    /// then compares nothing else at this node).
+    fn type_replaced(&mut self, kv: &[Keywords<'v>; 2], path: &str) -> bool {
+        let (a, b) = (kv[0].get("type"), kv[1].get("type"));
+        let (a, b) = (a.map(|v| v.as_ref()), b.map(|v| v.as_ref()));
+        let Some(evs) = compare::events(crate::rules::Comparator::Typeset, None, a, b) else {
+            return false;
+        };
+        if !evs.iter().any(|e| e.event == "changed") {
+            return false;
+        }
+        for ev in evs {
+            self.classify("type", path, ev);
+        }
+        true
+    }
+
+    /// Applicators holding one subschema. Those whose changes have a direction
+    /// (`contains`, `propertyNames`, `then`, ...) are walked; `not`, `if` and draft-07
+    /// `dependencies` are compared as values (a change inside has no fixed direction).
+    fn subschemas(&mut self, va: &View<'v>, vb: &View<'v>, path: &str, chain: &Option<Rc<Chain>>) {
+        for kw in [
+            "contains",
+            "propertyNames",
+            "unevaluatedProperties",
+            "unevaluatedItems",
+            "additionalItems",
+            "then",
+            "else",
+        ] {
+            // draft-07 `additionalItems` beside a list `items` is the tuple's rest.
+            if kw == "additionalItems" && (is_list(va.get("items")) || is_list(vb.get("items"))) {
+                continue;
+            }
+            let (a, b) = (va.get(kw), vb.get(kw));
+            // `contains: {}` still asks for one element; elsewhere `{}` means nothing.
+            let present = |v: Option<&Value>| {
+                if kw == "contains" {
+                    v.is_some()
+                } else {
+                    !trivial(v)
+                }
+            };
+            let child = format!("{path}.{kw}");
+            match (present(a), present(b)) {
+                (false, false) => {}
+                (false, true) => self.classify(kw, &child, Event::new("added").values(a, b)),
+                (true, false) => self.classify(kw, &child, Event::new("removed").values(a, b)),
+                (true, true) => self.push(a, b, child, chain),
+            }
+        }
+        for kw in ["not", "if", "dependencies"] {
+            let (a, b) = (va.get(kw), vb.get(kw));
+            let child = format!("{path}.{kw}");
+            match (a, b) {
+                (None, None) => {}
+                (None, Some(_)) => self.classify(kw, &child, Event::new("added").values(a, b)),
+                (Some(_), None) => self.classify(kw, &child, Event::new("removed").values(a, b)),
+                (Some(x), Some(y)) => {
+                    if !same_resolved(self.roots, x, y) {
+                        let mut ev = Event::new("changed").values(a, b);
+                        if x == y {
+                            ev.hint =
+                                Some("a $ref inside points at a definition that changed".into());
+                        }
+                        self.classify(kw, &child, ev);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `patternProperties` and `dependentSchemas`: maps of subschemas, compared entry by
+    /// entry. A pattern entry means the opposite in a closed object (it admits names)
+    /// and in an open one (it constrains them).
+    fn entries(&mut self, va: &View<'v>, vb: &View<'v>, path: &str, chain: &Option<Rc<Chain>>) {
+        for kw in ["patternProperties", "dependentSchemas"] {
+            let (a, b) = (va.get(kw), vb.get(kw));
+            if a.is_none() && b.is_none() {
+                continue;
+            }
+            let (Some(ma), Some(mb)) = (as_map(a), as_map(b)) else {
+                self.unhandled(kw, path, a, b);
+                continue;
+            };
+            let base = format!("{path}.{kw}");
+            let keys: BTreeSet<&String> = ma.keys().chain(mb.keys()).collect();
+            for key in keys {
+                let child = join(&base, key);
+                let closed = |v: &View<'v>| {
+                    Some(if kw == "patternProperties" && closed_object(v) {
+                        Condition::Closed
+                    } else {
+                        Condition::Open
+                    })
+                };
+                match (ma.get(key), mb.get(key)) {
+                    (Some(x), Some(y)) => self.push(Some(x), Some(y), child, chain),
+                    (None, Some(_)) => {
+                        let mut ev = Event::new("entry_added");
+                        ev.cond = closed(va);
+                        ev.value = Some(Value::String(key.clone()));
+                        self.classify(kw, &child, ev);
+                    }
+                    (Some(_), None) => {
+                        let mut ev = Event::new("entry_removed");
+                        ev.cond = closed(vb);
+                        ev.value = Some(Value::String(key.clone()));
+                        self.classify(kw, &child, ev);
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+    }
+
+    /// Tuples: 2020-12 `prefixItems` with `items` as the rest, or draft-07 list `items`
+    /// with `additionalItems`. Each position compares against what the other side
+    /// applies there: its own position, else its rest (`false` for a closed tuple).
+    fn tuple(&mut self, va: &View<'v>, vb: &View<'v>, path: &str, chain: &Option<Rc<Chain>>) {
+        let (ta, tb) = (tuple_parts(va), tuple_parts(vb));
+        let ((kw_a, xs, rest_a), (kw_b, ys, rest_b)) = match (ta, tb) {
+            (None, None) => return,
+            (None, Some((kw, _, _))) => {
+                return self.classify(
+                    "prefixItems",
+                    path,
+                    Event::new("added").values(None, vb.get(kw)),
+                )
+            }
+            (Some((kw, _, _)), None) => {
+                return self.classify(
+                    "prefixItems",
+                    path,
+                    Event::new("removed").values(va.get(kw), None),
+                )
+            }
+            (Some(x), Some(y)) => (x, y),
+        };
+        let _ = kw_a;
+        let at = |i: usize| format!("{path}.{kw_b}[{i}]");
+        let cond = |rest: Option<&Value>| {
+            Some(if matches!(rest, Some(Value::Bool(false))) {
+                Condition::Closed
+            } else {
+                Condition::Open
+            })
+        };
+        for i in 0..xs.len().max(ys.len()) {
+            match (xs.get(i), ys.get(i)) {
+                (Some(x), Some(y)) => self.push(Some(x), Some(y), at(i), chain),
+                (None, Some(y)) => {
+                    if trivial(rest_a) || matches!(rest_a, Some(Value::Bool(false))) {
+                        let mut ev = Event::new("variant_added");
+                        ev.cond = cond(rest_a);
+                        self.classify("prefixItems", &at(i), ev);
+                    } else {
+                        self.push(rest_a, Some(y), at(i), chain);
+                    }
+                }
+                (Some(x), None) => {
+                    if trivial(rest_b) || matches!(rest_b, Some(Value::Bool(false))) {
+                        let mut ev = Event::new("variant_removed");
+                        ev.cond = cond(rest_b);
+                        self.classify("prefixItems", &at(i), ev);
+                    } else {
+                        self.push(Some(x), rest_b, at(i), chain);
+                    }
+                }
+                (None, None) => {}
+            }
         }
     }
 
@@ -716,9 +906,21 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             self.classify("properties", &child_of(name), ev);
         }
+        let closed_b = closed_object(vb);
+        let extra_b = vb
+            .get("additionalProperties")
+            .filter(|v| !trivial(Some(v)) && !matches!(v, Value::Bool(false)));
         for &(name, schema, req) in &went {
             let mut ev = Event::new("removed");
             ev.cond = cond(req);
+            if !req && closed_b {
+                // Callers that still send it are now rejected.
+                ev.cond = Some(Condition::Closed);
+            } else if !req && extra_b.is_some() {
+                // Still accepted, now as an additional property: its values must pass
+                // the `additionalProperties` schema instead.
+                self.push(schema, extra_b, child_of(name), chain);
+            }
             if let Some(new) = only(&came, schema).filter(|new| {
                 only(&went, came.iter().find(|c| c.0 == *new).and_then(|c| c.1)) == Some(name)
             }) {
@@ -730,11 +932,15 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
 
     fn items(&mut self, va: &View<'v>, vb: &View<'v>, path: &str, chain: &Option<Rc<Chain>>) {
         let (a, b) = (va.get("items"), vb.get("items"));
-        // Draft 4-7 tuple form: `items` as an array works like `prefixItems`.
-        if matches!(a, Some(Value::Array(_))) || matches!(b, Some(Value::Array(_))) {
-            self.variants("items", a, b, path, chain);
+        // Draft 4-7 tuple form: `items` as a list is compared by `tuple`; here it
+        // stands for no constraint on the items beyond the tuple.
+        if is_list(a) && is_list(b) {
             return;
         }
+        let (a, b) = (
+            a.filter(|v| !is_list(Some(v))),
+            b.filter(|v| !is_list(Some(v))),
+        );
         let child = format!("{path}.items");
         match (trivial(a), trivial(b)) {
             (true, true) => {}
@@ -762,9 +968,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
     }
 
-    /// Lists of subschemas. `prefixItems` (and tuple `items`) pair by position; the
-    /// composition keywords pair equal variants first, so reordering is not a change,
-    /// then the rest in order.
+    /// `anyOf` / `oneOf` / `allOf`: lists of subschemas. Variants are seen through
+    /// their `$ref`s, and a variant that is itself nothing but an `anyOf` / `oneOf` is
+    /// opened up into its variants, so the same alternatives written another way pair
+    /// up. Equal variants pair first (reordering is no change), then the most alike.
     fn variants(
         &mut self,
         keyword: &str,
@@ -773,12 +980,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         path: &str,
         chain: &Option<Rc<Chain>>,
     ) {
-        // Tuple `items` is classified by the `prefixItems` rows.
-        let class = if keyword == "items" {
-            "prefixItems"
-        } else {
-            keyword
-        };
+        let class = keyword;
         let (xs, ys) = match (a, b) {
             (None, None) => return,
             (None, Some(_)) => return self.classify(class, path, Event::new("added")),
@@ -786,39 +988,46 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             (Some(Value::Array(xs)), Some(Value::Array(ys))) => (xs, ys),
             _ => return self.unhandled(keyword, path, a, b),
         };
-        let at = |i: usize| format!("{path}.{keyword}[{i}]");
-        if class == "prefixItems" {
-            for i in 0..xs.len().max(ys.len()) {
-                match (xs.get(i), ys.get(i)) {
-                    (Some(x), Some(y)) => self.push(Some(x), Some(y), at(i), chain),
-                    (None, Some(_)) => self.classify(class, &at(i), Event::new("variant_added")),
-                    (Some(_), None) => self.classify(class, &at(i), Event::new("variant_removed")),
-                    (None, None) => {}
-                }
-            }
-            return;
-        }
+        let (fx, fy) = (
+            flatten(self.roots[0], keyword, xs),
+            flatten(self.roots[1], keyword, ys),
+        );
+        let (xs, ys): (Vec<&'v Value>, Vec<&'v Value>) = (
+            fx.iter().map(|f| f.1).collect(),
+            fy.iter().map(|f| f.1).collect(),
+        );
+        let at = |f: &(String, &Value)| format!("{path}.{keyword}{}", f.0);
         let mut used_a = vec![false; xs.len()];
         let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
-        let (cx, cy): (Vec<String>, Vec<String>) = (
-            xs.iter().map(canonical).collect(),
-            ys.iter().map(canonical).collect(),
+        let (rx, ry): (Vec<&Value>, Vec<&Value>) = (
+            xs.iter().map(|v| through_refs(self.roots[0], v)).collect(),
+            ys.iter().map(|v| through_refs(self.roots[1], v)).collect(),
         );
-        for (j, _) in ys.iter().enumerate() {
-            if let Some(i) = (0..xs.len()).find(|&i| !used_a[i] && cx[i] == cy[j]) {
-                used_a[i] = true;
-                pair_of_b[j] = Some(i);
+        // Equal as written first, then equal through their `$ref`s.
+        for seen in [[&xs, &ys], [&rx, &ry]] {
+            let (cx, cy): (Vec<String>, Vec<String>) = (
+                seen[0].iter().map(|v| canonical(v)).collect(),
+                seen[1].iter().map(|v| canonical(v)).collect(),
+            );
+            for j in 0..ys.len() {
+                if pair_of_b[j].is_some() {
+                    continue;
+                }
+                if let Some(i) = (0..xs.len()).find(|&i| !used_a[i] && cx[i] == cy[j]) {
+                    used_a[i] = true;
+                    pair_of_b[j] = Some(i);
+                }
             }
         }
         // The rest pair by structure (same type, shared keywords), not by position.
-        for (j, y) in ys.iter().enumerate() {
+        for (j, y) in ry.iter().enumerate() {
             if pair_of_b[j].is_some() {
                 continue;
             }
             let best = (0..xs.len())
                 .filter(|&i| !used_a[i])
-                .max_by_key(|&i| (similarity(&xs[i], y), std::cmp::Reverse(i)))
-                .filter(|&i| similarity(&xs[i], y) > 0);
+                .max_by_key(|&i| (similarity(rx[i], y), std::cmp::Reverse(i)))
+                .filter(|&i| similarity(rx[i], y) > 0);
             if let Some(i) = best {
                 used_a[i] = true;
                 pair_of_b[j] = Some(i);
@@ -826,12 +1035,207 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
-                Some(i) => self.push(Some(&xs[i]), Some(y), at(j), chain),
-                None => self.classify(class, &at(j), Event::new("variant_added")),
+                Some(i) => self.push(Some(xs[i]), Some(y), at(&fy[j]), chain),
+                None => self.classify(class, &at(&fy[j]), Event::new("variant_added")),
             }
         }
         for i in (0..xs.len()).filter(|&i| !used_a[i]) {
-            self.classify(class, &at(i), Event::new("variant_removed"));
+            self.classify(class, &at(&fx[i]), Event::new("variant_removed"));
         }
     }
+}
+
+/// A schema's value keywords (everything but applicators, definitions and a followed
+/// `$ref`), as compared by the rows.
+type Keywords<'v> = std::collections::BTreeMap<&'v str, Cow<'v, Value>>;
+
+fn value_keywords<'v>(view: &View<'v>) -> Keywords<'v> {
+    let mut out = Keywords::new();
+    for k in view.keys() {
+        // `required` is compared with `properties`, as one set of fields.
+        let structural = k == "required"
+            || matches!(
+                keywords::role(k),
+                Some(Role::Applicator | Role::Definitions | Role::Reference)
+            );
+        if structural || out.contains_key(k.as_str()) {
+            continue;
+        }
+        if let Some(v) = view.get(k) {
+            out.insert(k.as_str(), Cow::Borrowed(v));
+        }
+    }
+    if let Some(r) = view.get("$ref") {
+        out.insert("$ref", Cow::Borrowed(r));
+    }
+    out
+}
+
+/// The largest integer a JSON number holds exactly (zod's `.int()` bounds).
+const SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// On an integer-only schema, every bound is rewritten as the inclusive bound on
+/// integers it amounts to (`exclusiveMinimum: 0` is `minimum: 1`), and a bound at or
+/// beyond ±(2^53 − 1) is dropped: no integer a JSON number can hold lies past it.
+fn normalise_bounds(kv: &mut Keywords<'_>) {
+    let integer = match kv.get("type").map(|v| v.as_ref()) {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(ts)) => {
+            ts.iter().any(|t| t == "integer") && ts.iter().all(|t| t == "integer" || t == "null")
+        }
+        _ => false,
+    };
+    if !integer {
+        return;
+    }
+    let num = |kv: &Keywords<'_>, k: &str| kv.get(k).and_then(|v| v.as_f64());
+    let lower = [
+        num(kv, "minimum").map(f64::ceil),
+        num(kv, "exclusiveMinimum").map(|x| x.floor() + 1.0),
+    ];
+    let upper = [
+        num(kv, "maximum").map(f64::floor),
+        num(kv, "exclusiveMaximum").map(|x| x.ceil() - 1.0),
+    ];
+    let lo = lower.into_iter().flatten().reduce(f64::max);
+    let hi = upper.into_iter().flatten().reduce(f64::min);
+    for (k, parsed) in [
+        ("minimum", lower[0]),
+        ("exclusiveMinimum", lower[1]),
+        ("maximum", upper[0]),
+        ("exclusiveMaximum", upper[1]),
+    ] {
+        if parsed.is_some() {
+            kv.remove(k);
+        }
+    }
+    let as_value = |x: f64| {
+        if x.abs() <= SAFE_INTEGER {
+            Value::from(x as i64)
+        } else {
+            serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+        }
+    };
+    if let Some(lo) = lo.filter(|&x| x > -SAFE_INTEGER) {
+        kv.insert("minimum", Cow::Owned(as_value(lo)));
+    }
+    if let Some(hi) = hi.filter(|&x| x < SAFE_INTEGER) {
+        kv.insert("maximum", Cow::Owned(as_value(hi)));
+    }
+}
+
+/// `const: x` on one side and `enum` on the other: compare `const` as `enum: [x]`,
+/// so `enum: ["x"]` against `const: "x"` is no change.
+fn align_const(kv: &mut [Keywords<'_>; 2]) {
+    for (i, j) in [(0, 1), (1, 0)] {
+        let lone_const = kv[i].contains_key("const") && !kv[i].contains_key("enum");
+        let lone_enum = kv[j].contains_key("enum") && !kv[j].contains_key("const");
+        if lone_const && lone_enum {
+            if let Some(c) = kv[i].remove("const") {
+                kv[i].insert("enum", Cow::Owned(Value::Array(vec![c.into_owned()])));
+            }
+        }
+    }
+}
+
+/// `dependentRequired` as a set of `"name → dependent"` pairs.
+fn name_pairs(v: &Value) -> Value {
+    let Some(map) = v.as_object() else {
+        return v.clone();
+    };
+    let mut out = Vec::new();
+    for (k, names) in map {
+        for n in names.as_array().into_iter().flatten() {
+            out.push(Value::String(format!(
+                "{k} → {}",
+                n.as_str().unwrap_or_default()
+            )));
+        }
+    }
+    Value::Array(out)
+}
+
+fn is_list(v: Option<&Value>) -> bool {
+    matches!(v, Some(Value::Array(_)))
+}
+
+/// A map of subschemas (absent: empty); `None` when it is not an object.
+fn as_map(v: Option<&Value>) -> Option<&Map<String, Value>> {
+    match v {
+        None => Some(EMPTY.get_or_init(Map::new)),
+        Some(Value::Object(m)) => Some(m),
+        Some(_) => None,
+    }
+}
+
+/// An object that accepts no property it does not declare.
+fn closed_object(v: &View<'_>) -> bool {
+    matches!(v.get("additionalProperties"), Some(Value::Bool(false)))
+        || matches!(v.get("unevaluatedProperties"), Some(Value::Bool(false)))
+}
+
+/// A tuple's keyword, positions and rest schema: 2020-12 `prefixItems` + `items`, or
+/// draft-07 list `items` + `additionalItems`.
+fn tuple_parts<'v>(v: &View<'v>) -> Option<(&'static str, &'v Vec<Value>, Option<&'v Value>)> {
+    if let Some(Value::Array(xs)) = v.get("prefixItems") {
+        return Some(("prefixItems", xs, v.get("items")));
+    }
+    if let Some(Value::Array(xs)) = v.get("items") {
+        return Some(("items", xs, v.get("additionalItems")));
+    }
+    None
+}
+
+/// A variant seen through its `$ref`s: a schema that is only a `$ref` (and
+/// annotations) stands for its target.
+fn through_refs<'v>(root: &'v Value, mut v: &'v Value) -> &'v Value {
+    for _ in 0..16 {
+        let Some(m) = v.as_object() else { return v };
+        let Some(Value::String(r)) = m.get("$ref") else {
+            return v;
+        };
+        if !m.keys().all(|k| k == "$ref" || keywords::is_annotation(k)) {
+            return v;
+        }
+        match resolve(root, r) {
+            Some(t) => v = t,
+            None => return v,
+        }
+    }
+    v
+}
+
+/// The variants of an `anyOf` / `oneOf`, with each variant that is (through its
+/// `$ref`s) nothing but an `anyOf` or `oneOf` opened up into its own variants; each
+/// with its path below the keyword (`[0]`, `[0].oneOf[1]`).
+fn flatten<'v>(root: &'v Value, keyword: &str, list: &'v [Value]) -> Vec<(String, &'v Value)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(String, &'v [Value], usize)> = vec![(String::new(), list, 0)];
+    while let Some((prefix, items, depth)) = stack.pop() {
+        for (i, v) in items.iter().enumerate() {
+            let here = format!("{prefix}[{i}]");
+            let seen = through_refs(root, v);
+            let inner = if keyword == "allOf" || depth >= 8 {
+                None
+            } else {
+                seen.as_object().and_then(|m| {
+                    ["anyOf", "oneOf"].into_iter().find_map(|k| {
+                        let only = m.keys().all(|x| x == k || keywords::is_annotation(x));
+                        match m.get(k) {
+                            Some(Value::Array(xs)) if only && (k == keyword || k == "oneOf") => {
+                                Some((k, xs))
+                            }
+                            _ => None,
+                        }
+                    })
+                })
+            };
+            match inner {
+                Some((k, xs)) => stack.push((format!("{here}.{k}"), xs, depth + 1)),
+                None => out.push((here, v)),
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
 }

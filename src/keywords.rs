@@ -1,0 +1,236 @@
+//! The JSON Schema vocabulary (`rules/keywords.toml`): every keyword and its role, read
+//! by the walker, the canonical writer and the rule-table validator, so no module keeps
+//! its own list of keywords.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+pub const TABLE: (&str, &str) = (
+    "rules/keywords.toml",
+    include_str!("../rules/keywords.toml"),
+);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Applicator,
+    Assertion,
+    Annotation,
+    Reference,
+    Definitions,
+    Identifier,
+}
+
+/// What an applicator holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Holds {
+    Schema,
+    List,
+    Map,
+    SchemaOrList,
+    Dependencies,
+}
+
+/// How a change inside an applicator relates to what the whole schema accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Polarity {
+    /// A tighter subschema accepts fewer instances.
+    Same,
+    /// No fixed direction (`not`, `if`).
+    None,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bound {
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Keyword {
+    pub name: String,
+    pub role: Role,
+    pub holds: Option<Holds>,
+    pub polarity: Option<Polarity>,
+    #[serde(default)]
+    pub unordered: bool,
+    pub bound: Option<Bound>,
+    #[serde(default)]
+    pub exclusive: bool,
+    #[serde(default)]
+    pub data: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTable {
+    keyword: Vec<Keyword>,
+}
+
+pub struct Vocabulary {
+    pub keywords: Vec<Keyword>,
+    index: HashMap<String, usize>,
+}
+
+impl Vocabulary {
+    pub fn parse(text: &str) -> Result<Vocabulary, String> {
+        let raw: RawTable = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut index = HashMap::new();
+        for (i, k) in raw.keyword.iter().enumerate() {
+            if index.insert(k.name.clone(), i).is_some() {
+                return Err(format!("keyword `{}` is listed twice", k.name));
+            }
+            let applicator = k.role == Role::Applicator;
+            if applicator != (k.holds.is_some() && k.polarity.is_some()) {
+                return Err(format!(
+                    "keyword `{}`: an applicator states `holds` and `polarity`, nothing else does",
+                    k.name
+                ));
+            }
+            if k.exclusive && k.bound.is_none() {
+                return Err(format!(
+                    "keyword `{}`: `exclusive` goes with `bound`",
+                    k.name
+                ));
+            }
+        }
+        Ok(Vocabulary {
+            keywords: raw.keyword,
+            index,
+        })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Keyword> {
+        self.index.get(name).map(|&i| &self.keywords[i])
+    }
+}
+
+/// The embedded vocabulary. The test suite parses it, so a malformed table fails CI;
+/// should it ever fail here, no keyword is known and every change is conservative.
+pub fn vocabulary() -> &'static Vocabulary {
+    static V: OnceLock<Vocabulary> = OnceLock::new();
+    V.get_or_init(|| {
+        Vocabulary::parse(TABLE.1).unwrap_or(Vocabulary {
+            keywords: Vec::new(),
+            index: HashMap::new(),
+        })
+    })
+}
+
+pub fn get(name: &str) -> Option<&'static Keyword> {
+    vocabulary().get(name)
+}
+
+pub fn role(name: &str) -> Option<Role> {
+    get(name).map(|k| k.role)
+}
+
+/// A keyword that describes a value without constraining it.
+pub fn is_annotation(name: &str) -> bool {
+    matches!(
+        role(name),
+        Some(Role::Annotation | Role::Definitions | Role::Identifier)
+    )
+}
+
+/// An array value whose order carries no meaning (`enum`, `type`, `required`, and the
+/// variants of `anyOf` / `oneOf` / `allOf`).
+pub fn unordered(name: &str) -> bool {
+    get(name).is_some_and(|k| k.unordered) || matches!(name, "anyOf" | "oneOf" | "allOf")
+}
+
+/// A vendor extension (`x-...`): an annotation by convention (OpenAPI), never a
+/// constraint a validator applies.
+pub fn is_extension(name: &str) -> bool {
+    name.starts_with("x-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_vocabulary_parses() {
+        let v = Vocabulary::parse(TABLE.1).unwrap();
+        assert!(v.keywords.len() > 60);
+        assert_eq!(v.get("not").unwrap().polarity, Some(Polarity::None));
+        assert_eq!(v.get("exclusiveMinimum").unwrap().bound, Some(Bound::Lower));
+    }
+
+    #[test]
+    fn every_2020_12_keyword_is_listed() {
+        // From the 2020-12 meta-schemas (core, applicator, unevaluated, validation,
+        // meta-data, format-annotation, content).
+        let all = [
+            "$id",
+            "$schema",
+            "$ref",
+            "$anchor",
+            "$dynamicRef",
+            "$dynamicAnchor",
+            "$vocabulary",
+            "$comment",
+            "$defs",
+            "prefixItems",
+            "items",
+            "contains",
+            "additionalProperties",
+            "properties",
+            "patternProperties",
+            "dependentSchemas",
+            "propertyNames",
+            "if",
+            "then",
+            "else",
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "not",
+            "unevaluatedItems",
+            "unevaluatedProperties",
+            "type",
+            "const",
+            "enum",
+            "multipleOf",
+            "maximum",
+            "exclusiveMaximum",
+            "minimum",
+            "exclusiveMinimum",
+            "maxLength",
+            "minLength",
+            "pattern",
+            "maxItems",
+            "minItems",
+            "uniqueItems",
+            "maxContains",
+            "minContains",
+            "maxProperties",
+            "minProperties",
+            "required",
+            "dependentRequired",
+            "title",
+            "description",
+            "default",
+            "deprecated",
+            "readOnly",
+            "writeOnly",
+            "examples",
+            "format",
+            "contentEncoding",
+            "contentMediaType",
+            "contentSchema",
+            "definitions",
+            "dependencies",
+            "additionalItems",
+        ];
+        for k in all {
+            assert!(get(k).is_some(), "{k} is missing from rules/keywords.toml");
+        }
+    }
+}
