@@ -1,16 +1,31 @@
-//! The golden suite: every `golden/<case>/` holds `before.lock`, `after.lock`, and the
-//! reports `check` must print for them (`expected.txt`, `expected.json`). An optional
-//! `args` file adds flags (e.g. `--fail-on minor`). `UPDATE_GOLDEN=1` rewrites the
-//! expectations; review the diff before committing it.
+//! The golden suite: every directory `golden/<case>/` is one test named after it, so
+//! `cargo test --test golden -- bounds` runs one case (libtest's filters, `--exact`,
+//! `--list` all work). Adding a case is creating its directory; nothing here lists them.
 //!
-//! The same walk proves the rule tables: every row must be fired by some case, in both
+//! A case holds:
+//! - `proves`: one line saying what the case proves (required);
+//! - `before.lock` and `after.lock` (a `check` case), or `lint.lock` (a `lint` case);
+//! - optionally `covenant.toml` (passed as `--config`) and `args` (extra flags, e.g.
+//!   `--fail-on minor`);
+//! - the expectations: `expected.txt` (the human report, or the `error:` line of an exit-2
+//!   case), `expected.exit`, and `expected.json` unless the case exits 2.
+//!
+//! Other files in a case directory are left alone (other test files may read them).
+//! `UPDATE_GOLDEN=1` rewrites the expectations; review the diff before committing it.
+//! `scripts/new-golden-case.sh` scaffolds a case from a keyword and two schemas.
+//!
+//! The same cases prove the rule tables: every row must be fired by some case, in both
 //! directions for a schema row, so a row without a case fails CI.
+//!
+//! Uses libtest-mimic (`harness = false`) so that cases are discovered at run time, yet
+//! each is reported, filtered and run as its own test.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
+use libtest_mimic::{Arguments, Failed, Trial};
 use mcp_covenant::cli::{self, Cli};
 use mcp_covenant::config::Config;
 use mcp_covenant::diff;
@@ -20,9 +35,52 @@ use mcp_covenant::report::Report;
 use mcp_covenant::rules::{Direction, Rules, Scope};
 use termcolor::NoColor;
 
+fn main() {
+    // Cases name their files relative to the repository, so error messages in
+    // expectations do not depend on the machine.
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let args = Arguments::from_args();
+    let mut trials: Vec<Trial> = cases()
+        .into_iter()
+        .map(|dir| {
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            Trial::test(name, move || run_case(&dir))
+        })
+        .collect();
+    let suite: [(&str, fn()); 4] = [
+        (
+            "the_seed_sample_is_reproduced_byte_for_byte",
+            the_seed_sample_is_reproduced_byte_for_byte,
+        ),
+        (
+            "every_rule_row_is_fired_by_a_golden_case",
+            every_rule_row_is_fired_by_a_golden_case,
+        ),
+        (
+            "every_lint_rule_is_fired_by_a_golden_case",
+            every_lint_rule_is_fired_by_a_golden_case,
+        ),
+        (
+            "the_seed_lint_sample_header_is_reproduced",
+            the_seed_lint_sample_header_is_reproduced,
+        ),
+    ];
+    for (name, test) in suite {
+        // A panic fails the trial (libtest-mimic catches it).
+        trials.push(Trial::test(name, move || {
+            test();
+            Ok(())
+        }));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn golden_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("golden")
+}
+
 fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("golden");
-    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
+    let mut dirs: Vec<PathBuf> = fs::read_dir(golden_root())
         .expect("golden/ exists")
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
@@ -58,7 +116,6 @@ fn argv(dir: &Path, format: &str) -> Vec<String> {
 
 /// Run a case in-process: (stdout, or the `error:` line for exit 2; exit code).
 fn run_check(dir: &Path, format: &str) -> (String, u8) {
-    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
     let argv = argv(dir, format);
     let cli = Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut out = NoColor::new(Vec::new());
@@ -68,7 +125,12 @@ fn run_check(dir: &Path, format: &str) -> (String, u8) {
     }
 }
 
+/// Compare `actual` with the expectation file (a line diff on a mismatch), or rewrite the
+/// file under `UPDATE_GOLDEN=1`.
 fn compare_or_update(path: &Path, actual: &str, failures: &mut Vec<String>) {
+    let shown = path
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(path);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         fs::write(path, actual).unwrap();
         return;
@@ -76,68 +138,106 @@ fn compare_or_update(path: &Path, actual: &str, failures: &mut Vec<String>) {
     match fs::read_to_string(path) {
         Ok(expected) if expected == actual => {}
         Ok(expected) => failures.push(format!(
-            "{} differs:\n--- expected\n{expected}\n--- actual\n{actual}",
-            path.display()
+            "{} differs (- expected, + actual; UPDATE_GOLDEN=1 rewrites it):\n{}",
+            shown.display(),
+            similar::TextDiff::from_lines(expected.as_str(), actual)
+                .unified_diff()
+                .context_radius(2)
         )),
         Err(_) => failures.push(format!(
             "{} is missing (run with UPDATE_GOLDEN=1 to create it)",
-            path.display()
+            shown.display()
         )),
     }
 }
 
-#[test]
-fn golden_cases_match_their_expected_reports() {
-    let mut failures = Vec::new();
-    for dir in cases() {
-        let (human, code_h) = run_check(&dir, "human");
-        compare_or_update(&dir.join("expected.txt"), &human, &mut failures);
-        compare_or_update(
-            &dir.join("expected.exit"),
-            &format!("{code_h}\n"),
-            &mut failures,
-        );
-        if code_h == 2 {
-            continue; // an error case: the error line is the expectation
-        }
-        let (json, code_j) = run_check(&dir, "json");
-        assert_eq!(
-            code_h,
-            code_j,
-            "{}: exit code depends on format",
-            dir.display()
-        );
-        compare_or_update(&dir.join("expected.json"), &json, &mut failures);
-        if dir.join("lint.lock").exists() || dir.join("covenant.toml").exists() {
-            continue;
-        }
-        // Without a config, the exit code follows from the report and --fail-on.
-        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
-        let counts = &doc["counts"];
-        let args = fs::read_to_string(dir.join("args")).unwrap_or_default();
-        let at_or_above = |levels: &[&str]| levels.iter().any(|l| counts[*l].as_u64() > Some(0));
-        let expect_fail = if args.contains("--fail-on never") {
-            false
-        } else if args.contains("--fail-on patch") {
-            at_or_above(&["breaking", "minor", "patch"])
-        } else if args.contains("--fail-on minor") {
-            at_or_above(&["breaking", "minor"])
-        } else {
-            at_or_above(&["breaking"])
-        };
-        assert_eq!(
-            code_h,
-            u8::from(expect_fail),
-            "{}: exit code",
-            dir.display()
-        );
+/// The case's `proves` file: exactly one non-empty line.
+fn check_proves(dir: &Path, failures: &mut Vec<String>) {
+    let path = dir.join("proves");
+    let shown = path
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(&path);
+    match fs::read_to_string(&path) {
+        Ok(text) if text.trim().starts_with("TODO") => failures.push(format!(
+            "{} still holds the scaffold's placeholder: say what the case proves",
+            shown.display()
+        )),
+        Ok(text) if text.trim().lines().count() == 1 => {}
+        Ok(_) => failures.push(format!(
+            "{} must be exactly one line saying what the case proves",
+            shown.display()
+        )),
+        Err(_) => failures.push(format!(
+            "{} is missing: write one line saying what the case proves",
+            shown.display()
+        )),
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-#[test]
+/// One golden case: its statement, its inputs, and every expectation.
+fn run_case(dir: &Path) -> Result<(), Failed> {
+    let mut failures = Vec::new();
+    check_proves(dir, &mut failures);
+    let has = |f: &str| dir.join(f).exists();
+    let inputs = has("lint.lock") || (has("before.lock") && has("after.lock"));
+    if !inputs {
+        failures.push("a case needs before.lock and after.lock, or lint.lock".into());
+        return Err(failures.join("\n\n").into());
+    }
+    let (human, code_h) = run_check(dir, "human");
+    compare_or_update(&dir.join("expected.txt"), &human, &mut failures);
+    compare_or_update(
+        &dir.join("expected.exit"),
+        &format!("{code_h}\n"),
+        &mut failures,
+    );
+    if code_h != 2 {
+        let (json, code_j) = run_check(dir, "json");
+        if code_h != code_j {
+            failures.push(format!(
+                "the exit code depends on the format: {code_h} human, {code_j} json"
+            ));
+        }
+        compare_or_update(&dir.join("expected.json"), &json, &mut failures);
+        if let Some(why) = exit_code_mismatch(dir, &json, code_h) {
+            failures.push(why);
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n").into())
+    }
+}
+
+/// Without a config, the exit code follows from the report's counts and `--fail-on`.
+fn exit_code_mismatch(dir: &Path, json: &str, code: u8) -> Option<String> {
+    if dir.join("lint.lock").exists() || dir.join("covenant.toml").exists() {
+        return None;
+    }
+    let doc: serde_json::Value = serde_json::from_str(json).ok()?;
+    let counts = &doc["counts"];
+    let args = fs::read_to_string(dir.join("args")).unwrap_or_default();
+    let at_or_above = |levels: &[&str]| levels.iter().any(|l| counts[*l].as_u64() > Some(0));
+    let expect_fail = if args.contains("--fail-on never") {
+        false
+    } else if args.contains("--fail-on patch") {
+        at_or_above(&["breaking", "minor", "patch"])
+    } else if args.contains("--fail-on minor") {
+        at_or_above(&["breaking", "minor"])
+    } else {
+        at_or_above(&["breaking"])
+    };
+    (code != u8::from(expect_fail)).then(|| {
+        format!(
+            "exit code {code}, but the counts {counts} and --fail-on give {}",
+            u8::from(expect_fail)
+        )
+    })
+}
+
 fn the_seed_sample_is_reproduced_byte_for_byte() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/seed-sample");
+    let dir = golden_root().join("seed-sample");
     let (human, code) = run_check(&dir, "human");
     assert_eq!(
         human,
@@ -153,7 +253,6 @@ fn the_seed_sample_is_reproduced_byte_for_byte() {
     assert_eq!(code, 1);
 }
 
-#[test]
 fn every_rule_row_is_fired_by_a_golden_case() {
     let rules = Rules::embedded().unwrap();
     let mut fired: BTreeSet<(usize, Option<Direction>)> = BTreeSet::new();
@@ -215,7 +314,6 @@ fn every_rule_row_is_fired_by_a_golden_case() {
     );
 }
 
-#[test]
 fn every_lint_rule_is_fired_by_a_golden_case() {
     let rules = LintRules::embedded().unwrap();
     let mut fired = BTreeSet::new();
@@ -238,9 +336,8 @@ fn every_lint_rule_is_fired_by_a_golden_case() {
     );
 }
 
-#[test]
 fn the_seed_lint_sample_header_is_reproduced() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/lint-sample");
+    let dir = golden_root().join("lint-sample");
     let (human, code) = run_check(&dir, "human");
     assert!(
         human.starts_with(
