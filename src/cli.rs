@@ -539,6 +539,7 @@ fn compare(
 }
 
 fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteColor) -> Result<u8> {
+    config.warn_expired();
     let base = LockSource::from_arg(&args.baseline)?;
     let against = args
         .against

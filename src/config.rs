@@ -12,6 +12,7 @@
 //! path = "inputSchema.properties.debug*"
 //! code = "schema.*"
 //! reason = "internal tools are not part of the contract"
+//! until = "2026-12-31"   # optional: past this day (UTC) the entry stops applying
 //! ```
 //!
 //! Validation is strict: an unknown key, rule id, severity or glob is exit 2 with
@@ -63,10 +64,17 @@ pub struct Ignore {
     pub reason: String,
     /// `covenant.toml:12` — where the entry is, for --verbose.
     pub origin: String,
+    /// The last day (UTC) the entry applies, as written (`YYYY-MM-DD`).
+    pub until: Option<String>,
+    /// `until` is past: the entry no longer applies (and `check` warns about it).
+    pub expired: bool,
 }
 
 impl Ignore {
     pub fn matches(&self, c: &Change) -> bool {
+        if self.expired {
+            return false;
+        }
         let glob = |g: &Option<Glob>, s: &str| g.as_ref().is_none_or(|g| g.is_match(s));
         glob(&self.subject, &c.subject)
             && glob(&self.path, c.path.as_deref().unwrap_or(""))
@@ -110,6 +118,7 @@ struct RawIgnore {
     code: Option<Spanned<String>>,
     fingerprint: Option<Spanned<String>>,
     reason: Option<String>,
+    until: Option<Spanned<toml::Value>>,
 }
 
 impl Config {
@@ -134,6 +143,17 @@ impl Config {
     }
 
     pub fn parse(text: &str, origin: &str, rules: &Rules, lint: &LintRules) -> Result<Config> {
+        Config::parse_on(text, origin, rules, lint, today())
+    }
+
+    /// [`Config::parse`] as if today were `today` (days since 1970-01-01, UTC).
+    pub fn parse_on(
+        text: &str,
+        origin: &str,
+        rules: &Rules,
+        lint: &LintRules,
+        today: i64,
+    ) -> Result<Config> {
         let at = |span: Range<usize>| position(text, origin, span.start);
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let place = e.span().map(&at).unwrap_or_else(|| origin.to_string());
@@ -278,6 +298,25 @@ impl Config {
                     return Err(unknown_id(&at, pattern.get_ref(), &change_ids, None));
                 }
             }
+            let until = match &e.until {
+                None => None,
+                Some(v) => {
+                    // A quoted "2026-12-31" or a bare TOML date 2026-12-31.
+                    let text = match v.get_ref() {
+                        toml::Value::String(s) => s.clone(),
+                        toml::Value::Datetime(d) => d.to_string(),
+                        other => format!("(a {})", other.type_str()),
+                    };
+                    let day = parse_date(&text).ok_or_else(|| {
+                        Error::new(format!(
+                            "{}: invalid `until` date {:?}; expected a day as \"YYYY-MM-DD\"",
+                            at(v.span()),
+                            text
+                        ))
+                    })?;
+                    Some((text, day))
+                }
+            };
             config.ignore.push(Ignore {
                 subject: glob(&e.subject)?,
                 path: glob(&e.path)?,
@@ -285,9 +324,28 @@ impl Config {
                 fingerprint: e.fingerprint.as_ref().map(|f| f.get_ref().clone()),
                 reason,
                 origin: origin_line,
+                expired: until.as_ref().is_some_and(|(_, day)| today > *day),
+                until: until.map(|(text, _)| text),
             });
         }
         Ok(config)
+    }
+
+    /// The `[[ignore]]` entries whose `until` day has passed.
+    pub fn expired(&self) -> impl Iterator<Item = &Ignore> {
+        self.ignore.iter().filter(|i| i.expired)
+    }
+
+    /// One warning line per expired `[[ignore]]`, to stderr.
+    pub fn warn_expired(&self) {
+        for i in self.expired() {
+            eprintln!(
+                "warning: {}: [[ignore]] expired on {} and no longer applies (its reason: {})",
+                i.origin,
+                i.until.as_deref().unwrap_or(""),
+                i.reason.escape_debug()
+            );
+        }
     }
 
     /// The name shown in reports ("covenant.toml").
@@ -298,6 +356,60 @@ impl Config {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| DEFAULT_FILE.to_string())
     }
+}
+
+/// Today as days since 1970-01-01, UTC.
+pub fn today() -> i64 {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    (secs / 86_400) as i64
+}
+
+/// `YYYY-MM-DD` (a real day of the Gregorian calendar) as days since 1970-01-01.
+///
+/// Twenty lines instead of a date crate: a day is all `until` needs, no time zone (the
+/// day ends at midnight UTC) and no formatting.
+pub fn parse_date(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let num = |r: Range<usize>| -> Option<i64> {
+        let part = &s[r];
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
+        return None;
+    }
+    // Days from civil (Howard Hinnant): years counted from March, so the leap day is
+    // the last day of the year.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(era * 146_097 + doe - 719_468)
 }
 
 /// `file:line:column` of byte `offset` in `text`.
@@ -346,4 +458,53 @@ fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_days_since_the_epoch() {
+        assert_eq!(parse_date("1970-01-01"), Some(0));
+        assert_eq!(parse_date("1970-01-02"), Some(1));
+        assert_eq!(parse_date("1969-12-31"), Some(-1));
+        assert_eq!(parse_date("2000-03-01"), Some(11_017));
+        assert_eq!(parse_date("2024-02-29"), Some(19_782));
+        assert_eq!(parse_date("2024-03-01"), Some(19_783));
+        assert_eq!(
+            parse_date("2000-02-29").map(|d| d + 1),
+            parse_date("2000-03-01")
+        );
+        // Every day of 400 years (a whole Gregorian cycle) follows the one before.
+        let mut prev = parse_date("1999-12-31").unwrap();
+        for y in 2000..2400 {
+            for m in 1..=12 {
+                for d in 1..=31 {
+                    if let Some(day) = parse_date(&format!("{y:04}-{m:02}-{d:02}")) {
+                        assert_eq!(day, prev + 1, "{y}-{m}-{d}");
+                        prev = day;
+                    }
+                }
+            }
+        }
+        assert_eq!(prev - parse_date("1999-12-31").unwrap(), 146_097);
+        for bad in [
+            "2023-02-29",
+            "2100-02-29",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-04-31",
+            "2026-1-01",
+            "26-01-01",
+            "2026/01/01",
+            "2026-01-01T00:00:00",
+            "+026-01-01",
+            "２０２６-01-01",
+            "",
+        ] {
+            assert_eq!(parse_date(bad), None, "{bad}");
+        }
+        assert!(today() > parse_date("2024-01-01").unwrap());
+    }
 }
