@@ -191,7 +191,7 @@ fn output_file_gets_the_format_and_stdout_the_human_report() {
         fs::read_to_string(&out).unwrap(),
         fs::read_to_string(golden("seed-sample", "expected.json")).unwrap()
     );
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("mcp-covenant: 3 change(s)"));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("mcp-covenant: 4 change(s)"));
 }
 
 #[test]

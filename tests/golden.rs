@@ -241,9 +241,10 @@ fn the_seed_sample_is_reproduced_byte_for_byte() {
     let (human, code) = run_check(&dir, "human");
     assert_eq!(
         human,
-        "mcp-covenant: 3 change(s) — required version bump: MAJOR
+        "mcp-covenant: 4 change(s) — required version bump: MAJOR
 
-  BREAKING (2)
+  BREAKING (3)
+    x server → version — server version 1.0.0 did not change, but the changes are breaking (a major bump is owed)  [server.version.unchanged]
     x tool:legacy — tool was removed  [tool.removed]
     x tool:search → inputSchema.properties.limit — new required property  [schema.property.required.added]
   MINOR (1)

@@ -204,7 +204,7 @@ fn github_junit_and_markdown_formats() {
 
     let (code, out, _) = check_pair(&d, "junit", &["--fail-on", "breaking"]);
     assert_eq!(code, 1);
-    assert!(out.contains("tests=\"3\" failures=\"2\""), "{out}");
+    assert!(out.contains("tests=\"4\" failures=\"3\""), "{out}");
     assert!(
         out.contains(
             "<testcase classname=\"mcp-covenant.tool\" name=\"tool:fresh\">\n      <system-out>"

@@ -8,6 +8,7 @@
 mod compare;
 pub mod fast;
 mod surface;
+pub mod version;
 mod walker;
 
 use serde_json::Value;

@@ -85,51 +85,17 @@ impl<'r> Report<'r> {
             .count()
     }
 
+    /// The bump the interface changes owe (the version findings do not count).
     pub fn bump(&self) -> Severity {
-        diff::required_bump(&self.changes)
+        diff::version::required_bump(&self.changes)
     }
 
-    /// When the server's version changed, check that the bump it declares covers the
-    /// changes; if not, add `server.version.insufficient` (itself subject to ignores).
+    /// Check the server's declared version against the changes kept
+    /// (`server.version.insufficient`, `.unchanged`, `.downgraded`; see
+    /// `diff::version`); the finding is itself subject to ignores.
     pub fn verify_version(&mut self, before: Option<&str>, after: Option<&str>, config: &Config) {
-        let (Some(b), Some(a)) = (before, after) else {
+        let Some(change) = diff::version::verify(self.rules, &self.changes, before, after) else {
             return;
-        };
-        if a == b {
-            return; // no bump declared yet: nothing to verify
-        }
-        let Some(declared) = declared_bump(b, a) else {
-            return;
-        };
-        let required = self.bump();
-        let event = match required {
-            Severity::Breaking if declared != Severity::Breaking => "insufficient_major",
-            Severity::Minor if declared > Severity::Minor => "insufficient_minor",
-            _ => return,
-        };
-        let Some(rule) = self.rules.server_row(event) else {
-            return;
-        };
-        let row = &self.rules.rows[rule];
-        let declared_word = bump_word(declared).to_lowercase();
-        let message = crate::rules::render_message(
-            &row.message,
-            &[("before", b), ("after", a), ("declared", &declared_word)],
-        );
-        let (vb, va) = (Some(serde_json::json!(b)), Some(serde_json::json!(a)));
-        let change = Change {
-            rule,
-            code: row.id.clone(),
-            severity: self.rules.severity(rule, None),
-            subject: "server".into(),
-            path: Some("version".into()),
-            direction: None,
-            message,
-            fingerprint: diff::fingerprint(&row.id, "server", Some("version"), &vb, &va),
-            before: vb,
-            after: va,
-            certainty: row.certainty,
-            witness: None,
         };
         match config.ignore.iter().find(|i| i.matches(&change)) {
             Some(i) => self
@@ -254,59 +220,4 @@ pub(crate) fn write_section<'a>(
         write_str(out, "\n")?;
     }
     Ok(())
-}
-
-/// The bump a version change declares, read as Cargo reads semver: in 0.y.z the minor
-/// is the major (0.1 → 0.2 may break), in 0.0.z every bump may break. A version that
-/// went down declares nothing. `None` when either is not semver.
-pub fn declared_bump(before: &str, after: &str) -> Option<Severity> {
-    let parse = |v: &str| -> Option<(u64, u64, u64)> {
-        let core = v.trim().trim_start_matches('v');
-        let core = core.split(['-', '+']).next()?;
-        let mut it = core.split('.');
-        let t = (
-            it.next()?.parse().ok()?,
-            it.next().unwrap_or("0").parse().ok()?,
-            it.next().unwrap_or("0").parse().ok()?,
-        );
-        Some(t)
-    };
-    let (b, a) = (parse(before)?, parse(after)?);
-    if a <= b {
-        return Some(Severity::None);
-    }
-    Some(if a.0 != b.0 {
-        Severity::Breaking
-    } else if a.1 != b.1 {
-        if a.0 == 0 {
-            Severity::Breaking
-        } else {
-            Severity::Minor
-        }
-    } else if a.0 == 0 && a.1 == 0 {
-        Severity::Breaking
-    } else {
-        Severity::Patch
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn declared_bumps_read_like_cargo() {
-        assert_eq!(declared_bump("1.2.3", "2.0.0"), Some(Severity::Breaking));
-        assert_eq!(declared_bump("1.2.3", "1.3.0"), Some(Severity::Minor));
-        assert_eq!(declared_bump("1.2.3", "1.2.4"), Some(Severity::Patch));
-        assert_eq!(declared_bump("0.1.0", "0.2.0"), Some(Severity::Breaking));
-        assert_eq!(declared_bump("0.1.0", "0.1.1"), Some(Severity::Patch));
-        assert_eq!(declared_bump("0.0.1", "0.0.2"), Some(Severity::Breaking));
-        assert_eq!(declared_bump("2.0.0", "1.9.0"), Some(Severity::None));
-        assert_eq!(
-            declared_bump("v1.0.0-beta.1", "1.1.0"),
-            Some(Severity::Minor)
-        );
-        assert_eq!(declared_bump("latest", "1.0.0"), None);
-    }
 }
