@@ -119,7 +119,9 @@ fn server_everything_over_stdio() {
     );
     let (code, report) = check(&a, &rich);
     assert_eq!(code, 0, "tools added are minor");
-    assert_eq!(report["counts"]["minor"], 3, "{report}");
+    // Three new tools, and the same server version 2.0.0 (server.version.unchanged).
+    assert_eq!(report["counts"]["minor"], 4, "{report}");
+    assert_eq!(report["changes"][0]["code"], "server.version.unchanged");
 }
 
 #[test]
