@@ -1,38 +1,128 @@
 #!/usr/bin/env bash
-# The GitHub Action's check step. Captures the server once (snapshot to a temporary
-# lockfile), then reports from that capture offline: markdown to the step summary,
-# SARIF to INPUT_SARIF when asked, and INPUT_FORMAT to the log, whose exit status
-# (0 pass, 1 a change at or above fail-on, 2 error) is the step's.
+# The GitHub Action's check step. Two parts, each on by default and each turned off by
+# an input:
+#
+#   up to date (INPUT_UP_TO_DATE): the committed lockfile (INPUT_BASELINE) must equal a
+#     live capture of the server (INPUT_COMMAND or INPUT_HTTP). The capture is written
+#     over a copy of the lockfile, so an unchanged interface gives the same bytes.
+#   verdict (INPUT_VERDICT): on a pull request, the base branch's lockfile
+#     (INPUT_BASE_REF, from github.base_ref) against the pull request's, classified and
+#     gated by INPUT_FAIL_ON. The base branch is fetched (depth 1) when the checkout
+#     lacks it. This is the part a pull request cannot bypass by regenerating the
+#     lockfile in the same commit.
+#
+# Reports: markdown to the step summary, SARIF to INPUT_SARIF when asked, INPUT_FORMAT
+# to the log; outputs `bump`, `sarif`, `up-to-date`. The exit status is the worst of the
+# parts: 0 pass, 1 a part failed, 2 mcp-covenant or git could not do its job.
+# Inputs are split on whitespace; nothing in them is evaluated.
 set -uo pipefail
 bin=${MCP_COVENANT_BIN:-mcp-covenant}
 tmp=$(mktemp -d "${RUNNER_TEMP:-/tmp}/mcp-covenant.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-current="$tmp/current.lock"
+lock=${INPUT_BASELINE:-mcp-covenant.lock}
+status=0
+worst() { if [ "$1" -gt "$status" ]; then status=$1; fi; }
+on() { case "$1" in false | False | FALSE | no | off | 0) return 1 ;; *) return 0 ;; esac; }
+output() { if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "$1" >>"$GITHUB_OUTPUT"; fi; }
+summary() { if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat >>"$GITHUB_STEP_SUMMARY"; else cat >/dev/null; fi; }
+# A workflow-command property or message: %, CR, LF (and , : in properties) escaped.
+escape() { local s=${1//%/%25}; s=${s//$'\r'/%0D}; s=${s//$'\n'/%0A}; printf '%s' "$s"; }
+escape_property() { local s; s=$(escape "$1"); s=${s//:/%3A}; s=${s//,/%2C}; printf '%s' "$s"; }
 
-# Inputs are split on whitespace; nothing in them is evaluated.
 read -r -a extra <<<"${INPUT_ARGS:-}"
+live=()
 if [ -n "${INPUT_HTTP:-}" ]; then
-  "$bin" snapshot -o "$current" "${extra[@]}" --http "$INPUT_HTTP" || exit 2
+  live=(--http "$INPUT_HTTP")
 elif [ -n "${INPUT_COMMAND:-}" ]; then
   read -r -a cmd <<<"$INPUT_COMMAND"
-  "$bin" snapshot -o "$current" "${extra[@]}" -- "${cmd[@]}" || exit 2
-else
-  echo "error: give the action a \`command\` (stdio) or an \`http\` URL" >&2
+  live=(-- "${cmd[@]}")
+fi
+
+ran=0
+
+# --- part 1: the committed lockfile is up to date ---------------------------------------
+if on "${INPUT_UP_TO_DATE:-true}"; then
+  if [ ${#live[@]} -eq 0 ]; then
+    echo "error: the up-to-date check needs the server: give the action a \`command\` (stdio) or an \`http\` URL, or set \`up-to-date: false\`" >&2
+    exit 2
+  fi
+  ran=1
+  current="$tmp/current.lock"
+  if [ -f "$lock" ]; then cp "$lock" "$current"; fi
+  if ! "$bin" snapshot -o "$current" "${extra[@]}" "${live[@]}"; then
+    exit 2
+  fi
+  if [ -f "$lock" ] && cmp -s "$lock" "$current"; then
+    echo "mcp-covenant: $lock is up to date with the server"
+    output "up-to-date=true"
+  else
+    output "up-to-date=false"
+    worst 1
+    if [ -f "$lock" ]; then
+      what="$lock is not up to date with the server: run \`mcp-covenant snapshot -o $lock\` with the server and commit the result"
+      echo "::error file=$(escape_property "$lock")::$(escape "$what")"
+      echo "mcp-covenant: $what. What the server serves differs from it by:"
+      "$bin" check --baseline "$lock" --against "$current" --format human --fail-on never
+      worst $?
+    else
+      what="$lock does not exist: run \`mcp-covenant snapshot -o $lock\` with the server and commit the result"
+      echo "::error::$(escape "$what")"
+    fi
+    printf '### mcp-covenant: lockfile out of date\n\n%s\n\n' "$what" | summary
+  fi
+fi
+
+# --- part 2: the verdict, the pull request's lockfile against the base branch's ----------
+base=${INPUT_BASE_REF:-}
+if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
+  ran=1
+  if [[ $base == -* ]] || ! git check-ref-format "refs/heads/$base"; then
+    echo "error: base-ref \`$base\` is not a branch name" >&2
+    exit 2
+  fi
+  remote_ref="refs/remotes/origin/$base"
+  if ! git rev-parse --verify --quiet "$remote_ref^{commit}" >/dev/null; then
+    # A pull request's checkout is shallow and holds only the merge commit: fetch the
+    # base branch's tip, which is all the verdict reads.
+    if ! git fetch --quiet --no-tags --depth=1 origin "+refs/heads/$base:$remote_ref"; then
+      echo "error: cannot fetch the base branch \`$base\` from origin" >&2
+      exit 2
+    fi
+  fi
+  # ./ : the path from the working directory (the workspace), not the repository root.
+  rel=$lock
+  case "$rel" in /* | ./* | ../*) ;; *) rel="./$rel" ;; esac
+  if ! git cat-file -e "$remote_ref:$rel" 2>/dev/null; then
+    note="the base branch \`$base\` has no $lock yet: nothing to compare, the verdict is skipped"
+    echo "::notice::$(escape "$note")"
+    printf '### mcp-covenant\n\n%s\n\n' "$note" | summary
+  elif [ ! -f "$lock" ]; then
+    echo "::error::$(escape "$lock was deleted; the base branch \`$base\` has one")"
+    worst 1
+  else
+    check=("$bin" check --baseline "git:$remote_ref:$rel" --against "$lock")
+    # Extra renderings first, quietly: the last run prints any error, and its status.
+    if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+      "${check[@]}" --format markdown --fail-on never 2>/dev/null | summary
+    fi
+    if [ -n "${INPUT_SARIF:-}" ]; then
+      if "${check[@]}" --format sarif --fail-on never --output "$INPUT_SARIF" >/dev/null 2>&1; then
+        output "sarif=$INPUT_SARIF"
+      fi
+    fi
+    if [ -n "${GITHUB_OUTPUT:-}" ]; then
+      bump=$("${check[@]}" --format json --fail-on never 2>/dev/null | sed -n 's/^  "required_bump": "\(.*\)",$/\1/p')
+      output "bump=${bump:-none}"
+    fi
+    "${check[@]}" --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-breaking}"
+    worst $?
+  fi
+elif on "${INPUT_VERDICT:-true}"; then
+  echo "mcp-covenant: no base branch (not a pull request): the verdict is skipped"
+fi
+
+if [ "$ran" = 0 ]; then
+  echo "error: nothing to check: both parts are off, or the verdict has no base branch and the up-to-date check is off" >&2
   exit 2
 fi
-
-baseline=${INPUT_BASELINE:-mcp-covenant.lock}
-check=("$bin" check --baseline "$baseline" --against "$current")
-
-if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  "${check[@]}" --format markdown --fail-on never >>"$GITHUB_STEP_SUMMARY" || exit 2
-fi
-if [ -n "${INPUT_SARIF:-}" ]; then
-  "${check[@]}" --format sarif --fail-on never --output "$INPUT_SARIF" >/dev/null || exit 2
-  [ -n "${GITHUB_OUTPUT:-}" ] && echo "sarif=$INPUT_SARIF" >>"$GITHUB_OUTPUT"
-fi
-if [ -n "${GITHUB_OUTPUT:-}" ]; then
-  bump=$("${check[@]}" --format json --fail-on never | sed -n 's/^  "required_bump": "\(.*\)",$/\1/p')
-  echo "bump=${bump:-none}" >>"$GITHUB_OUTPUT"
-fi
-"${check[@]}" --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-breaking}"
+exit "$status"

@@ -1,98 +1,242 @@
-//! The GitHub Action's check step (action/run.sh), run locally with the GitHub
-//! environment variables pointing at temporary files.
+//! The GitHub Action's check step (action/run.sh), run locally against temporary git
+//! repositories: an "origin" with a base branch and a pull-request branch, and a shallow
+//! clone of the pull-request branch as actions/checkout leaves it. The GitHub
+//! environment variables point at temporary files.
 
 mod common;
 
 use std::fs;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use common::*;
 use serde_json::json;
 
-#[test]
-fn the_action_writes_a_step_summary_sarif_and_outputs() {
-    let d = tmpdir("action");
-    let spec = |tools: serde_json::Value| json!({"tools": tools});
-    let old = write_spec(
-        &d,
-        &spec(
-            json!([{"name": "a", "inputSchema": {"type": "object"}}, {"name": "b", "inputSchema": {"type": "object"}}]),
-        ),
+struct Pr {
+    dir: PathBuf,
+    /// The shallow checkout of the pull request.
+    work: PathBuf,
+    /// The server as the base branch has it (tools a, b).
+    old_spec: PathBuf,
+    /// The server as the pull request has it (tool b removed).
+    new_spec: PathBuf,
+}
+
+/// origin: `main` at "README only" (tagged branch `empty`), then main with the lockfile
+/// of tools a and b; `feature` removes tool b and regenerates the lockfile in the same
+/// commit. work: `git clone --depth 1 --branch feature`, so it lacks origin/main.
+fn pull_request(name: &str) -> Pr {
+    let dir = tmpdir(&format!("action-{name}"));
+    let spec = |tools: serde_json::Value| json!({"tools": tools}).to_string();
+    let tool = |n: &str| json!({"name": n, "description": n, "inputSchema": {"type": "object"}});
+    let old_spec = dir.join("old.json");
+    let new_spec = dir.join("new.json");
+    fs::write(&old_spec, spec(json!([tool("a"), tool("b")]))).unwrap();
+    fs::write(&new_spec, spec(json!([tool("a")]))).unwrap();
+    let origin = dir.join("origin");
+    fs::create_dir(&origin).unwrap();
+    git_init(&origin);
+    fs::write(origin.join("README"), "server\n").unwrap();
+    git_commit(&origin, "start");
+    git(&origin, &["branch", "empty"]);
+    snapshot(&origin, &old_spec);
+    git_commit(&origin, "lockfile");
+    git(&origin, &["checkout", "-q", "-b", "feature"]);
+    snapshot(&origin, &new_spec);
+    git_commit(&origin, "remove tool b, regenerate the lockfile");
+    let url = format!("file://{}", origin.display());
+    git(
+        &dir,
+        &["clone", "-q", "--depth", "1", "--branch", "feature", &url, "work"],
     );
+    Pr {
+        work: dir.join("work"),
+        dir,
+        old_spec,
+        new_spec,
+    }
+}
+
+fn snapshot(repo: &Path, spec: &Path) {
     let o = bin()
-        .current_dir(&d)
+        .current_dir(repo)
         .args(["snapshot", "--"])
         .arg(fixture())
-        .arg(&old)
+        .arg(spec)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let new = d.join("new.json");
-    fs::write(
-        &new,
-        spec(json!([{"name": "a", "inputSchema": {"type": "object"}}])).to_string(),
-    )
-    .unwrap();
-    let (summary, output, sarif) = (
-        d.join("summary.md"),
-        d.join("output.txt"),
-        d.join("out.sarif"),
-    );
-    fs::write(&summary, "previous step's summary\n").unwrap();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("action/run.sh");
-    let run = |fail_on: &str| {
-        Command::new("bash")
-            .arg(&script)
-            .current_dir(&d)
+}
+
+impl Pr {
+    fn summary(&self) -> PathBuf {
+        self.dir.join("summary.md")
+    }
+    fn outputs(&self) -> PathBuf {
+        self.dir.join("outputs.txt")
+    }
+    fn sarif(&self) -> PathBuf {
+        self.dir.join("out.sarif")
+    }
+
+    /// Run action/run.sh in the checkout with the defaults a pull request gets, and
+    /// `inputs` on top (an empty value removes the variable).
+    fn run(&self, inputs: &[(&str, String)]) -> Output {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("action/run.sh");
+        let mut c = Command::new("bash");
+        c.arg(&script)
+            .current_dir(&self.work)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("MCP_COVENANT_BIN", env!("CARGO_BIN_EXE_mcp-covenant"))
             .env(
                 "INPUT_COMMAND",
-                format!("{} {}", fixture().display(), new.display()),
+                format!("{} {}", fixture().display(), self.new_spec.display()),
             )
             .env("INPUT_ARGS", "--timeout 20")
-            .env("INPUT_FAIL_ON", fail_on)
+            .env("INPUT_BASE_REF", "main")
+            .env("INPUT_FAIL_ON", "breaking")
             .env("INPUT_FORMAT", "github")
-            .env("INPUT_SARIF", &sarif)
-            .env("GITHUB_STEP_SUMMARY", &summary)
-            .env("GITHUB_OUTPUT", &output)
-            .env("RUNNER_TEMP", &d)
-            .output()
-            .unwrap()
-    };
-    let o = run("breaking");
-    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+            .env("INPUT_SARIF", self.sarif())
+            .env("GITHUB_STEP_SUMMARY", self.summary())
+            .env("GITHUB_OUTPUT", self.outputs())
+            .env("RUNNER_TEMP", &self.dir);
+        for (k, v) in inputs {
+            if v.is_empty() {
+                c.env_remove(k);
+            } else {
+                c.env(k, v);
+            }
+        }
+        c.output().unwrap()
+    }
+
+    fn lockfile(&self) -> Vec<u8> {
+        fs::read(self.work.join("mcp-covenant.lock")).unwrap()
+    }
+}
+
+fn both(o: &Output) -> String {
+    format!("{}{}", stdout(o), stderr(o))
+}
+
+#[test]
+fn a_break_regenerated_in_the_same_commit_fails_the_verdict() {
+    let pr = pull_request("verdict");
+    fs::write(pr.summary(), "previous step's summary\n").unwrap();
+    let o = pr.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    let out = stdout(&o);
+    // Part 1 passed: the lockfile is what the server serves.
+    assert!(out.contains("mcp-covenant.lock is up to date with the server"), "{out}");
+    // Part 2 failed: against the base branch's lockfile, fetched into the shallow clone.
+    let removed = out
+        .lines()
+        .find(|l| l.contains("[tool.removed]"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(removed.starts_with("::error file=mcp-covenant.lock,line="), "{removed}");
+    git(&pr.work, &["rev-parse", "--verify", "refs/remotes/origin/main"]);
+    let summary = fs::read_to_string(pr.summary()).unwrap();
     assert!(
-        stdout(&o).contains("::error file=mcp-covenant.lock,line="),
+        summary.starts_with("previous step's summary\n### mcp-covenant"),
+        "appended, not replaced: {summary}"
+    );
+    assert!(summary.contains("`tool:b`"), "{summary}");
+    let outputs = fs::read_to_string(pr.outputs()).unwrap();
+    assert!(outputs.contains("up-to-date=true\n"), "{outputs}");
+    assert!(outputs.contains("bump=major\n"), "{outputs}");
+    assert!(
+        outputs.contains(&format!("sarif={}\n", pr.sarif().display())),
+        "{outputs}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(pr.sarif()).unwrap()).unwrap();
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(|r| r["ruleId"] == "tool.removed"
+            && r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                == "mcp-covenant.lock"),
+        "{doc}"
+    );
+    // Each part turns off; fail-on applies to the verdict.
+    fn off(k: &str) -> (&str, String) {
+        (k, "false".to_string())
+    }
+    assert_eq!(pr.run(&[off("INPUT_VERDICT")]).status.code(), Some(0));
+    assert_eq!(
+        pr.run(&[("INPUT_FAIL_ON", "never".into())]).status.code(),
+        Some(0)
+    );
+    // The verdict alone needs no server.
+    let o = pr.run(&[off("INPUT_UP_TO_DATE"), ("INPUT_COMMAND", String::new())]);
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    // Outside a pull request (no base branch) the verdict is skipped.
+    let o = pr.run(&[("INPUT_BASE_REF", String::new())]);
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    assert!(stdout(&o).contains("the verdict is skipped"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_stale_lockfile_fails_the_up_to_date_check() {
+    let pr = pull_request("stale");
+    let before = pr.lockfile();
+    // The server still serves tools a and b; the committed lockfile says only a.
+    let old = format!("{} {}", fixture().display(), pr.old_spec.display());
+    let o = pr.run(&[
+        ("INPUT_COMMAND", old),
+        ("INPUT_VERDICT", "false".into()),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("::error file=mcp-covenant.lock::mcp-covenant.lock is not up to date with the server"),
+        "{out}"
+    );
+    assert!(out.contains("+ tool:b — new tool"), "what differs is shown: {out}");
+    assert_eq!(pr.lockfile(), before, "the committed lockfile is never written");
+    let outputs = fs::read_to_string(pr.outputs()).unwrap();
+    assert!(outputs.contains("up-to-date=false\n"), "{outputs}");
+    assert!(fs::read_to_string(pr.summary())
+        .unwrap()
+        .contains("lockfile out of date"));
+}
+
+#[test]
+fn a_base_branch_without_a_lockfile_skips_the_verdict() {
+    let pr = pull_request("new");
+    let o = pr.run(&[("INPUT_BASE_REF", "empty".into())]);
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    assert!(
+        stdout(&o).contains("::notice::the base branch `empty` has no mcp-covenant.lock yet"),
         "{}",
         stdout(&o)
     );
-    let text = fs::read_to_string(&summary).unwrap();
-    assert!(
-        text.starts_with("previous step's summary\n### mcp-covenant"),
-        "appended, not replaced: {text}"
+}
+
+#[test]
+fn what_cannot_run_is_exit_2() {
+    let pr = pull_request("errors");
+    let code = |inputs: &[(&str, String)]| {
+        let o = pr.run(inputs);
+        assert!(stderr(&o).contains("error:"), "{}", both(&o));
+        o.status.code()
+    };
+    // A server that fails.
+    assert_eq!(
+        code(&[("INPUT_COMMAND", "definitely-not-a-command-xyz".into())]),
+        Some(2)
     );
-    assert!(text.contains("`tool:b`"), "{text}");
-    let out = fs::read_to_string(&output).unwrap();
-    assert!(out.contains(&format!("sarif={}", sarif.display())), "{out}");
-    assert!(out.contains("bump=major"), "{out}");
-    let doc: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(&sarif).unwrap()).unwrap();
-    let rules: Vec<&str> = doc["runs"][0]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["ruleId"].as_str().unwrap())
-        .collect();
-    assert_eq!(rules, ["server.version.unchanged", "tool.removed"]);
-    assert_eq!(run("never").status.code(), Some(0));
-    // A server that fails is exit 2 from the action too.
-    let o = Command::new("bash")
-        .arg(&script)
-        .current_dir(&d)
-        .env("MCP_COVENANT_BIN", env!("CARGO_BIN_EXE_mcp-covenant"))
-        .env("INPUT_COMMAND", "definitely-not-a-command-xyz")
-        .env("RUNNER_TEMP", &d)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    // The up-to-date check without a server.
+    assert_eq!(code(&[("INPUT_COMMAND", String::new())]), Some(2));
+    // Both parts off.
+    assert_eq!(
+        code(&[
+            ("INPUT_UP_TO_DATE", "false".into()),
+            ("INPUT_VERDICT", "false".into())
+        ]),
+        Some(2)
+    );
+    // A base ref that is not a branch name, or not on origin.
+    assert_eq!(code(&[("INPUT_BASE_REF", "--upload-pack=x".into())]), Some(2));
+    assert_eq!(code(&[("INPUT_BASE_REF", "no-such-branch".into())]), Some(2));
 }
