@@ -47,7 +47,9 @@ fn pull_request(name: &str) -> Pr {
     let url = format!("file://{}", origin.display());
     git(
         &dir,
-        &["clone", "-q", "--depth", "1", "--branch", "feature", &url, "work"],
+        &[
+            "clone", "-q", "--depth", "1", "--branch", "feature", &url, "work",
+        ],
     );
     Pr {
         work: dir.join("work"),
@@ -128,14 +130,23 @@ fn a_break_regenerated_in_the_same_commit_fails_the_verdict() {
     assert_eq!(o.status.code(), Some(1), "{}", both(&o));
     let out = stdout(&o);
     // Part 1 passed: the lockfile is what the server serves.
-    assert!(out.contains("mcp-covenant.lock is up to date with the server"), "{out}");
+    assert!(
+        out.contains("mcp-covenant.lock is up to date with the server"),
+        "{out}"
+    );
     // Part 2 failed: against the base branch's lockfile, fetched into the shallow clone.
     let removed = out
         .lines()
         .find(|l| l.contains("[tool.removed]"))
         .unwrap_or_else(|| panic!("{out}"));
-    assert!(removed.starts_with("::error file=mcp-covenant.lock,line="), "{removed}");
-    git(&pr.work, &["rev-parse", "--verify", "refs/remotes/origin/main"]);
+    assert!(
+        removed.starts_with("::error file=mcp-covenant.lock,line="),
+        "{removed}"
+    );
+    git(
+        &pr.work,
+        &["rev-parse", "--verify", "refs/remotes/origin/main"],
+    );
     let summary = fs::read_to_string(pr.summary()).unwrap();
     assert!(
         summary.starts_with("previous step's summary\n### mcp-covenant"),
@@ -173,7 +184,11 @@ fn a_break_regenerated_in_the_same_commit_fails_the_verdict() {
     // Outside a pull request (no base branch) the verdict is skipped.
     let o = pr.run(&[("INPUT_BASE_REF", String::new())]);
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
-    assert!(stdout(&o).contains("the verdict is skipped"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("the verdict is skipped"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -182,18 +197,24 @@ fn a_stale_lockfile_fails_the_up_to_date_check() {
     let before = pr.lockfile();
     // The server still serves tools a and b; the committed lockfile says only a.
     let old = format!("{} {}", fixture().display(), pr.old_spec.display());
-    let o = pr.run(&[
-        ("INPUT_COMMAND", old),
-        ("INPUT_VERDICT", "false".into()),
-    ]);
+    let o = pr.run(&[("INPUT_COMMAND", old), ("INPUT_VERDICT", "false".into())]);
     assert_eq!(o.status.code(), Some(1), "{}", both(&o));
     let out = stdout(&o);
     assert!(
-        out.contains("::error file=mcp-covenant.lock::mcp-covenant.lock is not up to date with the server"),
+        out.contains(
+            "::error file=mcp-covenant.lock::mcp-covenant.lock is not up to date with the server"
+        ),
         "{out}"
     );
-    assert!(out.contains("+ tool:b — new tool"), "what differs is shown: {out}");
-    assert_eq!(pr.lockfile(), before, "the committed lockfile is never written");
+    assert!(
+        out.contains("+ tool:b — new tool"),
+        "what differs is shown: {out}"
+    );
+    assert_eq!(
+        pr.lockfile(),
+        before,
+        "the committed lockfile is never written"
+    );
     let outputs = fs::read_to_string(pr.outputs()).unwrap();
     assert!(outputs.contains("up-to-date=false\n"), "{outputs}");
     assert!(fs::read_to_string(pr.summary())
@@ -237,6 +258,12 @@ fn what_cannot_run_is_exit_2() {
         Some(2)
     );
     // A base ref that is not a branch name, or not on origin.
-    assert_eq!(code(&[("INPUT_BASE_REF", "--upload-pack=x".into())]), Some(2));
-    assert_eq!(code(&[("INPUT_BASE_REF", "no-such-branch".into())]), Some(2));
+    assert_eq!(
+        code(&[("INPUT_BASE_REF", "--upload-pack=x".into())]),
+        Some(2)
+    );
+    assert_eq!(
+        code(&[("INPUT_BASE_REF", "no-such-branch".into())]),
+        Some(2)
+    );
 }
