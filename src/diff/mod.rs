@@ -10,6 +10,7 @@ pub mod fast;
 mod surface;
 pub mod version;
 mod walker;
+pub mod witness;
 
 use serde_json::Value;
 

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::{compare, walker, Change, Emitter, Event};
+use super::{compare, walker, witness, Change, Emitter, Event};
 use crate::lockfile::{key_of, Element, Kind, Surface};
 use crate::rules::{Direction, Rules};
 
@@ -213,6 +213,7 @@ fn compare_elements(
         let (sa, sb) = (a.get(field), b.get(field));
         if field == "arguments" {
             let (xa, xb) = (arguments_schema(sa), arguments_schema(sb));
+            let start = em.changes.len();
             walker::compare_schemas(
                 em,
                 budget,
@@ -223,6 +224,7 @@ fn compare_elements(
                 Some(&xa),
                 Some(&xb),
             );
+            witness::attach(&mut em.changes[start..], field, Some(&xa), Some(&xb));
             continue;
         }
         // A schema field with presence rows (outputSchema) reports its coming and going
@@ -235,7 +237,9 @@ fn compare_elements(
             let event = if sa.is_none() { "added" } else { "removed" };
             classify_field(em, kind, subject, field, Event::new(event));
         } else {
+            let start = em.changes.len();
             walker::compare_schemas(em, budget, subject, direction, field, false, sa, sb);
+            witness::attach(&mut em.changes[start..], field, sa, sb);
         }
     }
 

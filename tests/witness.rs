@@ -1,0 +1,377 @@
+//! Every witness is proven by an independent validator (the `jsonschema` crate, a
+//! dev-dependency that never enters the binary): in input the baseline schema accepts it
+//! and the new one rejects it; in output the other way round. A witness that fails this
+//! check fails the build.
+//!
+//! The differential test mutates the golden and corpus schemas, samples instances of
+//! both sides, and asks the same validator: an instance one side accepts and the other
+//! rejects in the breaking direction must be matched by a breaking change in that
+//! element and direction. It is seeded and bounded; `WITNESS_PAIRS=N` runs more.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use mcp_covenant::diff;
+use mcp_covenant::diff::witness::{self, parse_path};
+use mcp_covenant::lockfile::Lockfile;
+use mcp_covenant::rules::{Direction, Rules, Severity};
+use serde_json::{json, Map, Value};
+
+fn validator(schema: &Value) -> Option<jsonschema::Validator> {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(schema)
+        .ok()
+}
+
+fn lockfiles() -> Vec<(PathBuf, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pairs = Vec::new();
+    for dir in fs::read_dir(root.join("golden")).unwrap() {
+        let dir = dir.unwrap().path();
+        let (a, b) = (dir.join("before.lock"), dir.join("after.lock"));
+        if a.exists() && b.exists() {
+            pairs.push((a, b));
+        }
+    }
+    // The real-world corpus, when present: tests/corpus/<package>/<version>.lock.
+    if let Ok(list) = fs::read_to_string(root.join("tests/corpus/pairs.txt")) {
+        for line in list
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            if let [pkg, old, new] = w[..] {
+                let d = root.join("tests/corpus").join(pkg);
+                pairs.push((d.join(format!("{old}.lock")), d.join(format!("{new}.lock"))));
+            }
+        }
+    }
+    pairs.sort();
+    pairs
+}
+
+fn raw(p: &Path) -> Option<Value> {
+    serde_json::from_slice(&fs::read(p).ok()?).ok()
+}
+
+fn load(p: &Path) -> Option<Lockfile> {
+    Lockfile::parse(&fs::read(p).ok()?, &p.display().to_string()).ok()
+}
+
+/// The element's schema named by the first segment of a change path, as the walker
+/// saw it (a prompt's argument list as an object schema).
+fn element_schema(lock: &Value, subject: &str, field: &str) -> Option<Value> {
+    let doc = lock.get("surface")?;
+    let (kind, name) = subject.split_once(':')?;
+    let (list, key) = match kind {
+        "tool" => ("tools", "name"),
+        "prompt" => ("prompts", "name"),
+        _ => return None,
+    };
+    let element = doc
+        .get(list)?
+        .as_array()?
+        .iter()
+        .find(|e| e.get(key).and_then(Value::as_str) == Some(name))?;
+    if field == "arguments" {
+        let mut props = Map::new();
+        let mut required = Vec::new();
+        for arg in element.get("arguments")?.as_array()? {
+            let mut s = arg.as_object()?.clone();
+            let n = s.remove("name")?.as_str()?.to_string();
+            if s.remove("required") == Some(Value::Bool(true)) {
+                required.push(Value::String(n.clone()));
+            }
+            props.insert(n, Value::Object(s));
+        }
+        return Some(json!({"properties": props, "required": required}));
+    }
+    Some(element.get(field).cloned().unwrap_or(json!({})))
+}
+
+#[test]
+fn every_witness_is_proven_by_an_independent_validator() {
+    let rules = Rules::embedded().unwrap();
+    let (mut checked, mut breaking, mut failures) = (0, 0, Vec::new());
+    for (a_path, b_path) in lockfiles() {
+        let (Some(a), Some(b)) = (load(&a_path), load(&b_path)) else {
+            continue;
+        };
+        let (Some(ja), Some(jb)) = (raw(&a_path), raw(&b_path)) else {
+            continue;
+        };
+        for change in diff::diff(&rules, &a.surface, &b.surface) {
+            let (Some(dir), Some(path)) = (change.direction, change.path.as_deref()) else {
+                continue;
+            };
+            if change.severity == Severity::Breaking {
+                breaking += 1;
+            }
+            let Some(w) = &change.witness else { continue };
+            let field = path.split(['.', '[']).next().unwrap_or(path);
+            let (Some(sa), Some(sb)) = (
+                element_schema(&ja, &change.subject, field),
+                element_schema(&jb, &change.subject, field),
+            ) else {
+                failures.push(format!(
+                    "{}: {} {path}: no schema",
+                    a_path.display(),
+                    change.subject
+                ));
+                continue;
+            };
+            let (Some(va), Some(vb)) = (validator(&sa), validator(&sb)) else {
+                continue; // a schema the validator itself refuses proves nothing either way
+            };
+            let (accepts, rejects) = match dir {
+                Direction::Input => (&va, &vb),
+                Direction::Output => (&vb, &va),
+            };
+            checked += 1;
+            if !accepts.is_valid(w) || rejects.is_valid(w) {
+                failures.push(format!(
+                    "{}: {} {path} [{}]: witness {w} does not prove a {} break",
+                    a_path.display(),
+                    change.subject,
+                    change.code,
+                    dir.word()
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} witnesses fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        checked > 100,
+        "only {checked} witnesses checked ({breaking} breaking changes)"
+    );
+    eprintln!("{checked} witnesses proven, {breaking} breaking changes");
+}
+
+// --- differential soundness ---------------------------------------------------------
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Every subschema position of `v` (as JSON pointers), for picking a mutation site.
+fn sites(v: &Value, at: String, out: &mut Vec<String>) {
+    if out.len() > 2000 {
+        return;
+    }
+    if v.is_object() {
+        out.push(at.clone());
+    }
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if matches!(
+                    k.as_str(),
+                    "enum" | "const" | "default" | "examples" | "required"
+                ) {
+                    continue;
+                }
+                let esc = k.replace('~', "~0").replace('/', "~1");
+                sites(x, format!("{at}/{esc}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                sites(x, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// One random change to the schema object at a site: tighten or loosen a bound, add
+/// or drop a keyword, close or open an object, wrap in anyOf.
+fn mutate(r: &mut Rng, s: &mut Map<String, Value>) {
+    let choice = r.below(14);
+    match choice {
+        0 => {
+            s.insert("maxLength".into(), json!(r.below(4)));
+        }
+        1 => {
+            s.insert("minLength".into(), json!(1 + r.below(3)));
+        }
+        2 => {
+            s.insert("minimum".into(), json!(r.below(5) as i64 - 1));
+        }
+        3 => {
+            s.insert("maximum".into(), json!(r.below(5)));
+        }
+        4 => {
+            s.insert("additionalProperties".into(), json!(false));
+        }
+        5 => {
+            s.remove("additionalProperties");
+        }
+        6 => {
+            if let Some(Value::Object(p)) = s.get_mut("properties") {
+                if let Some(k) = p.keys().next().cloned() {
+                    p.remove(&k);
+                }
+            }
+        }
+        7 => {
+            let name = format!("p{}", r.below(3));
+            s.entry("required").or_insert(json!([]));
+            if let Some(Value::Array(req)) = s.get_mut("required") {
+                req.push(Value::String(name));
+            }
+        }
+        8 => {
+            s.remove("required");
+        }
+        9 => {
+            let t = [
+                "string", "integer", "number", "boolean", "object", "array", "null",
+            ];
+            s.insert("type".into(), json!(t[r.below(t.len())]));
+        }
+        10 => {
+            s.remove("type");
+        }
+        11 => {
+            let all = [json!("a"), json!(1), Value::Null];
+            s.insert("enum".into(), Value::Array(all[..1 + r.below(3)].to_vec()));
+        }
+        12 => {
+            let inner = Value::Object(std::mem::take(s));
+            s.insert("anyOf".into(), json!([inner, {"type": "null"}]));
+        }
+        _ => {
+            s.insert("maxItems".into(), json!(r.below(3)));
+        }
+    }
+}
+
+#[test]
+fn no_instance_breaks_without_a_breaking_change() {
+    let rules = Rules::embedded().unwrap();
+    let pairs: usize = std::env::var("WITNESS_PAIRS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(600);
+    // Seed schemas: every input and output schema of the golden and corpus lockfiles.
+    let mut seeds: Vec<Value> = Vec::new();
+    for (a, b) in lockfiles() {
+        for p in [a, b] {
+            let Some(lock) = raw(&p) else { continue };
+            let Some(doc) = lock.get("surface") else {
+                continue;
+            };
+            for t in doc
+                .get("tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                for f in ["inputSchema", "outputSchema"] {
+                    if let Some(s) = t.get(f).filter(|s| s.is_object()) {
+                        if s.to_string().len() < 20_000 {
+                            seeds.push(s.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(!seeds.is_empty());
+    let mut r = Rng(0x5eed_c0de);
+    let (mut tried, mut instances, mut missed) = (0, 0, Vec::new());
+    for _ in 0..pairs {
+        let old = seeds[r.below(seeds.len())].clone();
+        let mut new = old.clone();
+        let mut at = Vec::new();
+        sites(&new, String::new(), &mut at);
+        let site = at[r.below(at.len())].clone();
+        if let Some(Value::Object(m)) = new.pointer_mut(&site) {
+            mutate(&mut r, m);
+        }
+        let (Some(va), Some(vb)) = (validator(&old), validator(&new)) else {
+            continue;
+        };
+        tried += 1;
+        for dir in [Direction::Input, Direction::Output] {
+            let field = if dir == Direction::Input {
+                "inputSchema"
+            } else {
+                "outputSchema"
+            };
+            let tool = |s: &Value| json!({"name": "t", field: s});
+            let doc = |s: &Value| {
+                json!({"covenant_version": "0.2.0", "captured_at_unix": 0, "server": {"name": "d"},
+                       "surface": {"tools": [tool(s)]}})
+                .to_string()
+            };
+            let (Ok(la), Ok(lb)) = (
+                Lockfile::parse(doc(&old).as_bytes(), "old"),
+                Lockfile::parse(doc(&new).as_bytes(), "new"),
+            ) else {
+                continue;
+            };
+            let changes = diff::diff(&rules, &la.surface, &lb.surface);
+            let reported = changes
+                .iter()
+                .any(|c| c.severity == Severity::Breaking && c.direction == Some(dir));
+            // Samples: the witness search's own candidates, from both sides.
+            let mut samples = Vec::new();
+            for (src, tgt) in [(&old, &new), (&new, &old)] {
+                for d in [Direction::Input, Direction::Output] {
+                    if let Some(w) = witness::find(d, src, tgt, &parse_path(&site_path(&site))) {
+                        samples.push(w);
+                    }
+                }
+            }
+            for x in samples {
+                instances += 1;
+                let broken = match dir {
+                    Direction::Input => va.is_valid(&x) && !vb.is_valid(&x),
+                    Direction::Output => vb.is_valid(&x) && !va.is_valid(&x),
+                };
+                if broken && !reported {
+                    missed.push(format!(
+                        "{} break missed: {x}\nold: {old}\nnew: {new}",
+                        dir.word()
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "differential: {tried} pairs, {instances} instances checked, {} missed",
+        missed.len()
+    );
+    assert!(missed.is_empty(), "{}", missed.join("\n\n"));
+}
+
+/// A JSON pointer (`/properties/a/items`) as a change path (`.properties.a.items`).
+fn site_path(pointer: &str) -> String {
+    let mut out = String::new();
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        match seg.parse::<usize>() {
+            Ok(i) => out.push_str(&format!("[{i}]")),
+            Err(_) => out.push_str(&mcp_covenant::path::join("", &seg)),
+        }
+    }
+    out
+}
