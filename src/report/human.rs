@@ -11,7 +11,7 @@ use std::io;
 
 use termcolor::{Color, ColorSpec, WriteColor};
 
-use super::{bump_word, place, write_section, write_str, Line, Report};
+use super::{bump_word, place, write_section_with, write_str, Line, Report};
 use crate::rules::{Certainty, Severity};
 
 fn style(severity: Severity) -> (&'static str, &'static str, Color) {
@@ -75,7 +75,17 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
                 )
             })
             .collect();
-        write_section(out, title, mark, color, &lines)?;
+        let details: Vec<Option<String>> = chosen
+            .iter()
+            .map(|c| {
+                if report.verbose {
+                    super::witness_sentence(c)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        write_section_with(out, title, mark, color, &lines, &details)?;
     }
     if report.verbose && !report.ignored.is_empty() {
         write_str(out, &format!("  IGNORED ({})\n", report.ignored.len()))?;

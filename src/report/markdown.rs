@@ -95,7 +95,55 @@ pub fn to_string(report: &Report<'_>) -> String {
             .collect();
         table(&mut out, title, "Change", &rows);
     }
+    witnesses(&mut out, report);
     out
+}
+
+/// A collapsed list of the witnesses: for each proven break, the instance that shows it.
+fn witnesses(out: &mut String, report: &Report<'_>) {
+    let proven: Vec<_> = report
+        .changes
+        .iter()
+        .filter_map(|c| Some((c, super::witness_sentence(c)?)))
+        .collect();
+    if proven.is_empty() {
+        return;
+    }
+    out.push_str(&format!(
+        "\n<details><summary>Witnesses ({}): instances that prove each break</summary>\n\n",
+        proven.len()
+    ));
+    for (c, sentence) in proven {
+        let place = super::place(&c.subject, c.path.as_deref());
+        out.push_str(&format!("- {} `{}`\n\n", code_span(&place), c.code));
+        out.push_str(&fenced(&sentence));
+    }
+    out.push_str("</details>\n");
+}
+
+/// `text` as an inline code span that no backtick inside can close early.
+fn code_span(text: &str) -> String {
+    let fence = "`".repeat(longest_run(text, '`') + 1);
+    let text = text.replace(['\n', '\r'], " ");
+    format!("{fence} {text} {fence}")
+}
+
+/// `text` as a fenced code block whose fence is longer than any backtick run inside.
+fn fenced(text: &str) -> String {
+    let fence = "`".repeat(longest_run(text, '`').max(2) + 1);
+    format!(
+        "  {fence}\n  {}\n  {fence}\n\n",
+        text.replace(['\n', '\r'], " ")
+    )
+}
+
+fn longest_run(text: &str, ch: char) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for c in text.chars() {
+        run = if c == ch { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
 }
 
 /// GitHub workflow-command escaping of a message (`%`, CR, LF).

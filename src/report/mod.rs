@@ -183,6 +183,38 @@ pub(crate) fn place(subject: &str, path: Option<&str>) -> String {
 /// One line of a human report section: (subject, path, message, code).
 pub(crate) type Line<'a> = (&'a str, Option<&'a str>, &'a str, &'a str);
 
+/// A witness as one line of JSON that is safe to print anywhere: control, bidi and
+/// line-separator characters inside strings are written as `\uXXXX` escapes (still
+/// valid JSON, so it can be copied into a request).
+pub(crate) fn witness_json(w: &serde_json::Value) -> String {
+    let text = serde_json::to_string(w).unwrap_or_default();
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        let risky = ch.is_control()
+            || matches!(ch, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{200B}'..='\u{200F}' | '\u{FEFF}');
+        if risky {
+            let mut buf = [0u16; 2];
+            for unit in ch.encode_utf16(&mut buf) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// What a change's witness shows, as a sentence: `e.g. {..} was accepted, now rejected`.
+pub(crate) fn witness_sentence(c: &Change) -> Option<String> {
+    let w = witness_json(c.witness.as_ref()?);
+    Some(match c.direction? {
+        crate::rules::Direction::Input => format!("e.g. {w} was accepted, now rejected"),
+        crate::rules::Direction::Output => {
+            format!("e.g. the server may now return {w}, which the old schema rejects")
+        }
+    })
+}
+
 /// A human report section: `  TITLE (n)` and a line per item,
 /// `    x subject → path — message  [code]`, coloured when `out` supports it.
 pub(crate) fn write_section<'a>(
@@ -191,6 +223,19 @@ pub(crate) fn write_section<'a>(
     mark: &str,
     color: termcolor::Color,
     lines: &[Line<'a>],
+) -> io::Result<()> {
+    write_section_with(out, title, mark, color, lines, &[])
+}
+
+/// `write_section`, with an indented detail line under an item where `details` has
+/// one (a witness under `--verbose`).
+pub(crate) fn write_section_with<'a>(
+    out: &mut dyn WriteColor,
+    title: &str,
+    mark: &str,
+    color: termcolor::Color,
+    lines: &[Line<'a>],
+    details: &[Option<String>],
 ) -> io::Result<()> {
     use termcolor::ColorSpec;
     if lines.is_empty() {
@@ -201,7 +246,7 @@ pub(crate) fn write_section<'a>(
     write_str(out, &format!("{title} ({})", lines.len()))?;
     out.reset()?;
     write_str(out, "\n")?;
-    for (subject, path, message, code) in lines {
+    for (i, (subject, path, message, code)) in lines.iter().enumerate() {
         write_str(out, "    ")?;
         out.set_color(ColorSpec::new().set_fg(Some(color)))?;
         write_str(out, mark)?;
@@ -218,6 +263,9 @@ pub(crate) fn write_section<'a>(
         write_str(out, &format!("[{code}]"))?;
         out.reset()?;
         write_str(out, "\n")?;
+        if let Some(Some(detail)) = details.get(i) {
+            write_str(out, &format!("        {detail}\n"))?;
+        }
     }
     Ok(())
 }

@@ -131,11 +131,18 @@ pub fn check(report: &Report<'_>) -> String {
             props.insert("subject".into(), json!(c.subject));
             props.insert("path".into(), json!(c.path));
             props.insert("direction".into(), json!(c.direction.map(|d| d.word())));
+            props.insert("certainty".into(), json!(c.certainty.word()));
             let place = super::place(&c.subject, c.path.as_deref());
+            let mut message = format!("{place}: {} ({} change)", c.message, c.severity.word());
+            if let Some(w) = super::witness_sentence(c) {
+                props.insert("witness".into(), c.witness.clone().unwrap_or_default());
+                message.push_str("; ");
+                message.push_str(&w);
+            }
             ResultDesc {
                 rule: &c.code,
                 level: level_of(c.severity),
-                message: format!("{place}: {} ({} change)", c.message, c.severity.word()),
+                message,
                 anchor: report.anchors.get(i),
                 fingerprint: Some(&c.fingerprint),
                 properties: props,
