@@ -7,6 +7,7 @@
 
 mod compare;
 pub mod fast;
+mod pattern;
 mod surface;
 pub mod version;
 mod walker;

@@ -13,6 +13,7 @@
 
 use serde_json::{Map, Value};
 
+use super::pattern::Pattern;
 use super::Change;
 use crate::rules::{Direction, Severity};
 
@@ -253,7 +254,10 @@ impl Validator<'_> {
                 None => Truth::Unknown,
             },
             "$dynamicRef" => Truth::Unknown,
-            "type" if x.is_null() && m.get("nullable") == Some(&Value::Bool(true)) => Truth::Yes,
+            // OpenAPI's `nullable` is not JSON Schema: whether null passes is undecided.
+            "type" if x.is_null() && m.get("nullable") == Some(&Value::Bool(true)) => {
+                Truth::Unknown
+            }
             "type" => match v {
                 Value::String(t) => Truth::of(type_matches(t, x)),
                 Value::Array(ts) => Truth::of(
@@ -300,13 +304,12 @@ impl Validator<'_> {
                 let n = s.chars().count() as u64;
                 Truth::of(if k == "minLength" { n >= b } else { n <= b })
             }
-            "pattern" => {
-                if x.is_string() {
-                    Truth::Unknown // no regex engine in the binary
-                } else {
-                    Truth::Yes
-                }
-            }
+            "pattern" => match (x.as_str(), v.as_str().and_then(Pattern::parse)) {
+                (None, _) => Truth::Yes,
+                (Some(s), Some(p)) => Truth::of(p.is_match(s)),
+                // A feature outside the small engine's subset: undecided.
+                (Some(_), None) => Truth::Unknown,
+            },
             "format" => match (v.as_str(), x.as_str()) {
                 (_, None) => Truth::Yes,
                 (Some(f), Some(s)) => format_check(f, s),
@@ -596,17 +599,32 @@ impl Validator<'_> {
         let props = m.get("properties").and_then(Value::as_object);
         let patterns = m.get("patternProperties").and_then(Value::as_object);
         let extra = m.get("additionalProperties");
+        let compiled: Vec<(Option<Pattern>, &Value)> = patterns
+            .into_iter()
+            .flatten()
+            .map(|(p, s)| (Pattern::parse(p), s))
+            .collect();
         let mut t = Truth::Yes;
         for (key, value) in o {
-            if let Some(s) = props.and_then(|p| p.get(key)) {
+            let declared = props.and_then(|p| p.get(key));
+            if let Some(s) = declared {
                 t = t.and(self.check(s, value, depth + 1));
-                if patterns.is_some_and(|p| !p.is_empty()) {
-                    t = t.and(Truth::Unknown); // a pattern may also apply
+            }
+            let mut matched = false;
+            for (pattern, s) in &compiled {
+                match pattern {
+                    Some(p) if p.is_match(key) => {
+                        matched = true;
+                        t = t.and(self.check(s, value, depth + 1));
+                    }
+                    Some(_) => {}
+                    None => t = t.and(Truth::Unknown), // undecided whether it applies
                 }
-            } else if patterns.is_some_and(|p| !p.is_empty()) {
-                t = t.and(Truth::Unknown); // which patterns match needs a regex engine
-            } else if let Some(s) = extra {
-                t = t.and(self.check(s, value, depth + 1));
+            }
+            if declared.is_none() && !matched {
+                if let Some(s) = extra {
+                    t = t.and(self.check(s, value, depth + 1));
+                }
             }
             if t == Truth::No {
                 break;
@@ -705,6 +723,13 @@ fn format_check(format: &str, s: &str) -> Truth {
                     }),
             )
         }
+        "uri-reference" | "iri-reference" => {
+            if s.starts_with('/') && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'/') {
+                Truth::Yes
+            } else {
+                Truth::Unknown
+            }
+        }
         "uri" => {
             let simple = s.starts_with("https://example.com");
             if simple {
@@ -733,7 +758,8 @@ fn format_sample(f: &str) -> Option<&'static str> {
         "date" => "2024-01-01",
         "time" => "00:00:00Z",
         "email" | "idn-email" => "a@example.com",
-        "uri" | "iri" | "uri-reference" | "iri-reference" => "https://example.com/",
+        "uri" | "iri" => "https://example.com/",
+        "uri-reference" | "iri-reference" => "/a",
         "uuid" => "00000000-0000-0000-0000-000000000000",
         "ipv4" => "192.0.2.1",
         "ipv6" => "2001:db8::1",
@@ -806,10 +832,12 @@ impl<'a> Gen<'a> {
                 let t_sub = sub(tgt, &[&key, &prop])
                     .or_else(|| tgt.and_then(|t| t.get("additionalProperties")));
                 let inner = self.embed(s_sub, t_sub, &rest[1..], depth + 1);
-                let name = if key == "properties" {
-                    prop
-                } else {
-                    "x_witness".to_string()
+                let name = match key.as_str() {
+                    "properties" | "dependentSchemas" => prop,
+                    // A name the pattern matches.
+                    _ => Pattern::parse(&prop)
+                        .and_then(|p| p.samples().into_iter().next())
+                        .unwrap_or_else(|| "x_witness".to_string()),
                 };
                 // The property left out, too (for one the target newly requires).
                 let without = base.as_object().is_some_and(|o| !o.contains_key(&name));
@@ -1102,6 +1130,13 @@ impl<'a> Gen<'a> {
                         {
                             out.push(Value::String(f.into()));
                         }
+                        let pattern = s
+                            .get("pattern")
+                            .and_then(Value::as_str)
+                            .and_then(Pattern::parse);
+                        for sample in pattern.map(|p| p.samples()).unwrap_or_default() {
+                            out.push(Value::String(sample));
+                        }
                     }
                     out.extend(
                         [
@@ -1241,6 +1276,20 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        // Each dependency's trigger with only the source's dependents.
+        for (k, v) in src
+            .get("dependentRequired")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let mut o = base.clone();
+            o.insert(k.clone(), Value::String("a".into()));
+            for n in v.as_array().into_iter().flatten().filter_map(Value::as_str) {
+                o.insert(n.to_string(), Value::String("a".into()));
+            }
+            out.push(Value::Object(o));
+        }
         // Sizes at the edges of either side's property counts.
         for s in [Some(src), tgt].into_iter().flatten() {
             for k in ["minProperties", "maxProperties"] {
@@ -1287,6 +1336,19 @@ impl<'a> Gen<'a> {
         let mut o = base.clone();
         o.insert("x_witness".into(), Value::String("a".into()));
         out.push(Value::Object(o));
+        // A name each pattern of either side matches, with values its schema allows.
+        for s in [Some(src), tgt].into_iter().flatten() {
+            let patterns = s.get("patternProperties").and_then(Value::as_object);
+            for (p, ps) in patterns.into_iter().flatten().take(8) {
+                let sample = Pattern::parse(p).and_then(|p| p.samples().into_iter().next());
+                let Some(name) = sample else { continue };
+                for v in self.values(ps, None, depth + 1).into_iter().take(12) {
+                    let mut o = base.clone();
+                    o.insert(name.clone(), v);
+                    out.push(Value::Object(o));
+                }
+            }
+        }
         // Every optional property at once (for min/maxProperties, dependencies).
         let mut all = base;
         for name in names.iter().take(32) {
@@ -1411,7 +1473,11 @@ mod tests {
     #[test]
     fn three_valued_logic_never_guesses_a_pattern() {
         let s = json!({"type": "string", "pattern": "^a"});
-        assert_eq!(validate(&s, &json!("abc")), Truth::Unknown);
+        assert_eq!(validate(&s, &json!("abc")), Truth::Yes);
+        assert_eq!(validate(&s, &json!("bc")), Truth::No);
         assert_eq!(validate(&s, &json!(1)), Truth::No);
+        // A lookahead is outside the small engine: undecided, so no witness.
+        let s = json!({"type": "string", "pattern": "^(?=a)"});
+        assert_eq!(validate(&s, &json!("abc")), Truth::Unknown);
     }
 }

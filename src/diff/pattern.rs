@@ -1,0 +1,535 @@
+//! A small regular-expression engine for JSON Schema `pattern`, used only to decide and
+//! build witnesses. It understands the common ECMA-262 subset (literals, `.`, classes
+//! and ranges, `\d \w \s` and their negations, anchors, groups, alternation, greedy and
+//! lazy quantifiers, counted repetition) and says "unknown" for anything else
+//! (backreferences, lookaround, word boundaries, flags): a witness is then not built,
+//! never guessed. Matching is a Pike VM over a compiled program, so its cost is linear
+//! in the input times the program size, whatever the pattern.
+
+/// A parsed pattern, or `None` when it uses a feature outside the subset.
+pub struct Pattern {
+    prog: Vec<Inst>,
+    ast: Node,
+}
+
+#[derive(Clone, Debug)]
+enum Node {
+    Char(Class),
+    Start,
+    End,
+    Concat(Vec<Node>),
+    Alt(Vec<Node>),
+    Repeat(Box<Node>, u32, Option<u32>),
+}
+
+/// A set of characters: ranges, possibly negated.
+#[derive(Clone, Debug)]
+struct Class {
+    ranges: Vec<(char, char)>,
+    negated: bool,
+}
+
+impl Class {
+    fn one(c: char) -> Class {
+        Class {
+            ranges: vec![(c, c)],
+            negated: false,
+        }
+    }
+    fn contains(&self, c: char) -> bool {
+        self.ranges.iter().any(|&(a, b)| a <= c && c <= b) != self.negated
+    }
+    /// A character in the class (the `variant`th range's first), preferring plain
+    /// letters and digits.
+    fn sample(&self, variant: usize) -> Option<char> {
+        if !self.negated {
+            return self
+                .ranges
+                .get(variant % self.ranges.len().max(1))
+                .map(|r| r.0);
+        }
+        ['a', 'Z', '0', '_', '-', ' ', '!', '\u{e9}']
+            .into_iter()
+            .find(|&c| self.contains(c))
+    }
+}
+
+const MAX_PROGRAM: usize = 20_000;
+const MAX_REPEAT: u32 = 1_000;
+
+#[derive(Clone, Debug)]
+enum Inst {
+    Char(Class),
+    Split(usize, usize),
+    Jmp(usize),
+    Start,
+    End,
+    Match,
+}
+
+fn class_escape(c: char) -> Option<Class> {
+    let digit = vec![('0', '9')];
+    let word = vec![('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')];
+    let space = vec![
+        ('\t', '\r'),
+        (' ', ' '),
+        ('\u{a0}', '\u{a0}'),
+        ('\u{1680}', '\u{1680}'),
+        ('\u{2000}', '\u{200a}'),
+        ('\u{2028}', '\u{2029}'),
+        ('\u{202f}', '\u{202f}'),
+        ('\u{205f}', '\u{205f}'),
+        ('\u{3000}', '\u{3000}'),
+        ('\u{feff}', '\u{feff}'),
+    ];
+    let (ranges, negated) = match c {
+        'd' => (digit, false),
+        'D' => (digit, true),
+        'w' => (word, false),
+        'W' => (word, true),
+        's' => (space, false),
+        'S' => (space, true),
+        _ => return None,
+    };
+    Some(Class { ranges, negated })
+}
+
+/// The character a simple escape stands for (`\.` is `.`, `\n` a newline).
+fn literal_escape(c: char) -> Option<char> {
+    match c {
+        'n' => Some('\n'),
+        't' => Some('\t'),
+        'r' => Some('\r'),
+        'f' => Some('\u{c}'),
+        'v' => Some('\u{b}'),
+        '0' => Some('\0'),
+        c if c.is_ascii_punctuation() => Some(c),
+        _ => None,
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [char],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<char> {
+        self.s.get(self.i).copied()
+    }
+
+    fn alt(&mut self, depth: usize) -> Option<Node> {
+        if depth > 64 {
+            return None;
+        }
+        let mut branches = vec![self.concat(depth)?];
+        while self.peek() == Some('|') {
+            self.i += 1;
+            branches.push(self.concat(depth)?);
+        }
+        Some(if branches.len() == 1 {
+            branches.pop()?
+        } else {
+            Node::Alt(branches)
+        })
+    }
+
+    fn concat(&mut self, depth: usize) -> Option<Node> {
+        let mut items = Vec::new();
+        while let Some(c) = self.peek() {
+            if c == '|' || c == ')' {
+                break;
+            }
+            let atom = self.atom(depth)?;
+            let atom = self.quantified(atom)?;
+            items.push(atom);
+        }
+        Some(Node::Concat(items))
+    }
+
+    fn quantified(&mut self, atom: Node) -> Option<Node> {
+        let (min, max) = match self.peek() {
+            Some('*') => (0, None),
+            Some('+') => (1, None),
+            Some('?') => (0, Some(1)),
+            Some('{') => {
+                let rest: String = self.s[self.i..].iter().take(24).collect();
+                let end = rest.find('}')?;
+                let body = &rest[1..end];
+                let (lo, hi) = match body.split_once(',') {
+                    None => {
+                        let n = body.parse().ok()?;
+                        (n, Some(n))
+                    }
+                    Some((a, "")) => (a.parse().ok()?, None),
+                    Some((a, b)) => (a.parse().ok()?, Some(b.parse().ok()?)),
+                };
+                if lo > MAX_REPEAT || hi.is_some_and(|h| h > MAX_REPEAT || h < lo) {
+                    return None;
+                }
+                self.i += end;
+                (lo, hi)
+            }
+            _ => return Some(atom),
+        };
+        self.i += 1;
+        if self.peek() == Some('?') {
+            self.i += 1; // lazy: the same set of matches
+        }
+        if matches!(self.peek(), Some('*' | '+' | '?' | '{')) {
+            return None; // possessive or stacked quantifiers: not ECMA
+        }
+        if matches!(atom, Node::Start | Node::End) {
+            return None;
+        }
+        Some(Node::Repeat(Box::new(atom), min, max))
+    }
+
+    fn atom(&mut self, depth: usize) -> Option<Node> {
+        let c = self.peek()?;
+        self.i += 1;
+        Some(match c {
+            '^' => Node::Start,
+            '$' => Node::End,
+            '.' => Node::Char(Class {
+                ranges: vec![('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
+                negated: true,
+            }),
+            '(' => {
+                if self.peek() == Some('?') {
+                    if self.s.get(self.i + 1) == Some(&':') {
+                        self.i += 2;
+                    } else {
+                        return None; // lookaround or named group
+                    }
+                }
+                let inner = self.alt(depth + 1)?;
+                if self.peek() != Some(')') {
+                    return None;
+                }
+                self.i += 1;
+                inner
+            }
+            '[' => Node::Char(self.class()?),
+            '\\' => {
+                let e = self.peek()?;
+                self.i += 1;
+                if let Some(class) = class_escape(e) {
+                    Node::Char(class)
+                } else if e == 'u' {
+                    Node::Char(Class::one(self.unicode()?))
+                } else if e.is_ascii_digit() && e != '0' {
+                    return None; // a backreference
+                } else {
+                    Node::Char(Class::one(literal_escape(e)?))
+                }
+            }
+            ')' | '*' | '+' | '?' | '{' | '}' | ']' | '|' => return None,
+            c => Node::Char(Class::one(c)),
+        })
+    }
+
+    fn unicode(&mut self) -> Option<char> {
+        let hex: String = self.s.get(self.i..self.i + 4)?.iter().collect();
+        self.i += 4;
+        char::from_u32(u32::from_str_radix(&hex, 16).ok()?)
+    }
+
+    fn class(&mut self) -> Option<Class> {
+        let mut class = Class {
+            ranges: Vec::new(),
+            negated: false,
+        };
+        if self.peek() == Some('^') {
+            class.negated = true;
+            self.i += 1;
+        }
+        let mut first = true;
+        loop {
+            let c = self.peek()?;
+            self.i += 1;
+            if c == ']' && !first {
+                return Some(class);
+            }
+            first = false;
+            let lo = if c == '\\' {
+                let e = self.peek()?;
+                self.i += 1;
+                if let Some(esc) = class_escape(e) {
+                    if esc.negated {
+                        return None; // [\D...]: a union with a negation
+                    }
+                    class.ranges.extend(esc.ranges);
+                    continue;
+                }
+                if e == 'u' {
+                    self.unicode()?
+                } else if e == 'b' {
+                    '\u{8}'
+                } else {
+                    literal_escape(e)?
+                }
+            } else {
+                c
+            };
+            if self.peek() == Some('-') && self.s.get(self.i + 1).is_some_and(|&n| n != ']') {
+                self.i += 1;
+                let mut hi = self.peek()?;
+                self.i += 1;
+                if hi == '\\' {
+                    let e = self.peek()?;
+                    self.i += 1;
+                    hi = if e == 'u' {
+                        self.unicode()?
+                    } else {
+                        literal_escape(e)?
+                    };
+                }
+                if hi < lo {
+                    return None;
+                }
+                class.ranges.push((lo, hi));
+            } else {
+                class.ranges.push((lo, lo));
+            }
+        }
+    }
+}
+
+fn compile(node: &Node, prog: &mut Vec<Inst>) -> Option<()> {
+    if prog.len() > MAX_PROGRAM {
+        return None;
+    }
+    match node {
+        Node::Char(c) => prog.push(Inst::Char(c.clone())),
+        Node::Start => prog.push(Inst::Start),
+        Node::End => prog.push(Inst::End),
+        Node::Concat(items) => {
+            for n in items {
+                compile(n, prog)?;
+            }
+        }
+        Node::Alt(branches) => {
+            let mut jumps = Vec::new();
+            for (k, b) in branches.iter().enumerate() {
+                if k + 1 < branches.len() {
+                    let split = prog.len();
+                    prog.push(Inst::Split(split + 1, 0));
+                    compile(b, prog)?;
+                    jumps.push(prog.len());
+                    prog.push(Inst::Jmp(0));
+                    let next = prog.len();
+                    prog[split] = Inst::Split(split + 1, next);
+                } else {
+                    compile(b, prog)?;
+                }
+            }
+            let end = prog.len();
+            for j in jumps {
+                prog[j] = Inst::Jmp(end);
+            }
+        }
+        Node::Repeat(n, min, max) => {
+            for _ in 0..*min {
+                compile(n, prog)?;
+            }
+            match max {
+                None => {
+                    let split = prog.len();
+                    prog.push(Inst::Split(split + 1, 0));
+                    compile(n, prog)?;
+                    prog.push(Inst::Jmp(split));
+                    let end = prog.len();
+                    prog[split] = Inst::Split(split + 1, end);
+                }
+                Some(max) => {
+                    let mut splits = Vec::new();
+                    for _ in *min..*max {
+                        splits.push(prog.len());
+                        prog.push(Inst::Split(0, 0));
+                        compile(n, prog)?;
+                    }
+                    let end = prog.len();
+                    for s in splits {
+                        prog[s] = Inst::Split(s + 1, end);
+                    }
+                }
+            }
+        }
+    }
+    Some(())
+}
+
+impl Pattern {
+    pub fn parse(pattern: &str) -> Option<Pattern> {
+        let chars: Vec<char> = pattern.chars().collect();
+        let mut p = Parser { s: &chars, i: 0 };
+        let ast = p.alt(0)?;
+        if p.i != chars.len() {
+            return None;
+        }
+        let mut prog = Vec::new();
+        compile(&ast, &mut prog)?;
+        prog.push(Inst::Match);
+        Some(Pattern { prog, ast })
+    }
+
+    /// Whether the pattern matches anywhere in `s` (JSON Schema patterns are not
+    /// anchored).
+    pub fn is_match(&self, s: &str) -> bool {
+        let chars: Vec<char> = s.chars().collect();
+        let n = self.prog.len();
+        let mut current: Vec<usize> = Vec::new();
+        let mut on = vec![usize::MAX; n];
+        for pos in 0..=chars.len() {
+            // A match may start at every position.
+            self.add(&mut current, &mut on, 0, pos, chars.len(), pos);
+            if current
+                .iter()
+                .any(|&pc| matches!(self.prog[pc], Inst::Match))
+            {
+                return true;
+            }
+            let Some(&c) = chars.get(pos) else { break };
+            let mut next = Vec::new();
+            let mut on_next = vec![usize::MAX; n];
+            for &pc in &current {
+                if let Inst::Char(class) = &self.prog[pc] {
+                    if class.contains(c) {
+                        self.add(
+                            &mut next,
+                            &mut on_next,
+                            pc + 1,
+                            pos + 1,
+                            chars.len(),
+                            pos + 1,
+                        );
+                    }
+                }
+            }
+            current = next;
+            on = on_next;
+        }
+        false
+    }
+
+    fn add(
+        &self,
+        list: &mut Vec<usize>,
+        on: &mut [usize],
+        pc: usize,
+        pos: usize,
+        len: usize,
+        mark: usize,
+    ) {
+        let mut stack = vec![pc];
+        while let Some(pc) = stack.pop() {
+            if on[pc] == mark {
+                continue;
+            }
+            on[pc] = mark;
+            match &self.prog[pc] {
+                Inst::Jmp(t) => stack.push(*t),
+                Inst::Split(a, b) => {
+                    stack.push(*b);
+                    stack.push(*a);
+                }
+                Inst::Start => {
+                    if pos == 0 {
+                        stack.push(pc + 1);
+                    }
+                }
+                Inst::End => {
+                    if pos == len {
+                        stack.push(pc + 1);
+                    }
+                }
+                Inst::Char(_) | Inst::Match => list.push(pc),
+            }
+        }
+    }
+
+    /// A few strings the pattern matches: the shortest reading, each alternative,
+    /// each repetition once more.
+    pub fn samples(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for variant in 0..6 {
+            let mut s = String::new();
+            if sample(&self.ast, variant, &mut s, 0) && !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+}
+
+fn sample(node: &Node, variant: usize, out: &mut String, depth: usize) -> bool {
+    if depth > 64 || out.len() > 4096 {
+        return false;
+    }
+    match node {
+        Node::Start | Node::End => true,
+        Node::Char(c) => match c.sample(variant) {
+            Some(ch) => {
+                out.push(ch);
+                true
+            }
+            None => false,
+        },
+        Node::Concat(items) => items.iter().all(|n| sample(n, variant, out, depth + 1)),
+        Node::Alt(branches) => sample(&branches[variant % branches.len()], variant, out, depth + 1),
+        Node::Repeat(n, min, max) => {
+            let extra = u32::from(variant % 2 == 1 && max.is_none_or(|m| m > *min));
+            (0..min + extra).all(|_| sample(n, variant, out, depth + 1))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p: &str, s: &str) -> bool {
+        Pattern::parse(p).unwrap().is_match(s)
+    }
+
+    #[test]
+    fn the_common_subset_matches_like_ecma() {
+        assert!(m("^[a-z]+$", "abc"));
+        assert!(!m("^[a-z]+$", "ab1"));
+        assert!(m("b", "abc"));
+        assert!(m("^\\d{3}-\\d{4}$", "555-1234"));
+        assert!(!m("^\\d{3}-\\d{4}$", "555-12345"));
+        assert!(m("^(foo|bar)?baz$", "baz"));
+        assert!(m("^(?:a|b)*c$", "ababc"));
+        assert!(m("^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$", "a@example.com"));
+        assert!(!m("^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$", "a@example"));
+        assert!(m("^$", ""));
+        assert!(m("x*", ""));
+    }
+
+    #[test]
+    fn features_outside_the_subset_are_refused() {
+        for p in ["(?=a)", "\\1", "(?<n>a)", "a{2000}", "\\bword", "a**"] {
+            assert!(Pattern::parse(p).is_none(), "{p}");
+        }
+    }
+
+    #[test]
+    fn samples_match_their_pattern() {
+        for p in [
+            "^[a-z]+$",
+            "^\\d{3}-\\d{4}$",
+            "^(foo|bar)?baz$",
+            "^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$",
+            "^v[0-9]+(\\.[0-9]+)*$",
+        ] {
+            let pat = Pattern::parse(p).unwrap();
+            let s = pat.samples();
+            assert!(!s.is_empty(), "{p}");
+            for x in s {
+                assert!(pat.is_match(&x), "{p} !~ {x:?}");
+            }
+        }
+    }
+}
