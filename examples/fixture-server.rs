@@ -9,7 +9,16 @@
 //!   era            "legacy" (initialize handshake, default), "modern" (stateless
 //!                  2026-07-28 only), "dual" (both)
 //!   protocolVersion  what initialize answers (default: the client's offer)
-//!   serverInfo     { name, version }
+//!   serverInfo     { name, version }: in `_meta["io.modelcontextprotocol/serverInfo"]`
+//!                  of every stateless-era result (the 2026-07-28 schema), in the
+//!                  initialize result's `serverInfo`
+//!   serverInfoInResult  server/discover also puts it in a `serverInfo` field (drafts)
+//!   identityOnListsOnly  server/discover carries no identity; list results do
+//!   instructions   what initialize and server/discover say in `instructions`
+//!   silentOnUnknown  never answer a method the server does not know (in the legacy
+//!                  era that includes server/discover)
+//!   missingLists   list methods (`prompts/list`) whose capability is declared but
+//!                  that are answered with -32601
 //!   pageSize       paginate lists with this many items a page
 //!   banner         lines printed on stdout before anything else
 //!   stderr         lines printed on stderr at start
@@ -104,8 +113,32 @@ impl Server {
                 caps.insert(cap.into(), json!({}));
             }
         }
+        for method in self.missing_lists() {
+            let cap = if method.starts_with("resources/") {
+                "resources"
+            } else {
+                method.split('/').next().unwrap_or("")
+            };
+            caps.insert(cap.into(), json!({}));
+        }
         caps.insert("logging".into(), json!({}));
         Value::Object(caps)
+    }
+
+    fn missing_lists(&self) -> Vec<String> {
+        self.spec
+            .get("missingLists")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The result `_meta` of the stateless era: the server's identity.
+    fn result_meta(&self) -> Value {
+        json!({"io.modelcontextprotocol/serverInfo": self.server_info()})
     }
 
     fn server_info(&self) -> Value {
@@ -161,13 +194,31 @@ impl Server {
             .and_then(Value::as_str)
             .map(str::to_string);
         let era = self.era().to_string();
+        let instructions = spec.get("instructions").cloned();
+        if self.missing_lists().contains(&method) {
+            out.push(error(-32601, &format!("method not found: {method}")));
+            return out;
+        }
         let result = match method.as_str() {
-            "server/discover" if era != "legacy" => json!({
-                "supportedVersions": ["2026-07-28"],
-                "capabilities": self.capabilities(),
-                "serverInfo": self.server_info(),
-                "resultType": "complete"
-            }),
+            "server/discover" if era != "legacy" => {
+                let mut r = json!({
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": self.capabilities(),
+                    "resultType": "complete",
+                    "ttlMs": 0,
+                    "cacheScope": "private"
+                });
+                if !flag(&spec, "identityOnListsOnly") {
+                    r["_meta"] = self.result_meta();
+                }
+                if flag(&spec, "serverInfoInResult") {
+                    r["serverInfo"] = self.server_info();
+                }
+                if let Some(i) = &instructions {
+                    r["instructions"] = i.clone();
+                }
+                r
+            }
             "initialize" if era != "modern" => {
                 let offered = msg
                     .pointer("/params/protocolVersion")
@@ -177,7 +228,11 @@ impl Server {
                     .get("protocolVersion")
                     .and_then(Value::as_str)
                     .unwrap_or(offered);
-                json!({"protocolVersion": version, "capabilities": self.capabilities(), "serverInfo": self.server_info()})
+                let mut r = json!({"protocolVersion": version, "capabilities": self.capabilities(), "serverInfo": self.server_info()});
+                if let Some(i) = &instructions {
+                    r["instructions"] = i.clone();
+                }
+                r
             }
             "ping" => json!({}),
             "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
@@ -198,6 +253,7 @@ impl Server {
                 let mut result =
                     self.page(field, msg.pointer("/params/cursor").and_then(Value::as_str));
                 if modern_meta.is_some() {
+                    result["_meta"] = self.result_meta();
                     result["resultType"] = json!("complete");
                     result["ttlMs"] = json!(60000);
                     result["cacheScope"] = json!("shared");
@@ -210,6 +266,7 @@ impl Server {
                 }
                 result
             }
+            _ if flag(&spec, "silentOnUnknown") => return out,
             _ => {
                 out.push(error(-32601, &format!("method not found: {method}")));
                 return out;

@@ -513,8 +513,9 @@ fn compare(
         })?,
         None => (base.read_baseline()?, capture(&args.source)?),
     };
-    let changes =
+    let mut changes =
         diff::diff_with_budget(rules, &baseline.surface, &current.surface, args.walk_budget);
+    changes.extend(diff::diff_server(rules, &baseline.server, &current.server));
     let mut subjects = std::collections::BTreeSet::new();
     for surface in [&baseline.surface, &current.surface] {
         for kind in lockfile::Kind::ALL {

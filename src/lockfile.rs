@@ -78,6 +78,10 @@ pub struct ServerInfo {
     pub version: Option<String>,
     #[serde(default, rename = "protocolVersion")]
     pub protocol_version: Option<String>,
+    /// What the server tells the model about itself (initialize result or
+    /// `server/discover`); compared by the `server.instructions.*` rows.
+    #[serde(default)]
+    pub instructions: Option<String>,
 }
 
 pub type Element = Map<String, Value>;
@@ -420,6 +424,7 @@ impl Lockfile {
             ("title", &self.server.title),
             ("version", &self.server.version),
             ("protocolVersion", &self.server.protocol_version),
+            ("instructions", &self.server.instructions),
         ];
         for (key, value) in optional {
             if let Some(v) = value {

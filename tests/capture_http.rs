@@ -86,9 +86,55 @@ fn the_stateless_era_sends_its_headers() {
 }
 
 #[test]
+fn the_stateless_era_identity_and_instructions_over_http() {
+    for (era, extra) in [
+        ("modern", json!({})),
+        ("modern", json!({"identityOnListsOnly": true})),
+        ("dual", json!({})),
+        ("legacy", json!({})),
+    ] {
+        let d = tmpdir(&format!("http-identity-{era}"));
+        let mut spec = json!({"tools": tools(), "era": era, "instructions": "Call a first.",
+            "serverInfo": {"name": "remote", "version": "4.1.0"}});
+        spec.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let server = fixture_http(&d, &spec);
+        let o = snapshot_http(&d, &server.url(), &[]);
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        let l = lock(&d);
+        assert_eq!(l["server"]["name"], "remote", "{era} {extra}");
+        assert_eq!(l["server"]["version"], "4.1.0", "{era} {extra}");
+        assert_eq!(
+            l["server"]["instructions"], "Call a first.",
+            "{era} {extra}"
+        );
+    }
+    // A declared list the server does not know: empty, with a warning.
+    let d = tmpdir("http-missing-list");
+    let server = fixture_http(
+        &d,
+        &json!({"tools": tools(), "era": "modern", "missingLists": ["prompts/list"]}),
+    );
+    let o = snapshot_http(&d, &server.url(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("answers prompts/list with -32601"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(lock(&d)["surface"]["prompts"], json!([]));
+}
+
+#[test]
 fn http_failures_are_clean_exit_2() {
     let cases: Vec<(&str, Value, &str)> = vec![
         ("401", json!({"httpStatus": 401}), "answered HTTP 401"),
+        (
+            "403",
+            json!({"httpStatus": 403}),
+            "most likely the server's Host/Origin check",
+        ),
         ("404", json!({"httpStatus": 404}), "answered HTTP 404"),
         ("500", json!({"httpStatus": 500}), "answered HTTP 500"),
         (

@@ -139,6 +139,137 @@ fn the_stateless_era_is_detected_and_its_result_fields_dropped() {
 }
 
 #[test]
+fn the_stateless_era_identity_and_instructions_are_recorded() {
+    // 2026-07-28 puts serverInfo in the result's `_meta`; drafts put it in the
+    // DiscoverResult; some servers say it only on their list results.
+    for (name, extra) in [
+        ("meta", json!({})),
+        ("result", json!({"serverInfoInResult": true})),
+        ("lists", json!({"identityOnListsOnly": true})),
+    ] {
+        for era in ["modern", "dual", "legacy"] {
+            let d = tmpdir(&format!("identity-{name}-{era}"));
+            let mut spec = json!({"era": era, "tools": tools(), "instructions": "Call search first.",
+                "serverInfo": {"name": "time-like", "title": "Time", "version": "2026.10.19"}});
+            spec.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            let (o, out) = snapshot(&d, &spec, &[]);
+            assert_eq!(o.status.code(), Some(0), "{name} {era}: {}", stderr(&o));
+            let server = &read(&out)["server"];
+            assert_eq!(server["name"], "time-like", "{name} {era}: {server}");
+            assert_eq!(server["title"], "Time", "{name} {era}");
+            assert_eq!(server["version"], "2026.10.19", "{name} {era}");
+            assert_eq!(server["instructions"], "Call search first.", "{name} {era}");
+            let want = if era == "legacy" {
+                "2025-11-25"
+            } else {
+                "2026-07-28"
+            };
+            assert_eq!(server["protocolVersion"], want, "{name} {era}");
+        }
+    }
+}
+
+#[test]
+fn a_server_silent_on_unknown_methods_costs_no_probe_wait() {
+    // Before, the era probe waited for an answer to server/discover that never comes,
+    // and a 3-second timeout failed the capture outright.
+    for era in ["legacy", "modern"] {
+        let d = tmpdir(&format!("silent-unknown-{era}"));
+        let (o, out) = snapshot(
+            &d,
+            &json!({"era": era, "tools": tools(), "silentOnUnknown": true}),
+            &["--timeout", "3"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert_eq!(read(&out)["surface"]["tools"].as_array().unwrap().len(), 5);
+    }
+    // Neither era answering is a timeout that names both methods.
+    fails_cleanly(
+        "silent-both",
+        json!({"era": "legacy", "silentOnUnknown": true, "errorOn": "nothing", "neverAnswer": true}),
+        &["--timeout", "1"],
+        "waiting for the answer to server/discover and initialize",
+    );
+    // Both eras refused: one error naming both answers.
+    fails_cleanly(
+        "refused-both",
+        json!({"tools": [], "errorOn": "initialize"}),
+        &[],
+        "answered neither era: server/discover with JSON-RPC error -32601",
+    );
+}
+
+#[test]
+fn a_declared_but_missing_list_is_recorded_empty_with_a_warning() {
+    for era in ["legacy", "modern"] {
+        let d = tmpdir(&format!("missing-list-{era}"));
+        let (o, out) = snapshot(
+            &d,
+            &json!({"era": era, "tools": tools(), "resources": [{"uri": "a://x", "name": "x"}],
+                "missingLists": ["prompts/list", "resources/templates/list"]}),
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("warning: ")
+                && err.contains(
+                    "declares the `prompts` capability but answers prompts/list with -32601"
+                ),
+            "{err}"
+        );
+        assert!(
+            err.contains("resources/templates/list with -32601"),
+            "{err}"
+        );
+        let lock = read(&out);
+        assert_eq!(lock["surface"]["prompts"], json!([]));
+        assert_eq!(lock["surface"]["resourceTemplates"], json!([]));
+        assert_eq!(lock["surface"]["resources"].as_array().unwrap().len(), 1);
+    }
+    // Any other error on a list still fails the capture.
+    fails_cleanly(
+        "list-error",
+        json!({"tools": [], "errorOn": "tools/list"}),
+        &[],
+        "answered tools/list with JSON-RPC error -32603",
+    );
+}
+
+#[test]
+fn live_check_classifies_changed_instructions() {
+    let d = tmpdir("live-instructions");
+    let (o, out) = snapshot(
+        &d,
+        &json!({"era": "modern", "tools": tools(), "instructions": "Be brief."}),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let spec_path = write_spec(
+        &d,
+        &json!({"era": "modern", "tools": tools(), "instructions": "Be brief. Ignore other tools."}),
+    );
+    let o = bin()
+        .args(["check", "--baseline"])
+        .arg(&out)
+        .arg("--")
+        .arg(fixture())
+        .arg(&spec_path)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "patch by default: {}", stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "~ server → instructions — instructions changed  [server.instructions.changed]"
+        ),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn live_check_compares_against_the_baseline() {
     let d = tmpdir("live-check");
     let (o, out) = snapshot(&d, &json!({"tools": tools()}), &[]);

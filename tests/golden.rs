@@ -271,7 +271,8 @@ fn every_rule_row_is_fired_by_a_golden_case() {
             .position(|w| *w == "--walk-budget")
             .and_then(|i| words.get(i + 1)?.parse().ok())
             .unwrap_or(diff::DEFAULT_WORK_BUDGET);
-        let changes = diff::diff_with_budget(&rules, &a.surface, &b.surface, budget);
+        let mut changes = diff::diff_with_budget(&rules, &a.surface, &b.surface, budget);
+        changes.extend(diff::diff_server(&rules, &a.server, &b.server));
         let mut report = Report::new(&rules, changes.clone(), String::new(), &Config::default());
         report.verify_version(
             a.server.version.as_deref(),

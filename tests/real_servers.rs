@@ -1,7 +1,8 @@
 //! Captures of real, published MCP servers, installed by tests/servers/setup.sh:
-//! @modelcontextprotocol/server-everything, -filesystem, -memory, and a FastMCP server
-//! under PyPI `mcp` 1.x and 2.3. Every test here is `#[ignore]`d, so a plain `cargo test`
-//! shows them as ignored; `scripts/test.sh` (the README's test command, which CI runs)
+//! @modelcontextprotocol/server-everything, -filesystem, -memory, a FastMCP server
+//! under PyPI `mcp` 1.x and 2.3, and PyPI `mcp-server-time` (2026, stateless era).
+//! Every test here is `#[ignore]`d, so a plain `cargo test` shows them as ignored;
+//! `scripts/test.sh` (the README's test command, which CI runs)
 //! installs the servers and runs them with `--include-ignored`. Run so, a missing server
 //! is a failure, never a silent pass.
 
@@ -155,6 +156,44 @@ fn server_filesystem_and_memory_over_stdio() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// PyPI `mcp-server-time`, a 2026 release on the current Python SDK: it speaks only the
+/// stateless era over stdio, refuses `initialize`, and says who it is only in the
+/// result `_meta`.
+#[test]
+#[ignore = "needs tests/servers/setup.sh"]
+fn mcp_server_time_on_the_current_sdk_is_captured_with_its_identity() {
+    let exe = require(
+        servers().join(".venv-time/bin/mcp-server-time"),
+        "mcp-server-time",
+    );
+    let cmd = vec![exe.display().to_string()];
+    let d = tmpdir("server-time");
+    let (a, b) = (d.join("a.lock"), d.join("b.lock"));
+    let lock = snapshot(&a, &cmd, &[]);
+    assert_eq!(lock["server"]["name"], "mcp-time", "{}", lock["server"]);
+    assert_eq!(
+        lock["server"]["version"], "2026.10.19",
+        "{}",
+        lock["server"]
+    );
+    assert_eq!(lock["server"]["protocolVersion"], "2026-07-28");
+    let names: Vec<&str> = lock["surface"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["convert_time", "get_current_time"]);
+    // The same capture pinned to the revision, and again in auto: no change.
+    snapshot(&b, &cmd, &["--protocol", "2026-07-28"]);
+    let (code, report) = check(&a, &b);
+    assert_eq!(
+        (code, report["changes"].as_array().unwrap().len()),
+        (0, 0),
+        "{report}"
+    );
 }
 
 fn fastmcp(venv: &str, version: &str) -> Vec<String> {

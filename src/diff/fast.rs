@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{diff_with_budget, Change};
+use super::{diff_server, diff_with_budget, Change};
 use crate::error::{Error, Result};
 use crate::lockfile::{
     check_version, normalize_element, position_error, Element, Kind, ServerInfo, Surface,
@@ -176,9 +176,11 @@ pub fn compare_files(
         set_list(&mut pb, kind, lb);
     }
     subjects.sort();
+    let mut changes = diff_with_budget(rules, &pa, &pb, budget);
+    changes.extend(diff_server(rules, &sa.server, &sb.server));
     Ok(Compared {
         servers: (sa.server, sb.server),
-        changes: diff_with_budget(rules, &pa, &pb, budget),
+        changes,
         subjects,
     })
 }

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::rules::{render_message, Certainty, Condition, Direction, Rules, Severity};
 
-pub use surface::{diff, diff_with_budget};
+pub use surface::{diff, diff_server, diff_with_budget};
 pub use walker::DEFAULT_WORK_BUDGET;
 
 /// One classified change.

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::{compare, walker, witness, Change, Emitter, Event};
-use crate::lockfile::{key_of, Element, Kind, Surface};
-use crate::rules::{Direction, Rules};
+use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
+use crate::rules::{Comparator, Direction, Rules, Scope};
 
 /// Element fields that hold a schema, and the direction it is read in.
 fn schema_fields(kind: Kind) -> &'static [(&'static str, Direction)] {
@@ -131,6 +131,28 @@ pub fn diff_with_budget(
                 (None, None) => {}
             }
         }
+    }
+    em.changes
+}
+
+/// Changes to what the server says about itself: its `instructions`, by the
+/// `server.instructions.*` rows (the version is checked by the report, against the
+/// bump the changes require).
+pub fn diff_server(rules: &Rules, before: &ServerInfo, after: &ServerInfo) -> Vec<Change> {
+    let mut em = Emitter::new(rules);
+    let text = |s: &Option<String>| s.clone().map(Value::String);
+    let (a, b) = (text(&before.instructions), text(&after.instructions));
+    let field = "instructions";
+    let rows: Vec<usize> = (0..rules.rows.len())
+        .filter(|&i| matches!(&rules.rows[i].scope, Scope::Server { field: f } if f == field))
+        .collect();
+    for ev in compare::events(Comparator::Text, None, a.as_ref(), b.as_ref()).unwrap_or_default() {
+        let rule = rows
+            .iter()
+            .copied()
+            .find(|&i| rules.rows[i].event == ev.event)
+            .unwrap_or_else(|| rules.surface_unhandled());
+        em.emit(rule, "server", Some(field), None, field, ev);
     }
     em.changes
 }

@@ -200,7 +200,10 @@ impl Transport for HttpTransport {
             let detail: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
             let detail: String = detail.chars().take(200).collect();
             let hint = match status {
-                401 | 403 => "; pass credentials with --header 'Authorization: Bearer ...' or MCP_COVENANT_HEADER_AUTHORIZATION",
+                401 => "; pass credentials with --header 'Authorization: Bearer ...' or MCP_COVENANT_HEADER_AUTHORIZATION",
+                // MCP SDKs answer 403 when the Host (or Origin) header is not one they
+                // allow (DNS-rebinding protection), before looking at any credentials.
+                403 => "; this is most likely the server's Host/Origin check (DNS-rebinding protection): use a host name the server allows in the URL (e.g. localhost rather than 127.0.0.1), or configure the server to allow this host; if it is an authorization refusal, pass credentials with --header",
                 404 => "; is the URL the server's MCP endpoint (often /mcp)?",
                 _ => "",
             };

@@ -26,8 +26,9 @@ pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26",
 /// Which protocol to speak.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Protocol {
-    /// Probe with `server/discover`; fall back to the `initialize` handshake when the
-    /// server does not know it (the spec's dual-era client behaviour).
+    /// Detect the era: over stdio, `server/discover` and `initialize` go out together
+    /// and the first era that answers is taken; over HTTP, `server/discover` first and
+    /// the `initialize` handshake when it is refused (the spec's dual-era client).
     Auto,
     /// Speak this revision only.
     Version(String),
@@ -95,6 +96,11 @@ pub trait Transport {
     fn set_protocol_version(&mut self, _version: &str) {}
     /// The era in use from now on (HTTP adds `Mcp-Method` in the stateless era).
     fn set_stateless(&mut self, _stateless: bool) {}
+    /// Whether requests can be in flight together and answered in any order (stdio),
+    /// so the era probe can send `server/discover` and `initialize` at once.
+    fn concurrent(&self) -> bool {
+        false
+    }
     /// End the conversation: close stdin and reap the child, or DELETE the session.
     fn close(&mut self);
     /// Where the server is, for error messages (`server `node x.js``, `http://...`).

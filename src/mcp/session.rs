@@ -33,13 +33,54 @@ pub struct Session<'t> {
     next_id: u64,
     /// Set in the stateless era: the `_meta` every request carries.
     modern_version: Option<String>,
+    /// The identity a list result carried in its `_meta`, for a server whose
+    /// `server/discover` did not say who it is.
+    listed_identity: Option<Value>,
 }
 
-/// How the server answered the `server/discover` probe.
-enum Probe {
-    Modern { version: String, result: Value },
-    Legacy,
+/// A server's answer to one of our requests.
+enum Reply {
+    Result(Value),
+    Error { code: i64, message: String },
 }
+
+impl Reply {
+    fn describe(&self) -> String {
+        match self {
+            Reply::Result(_) => "a result that is not a DiscoverResult".to_string(),
+            Reply::Error { code, message } => format!("JSON-RPC error {code}: {message}"),
+        }
+    }
+}
+
+/// The stateless-era revision we share with a `server/discover` result, if any.
+fn modern_version_of(result: &Value) -> Option<&'static str> {
+    let supported: Vec<&str> = result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    MODERN_VERSIONS
+        .iter()
+        .find(|v| supported.contains(v))
+        .copied()
+}
+
+/// The server's identity in a result: `_meta["io.modelcontextprotocol/serverInfo"]`
+/// (2026-07-28: on every result), else the `serverInfo` field (the initialize result).
+fn identity_of(result: &Value) -> Option<&Value> {
+    result
+        .get("_meta")
+        .and_then(|m| m.get(SERVER_INFO_META))
+        .filter(|v| v.is_object())
+        .or_else(|| result.get("serverInfo").filter(|v| v.is_object()))
+}
+
+/// Where the 2026-07-28 schema puts the server's `Implementation`.
+const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
+
+/// JSON-RPC "method not found".
+const METHOD_NOT_FOUND: i64 = -32601;
 
 impl<'t> Session<'t> {
     pub fn new(
@@ -53,19 +94,21 @@ impl<'t> Session<'t> {
             deadline,
             next_id: 1,
             modern_version: None,
+            listed_identity: None,
         }
     }
 
     pub fn capture(&mut self) -> Result<Captured> {
-        let (server, capabilities) = match self.opts.protocol.clone() {
+        let (mut server, capabilities) = match self.opts.protocol.clone() {
+            Protocol::Auto if self.transport.concurrent() => self.probe_both()?,
             Protocol::Auto => match self.probe()? {
-                Probe::Modern { version, result } => self.modern(&version, result)?,
-                Probe::Legacy => self.handshake(LEGACY_VERSIONS[0])?,
+                Some((version, result)) => self.modern(version, result),
+                None => self.handshake(LEGACY_VERSIONS[0])?,
             },
             Protocol::Version(v) if MODERN_VERSIONS.contains(&v.as_str()) => {
                 self.enter_modern(&v);
                 let result = self.request("server/discover", json!({}))?;
-                self.modern(&v, result)?
+                self.modern(&v, result)
             }
             Protocol::Version(v) => self.handshake(&v)?,
         };
@@ -74,12 +117,20 @@ impl<'t> Session<'t> {
             if capabilities.get(capability).is_none_or(Value::is_null) {
                 continue;
             }
-            let items = self.list_all(method, field)?;
+            let items = self.list_all(method, capability, field)?;
             match field {
                 "tools" => surface.tools = items,
                 "resources" => surface.resources = items,
                 "resourceTemplates" => surface.resource_templates = items,
                 _ => surface.prompts = items,
+            }
+        }
+        if server.name.is_empty() {
+            if let Some(info) = self.listed_identity.take() {
+                let found = server_info(&info, "");
+                server.name = found.name;
+                server.title = server.title.or(found.title);
+                server.version = server.version.or(found.version);
             }
         }
         Ok(Captured { server, surface })
@@ -101,16 +152,94 @@ impl<'t> Session<'t> {
         json!({ "name": "mcp-covenant", "version": env!("CARGO_PKG_VERSION") })
     }
 
+    fn initialize_params(&self, offer: &str) -> Value {
+        json!({
+            "protocolVersion": offer,
+            "capabilities": self.client_capabilities(),
+            "clientInfo": Self::client_info(),
+        })
+    }
+
     fn enter_modern(&mut self, version: &str) {
         self.modern_version = Some(version.to_string());
         self.transport.set_stateless(true);
         self.transport.set_protocol_version(version);
     }
 
-    /// Ask `server/discover` in the newest era. A result that shares a version with us
-    /// is the stateless era; an error, an HTTP rejection or an unrecognized answer means
-    /// a handshake-era server (the conservative reading the spec recommends).
-    fn probe(&mut self) -> Result<Probe> {
+    /// Both eras at once (stdio): `server/discover` and `initialize` go out together,
+    /// and whichever era answers first is taken, so a server that never answers a
+    /// method it does not know costs nothing. A DiscoverResult naming our revision is
+    /// the stateless era (the spec's probe); an initialize result is the handshake era
+    /// as soon as it arrives. A server serves the two requests in order on one pipe,
+    /// so a dual-era server's DiscoverResult comes first and wins.
+    fn probe_both(&mut self) -> Result<(ServerInfo, Value)> {
+        let modern = MODERN_VERSIONS[0];
+        let offer = LEGACY_VERSIONS[0];
+        self.modern_version = Some(modern.to_string());
+        let sent = self.send_request("server/discover", json!({}));
+        self.modern_version = None;
+        let discover = sent?;
+        let params = self.initialize_params(offer);
+        let init = self.send_request("initialize", params)?;
+        let mut discover_reply: Option<Reply> = None;
+        let mut init_reply: Option<Reply> = None;
+        loop {
+            let mut pending = Vec::new();
+            if discover_reply.is_none() {
+                pending.push(discover);
+            }
+            if init_reply.is_none() {
+                pending.push(init);
+            }
+            if pending.is_empty() {
+                break;
+            }
+            let waiting_for = if pending.len() == 2 {
+                "server/discover and initialize"
+            } else if pending[0] == discover {
+                "server/discover (initialize was refused)"
+            } else {
+                "initialize"
+            };
+            let (id, reply) = self.await_reply(&pending, waiting_for)?;
+            if id == discover {
+                if let Reply::Result(result) = &reply {
+                    if let Some(version) = modern_version_of(result) {
+                        let Reply::Result(result) = reply else {
+                            unreachable!()
+                        };
+                        self.enter_modern(version);
+                        return Ok(self.modern(version, result));
+                    }
+                }
+                discover_reply = Some(reply);
+            } else {
+                let done = matches!(reply, Reply::Result(_));
+                init_reply = Some(reply);
+                if done {
+                    break;
+                }
+            }
+        }
+        match init_reply {
+            Some(Reply::Result(result)) => self.finish_handshake(offer, result),
+            Some(Reply::Error { code, message }) => Err(Error::rejected(format!(
+                "{} answered neither era: server/discover with {}, initialize with JSON-RPC error {code}: {message}",
+                self.transport.describe(),
+                discover_reply.map(|r| r.describe()).unwrap_or_default(),
+            ))),
+            None => Err(Error::new(format!(
+                "{} did not answer initialize",
+                self.transport.describe()
+            ))),
+        }
+    }
+
+    /// Ask `server/discover` in the newest era (HTTP, one request at a time). A result
+    /// that shares a version with us is the stateless era; an error, an HTTP rejection
+    /// or an unrecognized answer means a handshake-era server (the conservative reading
+    /// the spec recommends).
+    fn probe(&mut self) -> Result<Option<(&'static str, Value)>> {
         let version = MODERN_VERSIONS[0];
         self.enter_modern(version);
         // A handshake-era server may ignore a request before `initialize`: do not let
@@ -124,45 +253,37 @@ impl<'t> Session<'t> {
         self.modern_version = None;
         self.transport.set_stateless(false);
         match outcome {
-            Ok(result) => {
-                let supported: Vec<&str> = result
-                    .get("supportedVersions")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                match MODERN_VERSIONS.iter().find(|v| supported.contains(v)) {
-                    Some(v) => Ok(Probe::Modern {
-                        version: v.to_string(),
-                        result,
-                    }),
-                    None => Ok(Probe::Legacy),
+            Ok(result) => match modern_version_of(&result) {
+                Some(v) => {
+                    self.enter_modern(v);
+                    Ok(Some((v, result)))
                 }
-            }
-            Err(e) if e.kind() == ErrorKind::Rejected || probe_timed_out => Ok(Probe::Legacy),
+                None => Ok(None),
+            },
+            Err(e) if e.kind() == ErrorKind::Rejected || probe_timed_out => Ok(None),
             Err(e) => Err(e),
         }
     }
 
-    fn modern(&mut self, version: &str, discover: Value) -> Result<(ServerInfo, Value)> {
-        self.enter_modern(version);
-        let info = discover.get("serverInfo").cloned().unwrap_or(Value::Null);
+    /// The server's identity, capabilities and instructions from its DiscoverResult.
+    fn modern(&mut self, version: &str, discover: Value) -> (ServerInfo, Value) {
+        let mut info = server_info(identity_of(&discover).unwrap_or(&Value::Null), version);
+        info.instructions = instructions_of(&discover);
         let capabilities = discover
             .get("capabilities")
             .cloned()
             .unwrap_or_else(|| json!({}));
-        Ok((server_info(&info, version), capabilities))
+        (info, capabilities)
     }
 
     fn handshake(&mut self, offer: &str) -> Result<(ServerInfo, Value)> {
         self.transport.set_protocol_version(offer);
-        let result = self.request(
-            "initialize",
-            json!({
-                "protocolVersion": offer,
-                "capabilities": self.client_capabilities(),
-                "clientInfo": Self::client_info(),
-            }),
-        )?;
+        let params = self.initialize_params(offer);
+        let result = self.request("initialize", params)?;
+        self.finish_handshake(offer, result)
+    }
+
+    fn finish_handshake(&mut self, offer: &str, result: Value) -> Result<(ServerInfo, Value)> {
         let version = result
             .get("protocolVersion")
             .and_then(Value::as_str)
@@ -173,25 +294,44 @@ impl<'t> Session<'t> {
         }
         self.transport.set_protocol_version(&version);
         self.notify("notifications/initialized")?;
-        let info = result.get("serverInfo").cloned().unwrap_or(Value::Null);
+        let mut info = server_info(identity_of(&result).unwrap_or(&Value::Null), &version);
+        info.instructions = instructions_of(&result);
         let capabilities = result
             .get("capabilities")
             .cloned()
             .unwrap_or_else(|| json!({}));
-        Ok((server_info(&info, &version), capabilities))
+        Ok((info, capabilities))
     }
 
-    /// Every item of a paginated list, following `nextCursor` to the end.
-    fn list_all(&mut self, method: &str, field: &str) -> Result<Vec<Element>> {
+    /// Every item of a paginated list, following `nextCursor` to the end. A server
+    /// that declares the capability but does not know the method (-32601 on the first
+    /// page) has an empty list, with a warning.
+    fn list_all(&mut self, method: &str, capability: &str, field: &str) -> Result<Vec<Element>> {
         let mut items = Vec::new();
         let mut cursors = HashSet::new();
         let mut cursor: Option<String> = None;
-        for _ in 0..PAGE_CAP {
+        for page in 0..PAGE_CAP {
             let params = match &cursor {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let mut result = self.request(method, params)?;
+            let id = self.send_request(method, params)?;
+            let (_, reply) = self.await_reply(&[id], method)?;
+            let mut result = match reply {
+                Reply::Error { code, .. } if code == METHOD_NOT_FOUND && page == 0 => {
+                    eprintln!(
+                        "warning: {} declares the `{capability}` capability but answers {method} with -32601 (method not found); recorded as no {field}",
+                        self.transport.describe()
+                    );
+                    return Ok(items);
+                }
+                reply => self.result_of(method, reply)?,
+            };
+            if self.listed_identity.is_none() {
+                if let Some(Value::Object(meta)) = result.get_mut("_meta") {
+                    self.listed_identity = meta.remove(SERVER_INFO_META).filter(Value::is_object);
+                }
+            }
             let where_ = || format!("{} answered {method} with", self.transport.describe());
             match result.as_object_mut().and_then(|r| r.remove(field)) {
                 Some(Value::Array(list)) => {
@@ -262,18 +402,33 @@ impl<'t> Session<'t> {
         )
     }
 
-    /// Send a request and wait for its response, answering server requests and
-    /// skipping notifications and stray responses meanwhile.
+    /// Send a request and wait for its result.
     fn request(&mut self, method: &str, params: Value) -> Result<Value> {
+        let id = self.send_request(method, params)?;
+        let (_, reply) = self.await_reply(&[id], method)?;
+        self.result_of(method, reply)
+    }
+
+    /// The result of `reply`, or its JSON-RPC error as a rejection.
+    fn result_of(&self, method: &str, reply: Reply) -> Result<Value> {
+        match reply {
+            Reply::Result(result @ Value::Object(_)) => Ok(result),
+            Reply::Result(_) => Err(Error::new(format!(
+                "{} answered {method} without a result object",
+                self.transport.describe()
+            ))),
+            Reply::Error { code, message } => Err(Error::rejected(format!(
+                "{} answered {method} with JSON-RPC error {code}: {message}",
+                self.transport.describe()
+            ))),
+        }
+    }
+
+    /// Send a request; its id, to wait for.
+    fn send_request(&mut self, method: &str, params: Value) -> Result<u64> {
         let id = self.next_id;
         self.next_id += 1;
         let msg = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": self.with_meta(params) });
-        let timeout_hint = || {
-            format!(
-                "timed out after {} s waiting for the answer to {method}",
-                self.opts.timeout.as_secs_f64()
-            )
-        };
         self.transport
             .send(
                 Outgoing {
@@ -284,39 +439,54 @@ impl<'t> Session<'t> {
                 self.deadline,
             )
             .map_err(|e| self.failed(e, &format!("while sending {method}")))?;
+        Ok(id)
+    }
+
+    /// Wait for the response to one of `ids`, answering server requests and skipping
+    /// notifications and stray responses meanwhile. `waiting_for` names the methods.
+    fn await_reply(&mut self, ids: &[u64], waiting_for: &str) -> Result<(u64, Reply)> {
         loop {
             let mut incoming = self.transport.recv(self.deadline).map_err(|e| {
                 if e.kind() == ErrorKind::Timeout {
-                    Error::timeout(format!("{}: {}", self.transport.describe(), timeout_hint()))
+                    Error::timeout(format!(
+                        "{}: timed out after {} s waiting for the answer to {waiting_for}",
+                        self.transport.describe(),
+                        self.opts.timeout.as_secs_f64()
+                    ))
                 } else {
-                    self.failed(e, &format!("before answering {method}"))
+                    self.failed(e, &format!("before answering {waiting_for}"))
                 }
             })?;
             let has_method = incoming.get("method").and_then(Value::as_str);
+            let matched = |rid: &Value| {
+                ids.iter()
+                    .copied()
+                    .find(|&id| rid.as_u64() == Some(id) || rid.as_str() == Some(&id.to_string()))
+            };
             match (incoming.get("id"), has_method) {
                 (Some(rid), Some(m)) if !rid.is_null() => {
                     let m = m.to_string();
                     self.answer(rid.clone(), &m)?;
                 }
                 (_, Some(_)) => {} // a notification: logging, list_changed, progress
-                (Some(rid), None)
-                    if rid.as_u64() == Some(id) || rid.as_str() == Some(&id.to_string()) =>
-                {
+                (Some(rid), None) if matched(rid).is_some() => {
+                    let id = matched(rid).unwrap_or_default();
                     if let Some(err) = incoming.get("error") {
                         let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
                         let text = err.get("message").and_then(Value::as_str).unwrap_or("");
-                        return Err(Error::rejected(format!(
-                            "{} answered {method} with JSON-RPC error {code}: {text}",
-                            self.transport.describe()
-                        )));
+                        return Ok((
+                            id,
+                            Reply::Error {
+                                code,
+                                message: text.to_string(),
+                            },
+                        ));
                     }
-                    return match incoming.as_object_mut().and_then(|m| m.remove("result")) {
-                        Some(result @ Value::Object(_)) => Ok(result),
-                        _ => Err(Error::new(format!(
-                            "{} answered {method} without a result object",
-                            self.transport.describe()
-                        ))),
-                    };
+                    let result = incoming
+                        .as_object_mut()
+                        .and_then(|m| m.remove("result"))
+                        .unwrap_or(Value::Null);
+                    return Ok((id, Reply::Result(result)));
                 }
                 _ => {} // a response to something we did not ask (or no longer wait for)
             }
@@ -366,6 +536,16 @@ fn server_info(info: &Value, version: &str) -> ServerInfo {
         name: text("name").unwrap_or_default(),
         title: text("title"),
         version: text("version"),
-        protocol_version: Some(version.to_string()),
+        protocol_version: (!version.is_empty()).then(|| version.to_string()),
+        instructions: None,
     }
+}
+
+/// The server's `instructions` (initialize result or DiscoverResult), if it gives any.
+fn instructions_of(result: &Value) -> Option<String> {
+    result
+        .get("instructions")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
 }

@@ -307,6 +307,10 @@ impl Transport for StdioTransport {
         }
     }
 
+    fn concurrent(&self) -> bool {
+        true
+    }
+
     fn describe(&self) -> String {
         self.name.clone()
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real MCP servers the tests capture: the published npm servers (npm ci,
-# from package-lock.json) and two Python venvs with PyPI `mcp` 1.x and 2.3 for
-# fastmcp_server.py. Idempotent; scripts/test.sh calls it.
+# from package-lock.json), two Python venvs with PyPI `mcp` 1.x and 2.3 for
+# fastmcp_server.py, and one with PyPI `mcp-server-time` (a 2026 release on the current
+# SDK: stateless era, identity in the result `_meta`). Idempotent; scripts/test.sh calls it.
 set -euo pipefail
 cd "$(dirname "$0")"
 if command -v npm >/dev/null; then
@@ -11,7 +12,7 @@ if command -v npm >/dev/null; then
 else
   echo "setup: npm not found; the npm server tests will fail" >&2
 fi
-for v in mcp1 mcp2; do
+for v in mcp1 mcp2 time; do
   if [ ! -x ".venv-$v/bin/python" ] || [ "requirements-$v.txt" -nt ".venv-$v" ]; then
     rm -rf ".venv-$v"
     python3 -m venv ".venv-$v"
