@@ -15,12 +15,12 @@
 #   3. writes the expectations (UPDATE_GOLDEN=1 cargo test --test golden -- --exact CASE)
 #      and prints the human report.
 # Then: write the one line in golden/CASE/proves, review the rows and the expectations,
-# commit. CASE defaults to KEYWORD in kebab case (maxContains -> max-contains).
+# commit. CASE defaults to KEYWORD in kebab case (contentMediaType -> content-media-type).
 #
 # Example:
-#   scripts/new-golden-case.sh --comparator number maxContains \
-#     '{"type":"object","properties":{"tight":{"maxContains":3},"loose":{"maxContains":2}}}' \
-#     '{"type":"object","properties":{"tight":{"maxContains":2},"loose":{"maxContains":3}}}'
+#   scripts/new-golden-case.sh --comparator text contentMediaType \
+#     '{"type":"object","properties":{"doc":{"type":"string","contentMediaType":"text/html"}}}' \
+#     '{"type":"object","properties":{"doc":{"type":"string","contentMediaType":"application/json"}}}'
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
