@@ -23,7 +23,7 @@ use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::glob::Glob;
+use globset::GlobMatcher as Glob;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -264,14 +264,16 @@ impl Config {
             let glob = |p: &Option<Spanned<String>>| -> Result<Option<Glob>> {
                 match p {
                     None => Ok(None),
-                    Some(s) => Glob::new(s.get_ref()).map(Some).map_err(|err| {
-                        Error::new(format!(
-                            "{}: invalid glob `{}`: {}",
-                            at(s.span()),
-                            s.get_ref(),
-                            err
-                        ))
-                    }),
+                    Some(s) => globset::Glob::new(s.get_ref())
+                        .map(|g| Some(g.compile_matcher()))
+                        .map_err(|err| {
+                            Error::new(format!(
+                                "{}: invalid glob `{}`: {}",
+                                at(s.span()),
+                                s.get_ref(),
+                                err.kind()
+                            ))
+                        }),
                 }
             };
             let reason = match &e.reason {
@@ -441,23 +443,9 @@ fn unknown_id(place: &str, id: &str, known: &[&str], elsewhere: Option<&str>) ->
 pub fn suggest<'a>(id: &str, known: &[&'a str]) -> Option<&'a str> {
     let (best, dist) = known
         .iter()
-        .map(|k| (*k, edit_distance(id, k)))
+        .map(|k| (*k, strsim::levenshtein(id, k)))
         .min_by_key(|(_, d)| *d)?;
     (dist <= (id.len() / 4).max(2)).then_some(best)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@ pub mod config;
 pub mod diff;
 pub mod error;
 pub mod git;
-pub mod glob;
 pub mod keywords;
 pub mod lint;
 pub mod lockfile;

@@ -192,23 +192,6 @@ pub fn reversed_text(v: &serde_json::Value) -> String {
     }
 }
 
-/// A seeded xorshift generator for the property tests.
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    pub fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
-
 /// Run git in `dir` with a fixed identity and no user or system config; panics on failure.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let o = Command::new("git")
