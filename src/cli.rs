@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use termcolor::{ColorChoice, NoColor, StandardStream, WriteColor};
 
-use crate::config::Config;
+use crate::config::{Config, Server, Transport};
 use crate::diff;
 use crate::error::{Error, Result};
 use crate::git::GitFile;
@@ -99,6 +99,11 @@ pub struct LintArgs {
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// Lint only this [[server]] of covenant.toml (by default: all of them, when there
+    /// are entries and no server is given on the command line).
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+
     #[command(flatten)]
     pub source: LiveSource,
 }
@@ -131,14 +136,15 @@ pub struct RulesArgs {
 
 #[derive(Args, Debug)]
 pub struct SnapshotArgs {
-    /// Where to write the lockfile.
-    #[arg(
-        short = 'o',
-        long = "output",
-        default_value = "mcp-covenant.lock",
-        value_name = "FILE"
-    )]
-    pub output: PathBuf,
+    /// Where to write the lockfile [default: mcp-covenant.lock, or each [[server]]'s
+    /// `lockfile`].
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Capture only this [[server]] of covenant.toml (by default: all of them, when
+    /// there are entries and no server is given on the command line).
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
 
     #[command(flatten)]
     pub source: LiveSource,
@@ -147,9 +153,10 @@ pub struct SnapshotArgs {
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// The lockfile to compare against: a path, or git:REF:PATH to read it at a git
-    /// revision (e.g. git:origin/main:mcp-covenant.lock, the base branch's).
-    #[arg(long, default_value = "mcp-covenant.lock", value_name = "LOCKFILE")]
-    pub baseline: PathBuf,
+    /// revision (e.g. git:origin/main:mcp-covenant.lock, the base branch's)
+    /// [default: mcp-covenant.lock, or each [[server]]'s `lockfile`].
+    #[arg(long, value_name = "LOCKFILE")]
+    pub baseline: Option<PathBuf>,
 
     /// Compare against this lockfile instead of a live server (a path, or git:REF:PATH).
     #[arg(long, value_name = "LOCKFILE", conflicts_with_all = ["http", "command"])]
@@ -176,6 +183,11 @@ pub struct CheckArgs {
     /// Write the report to FILE (atomically) and print the human report to stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Check only this [[server]] of covenant.toml (by default: all of them, when there
+    /// are entries and no server is given on the command line).
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
 
     #[command(flatten)]
     pub source: LiveSource,
@@ -217,6 +229,13 @@ pub struct LiveSource {
     /// The command that starts the server on stdio (after `--`; run without a shell).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+impl LiveSource {
+    /// A server was given on the command line (`-- CMD` or `--http`).
+    fn given(&self) -> bool {
+        self.http.is_some() || !self.command.is_empty()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -287,20 +306,99 @@ pub fn run(cli: Cli, out: &mut dyn WriteColor) -> Result<u8> {
     rules.set_overrides(config.severity.clone());
     lint_rules.set_overrides(config.lint.clone());
     match cli.command {
-        Command::Snapshot(args) => snapshot(args),
+        Command::Snapshot(args) => snapshot(&config, args),
         Command::Check(args) => check(&rules, &config, args, out),
         Command::Lint(args) => run_lint(&lint_rules, &config, args, out),
         Command::Rules(args) => list_rules(&rules, &lint_rules, &config, args, out),
     }
 }
 
-fn snapshot(args: SnapshotArgs) -> Result<u8> {
-    let lock = capture(&args.source)?;
-    let mut lock = lock;
-    lock.write(&args.output)?;
+/// The `[[server]]` entries a command runs on, or `None` when it runs on what the
+/// command line gives (a server, or a lockfile) or there are no entries.
+fn configured<'c>(
+    config: &'c Config,
+    pick: Option<&str>,
+    cli_source: bool,
+) -> Result<Option<Vec<&'c Server>>> {
+    let Some(name) = pick else {
+        return Ok(
+            (!cli_source && !config.servers.is_empty()).then(|| config.servers.iter().collect())
+        );
+    };
+    if cli_source {
+        return Err(Error::new(
+            "--server picks a [[server]] of covenant.toml; it does not go with a server or lockfile given on the command line",
+        ));
+    }
+    if config.servers.is_empty() {
+        return Err(Error::new(format!(
+            "--server {name}: {} has no [[server]] entries (`mcp-covenant help config` shows how to add them)",
+            config.name()
+        )));
+    }
+    match config.servers.iter().find(|s| s.name == name) {
+        Some(s) => Ok(Some(vec![s])),
+        None => {
+            let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+            let hint = crate::config::suggest(name, &names)
+                .map(|s| format!("did you mean `{s}`? "))
+                .unwrap_or_default();
+            Err(Error::new(format!(
+                "no [[server]] named `{name}` in {}; {hint}configured: {}",
+                config.name(),
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+/// Run `each` on every server, printing a failure as `error: server NAME: ...` and
+/// going on; the exit code is the worst.
+fn for_each_server<T>(
+    servers: &[&Server],
+    mut each: impl FnMut(&Server) -> Result<T>,
+) -> (u8, Vec<(String, Option<T>)>) {
+    let mut code = 0;
+    let mut results = Vec::new();
+    for s in servers {
+        match each(s) {
+            Ok(t) => results.push((s.name.clone(), Some(t))),
+            Err(e) => {
+                eprintln!("error: server {}: {e}", s.name);
+                code = 2;
+                results.push((s.name.clone(), None));
+            }
+        }
+    }
+    (code, results)
+}
+
+fn snapshot(config: &Config, args: SnapshotArgs) -> Result<u8> {
+    let servers = configured(config, args.server.as_deref(), args.source.given())?;
+    let Some(servers) = servers else {
+        let output = args
+            .output
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCKFILE));
+        return snapshot_one(&Live::Cli, &args.source, &output);
+    };
+    if args.output.is_some() && servers.len() > 1 {
+        return Err(Error::new(
+            "-o/--output names one lockfile, and covenant.toml has several [[server]] entries (each writes its `lockfile`); pick one with --server NAME",
+        ));
+    }
+    let (code, _) = for_each_server(&servers, |s| {
+        let output = args.output.as_deref().unwrap_or(&s.lockfile);
+        snapshot_one(&Live::Server(s), &args.source, output)
+    });
+    Ok(code)
+}
+
+fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path) -> Result<u8> {
+    let mut lock = capture(live, opts)?;
+    lock.write(output)?;
     eprintln!(
         "mcp-covenant: wrote {} ({} tool(s), {} resource(s), {} template(s), {} prompt(s))",
-        args.output.display(),
+        output.display(),
         lock.surface.tools.len(),
         lock.surface.resources.len(),
         lock.surface.resource_templates.len(),
@@ -309,18 +407,50 @@ fn snapshot(args: SnapshotArgs) -> Result<u8> {
     Ok(0)
 }
 
-fn capture(source: &LiveSource) -> Result<Lockfile> {
-    let endpoint = match (&source.http, source.command.is_empty()) {
-        (Some(url), _) => mcp::Endpoint::Http {
-            url: url.clone(),
-            headers: headers(&source.headers)?,
+const DEFAULT_LOCKFILE: &str = "mcp-covenant.lock";
+
+/// The server to capture: the one the command line gives, or a `[[server]]`.
+enum Live<'a> {
+    Cli,
+    Server(&'a Server),
+}
+
+/// Capture `live`, with the capture options (timeout, protocol, ...) of `source`.
+fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Lockfile> {
+    let endpoint = match live {
+        Live::Server(s) => match &s.transport {
+            Transport::Command(argv) => mcp::Endpoint::Stdio(argv.clone()),
+            Transport::Http {
+                url,
+                headers_from_env,
+            } => {
+                let mut headers = Vec::new();
+                for (name, var) in headers_from_env {
+                    let value = std::env::var(var).map_err(|_| {
+                        Error::new(format!(
+                            "environment variable {var} (for the {name} header) is not set"
+                        ))
+                    })?;
+                    headers.push((name.clone(), value));
+                }
+                mcp::Endpoint::Http {
+                    url: url.clone(),
+                    headers,
+                }
+            }
         },
-        (None, false) => mcp::Endpoint::Stdio(source.command.clone()),
-        (None, true) => {
-            return Err(Error::new(
-                "no server to capture: give the command after `--` (e.g. `-- node server.js`) or --http URL",
-            ))
-        }
+        Live::Cli => match (&source.http, source.command.is_empty()) {
+            (Some(url), _) => mcp::Endpoint::Http {
+                url: url.clone(),
+                headers: headers(&source.headers)?,
+            },
+            (None, false) => mcp::Endpoint::Stdio(source.command.clone()),
+            (None, true) => {
+                return Err(Error::new(
+                    "no server to capture: give the command after `--` (e.g. `-- node server.js`) or --http URL, or add [[server]] entries to covenant.toml",
+                ))
+            }
+        },
     };
     if !(source.timeout.is_finite() && source.timeout > 0.0) {
         return Err(Error::new(format!(
@@ -476,6 +606,7 @@ fn compare(
     args: &CheckArgs,
     base: &LockSource,
     against: Option<&LockSource>,
+    live: &Live<'_>,
 ) -> Result<Compared> {
     // Two files and no line anchors needed: the fast path, which never builds the
     // elements that are byte-identical on both sides.
@@ -511,7 +642,7 @@ fn compare(
                 .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
             Ok::<_, Error>((a?, b?))
         })?,
-        None => (base.read_baseline()?, capture(&args.source)?),
+        None => (base.read_baseline()?, capture(live, &args.source)?),
     };
     let mut changes =
         diff::diff_with_budget(rules, &baseline.surface, &current.surface, args.walk_budget);
@@ -539,15 +670,91 @@ fn compare(
     })
 }
 
+/// What one comparison of `check` reads: the baseline, and a lockfile or a live server.
+struct CheckTarget<'a> {
+    base: LockSource,
+    against: Option<LockSource>,
+    live: Live<'a>,
+}
+
 fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteColor) -> Result<u8> {
     config.warn_expired();
-    let base = LockSource::from_arg(&args.baseline)?;
-    let against = args
-        .against
-        .as_deref()
-        .map(LockSource::from_arg)
-        .transpose()?;
-    let compared = compare(rules, &args, &base, against.as_ref())?;
+    let fail_on = match (args.fail_on, &config.fail_on) {
+        (Some(f), _) => f,
+        (None, Some(word)) => FailOn::from_str(word, true).map_err(Error::new)?,
+        (None, None) => FailOn::Breaking,
+    };
+    let cli_source = args.against.is_some() || args.source.given();
+    let servers = configured(config, args.server.as_deref(), cli_source)?;
+    let single = match servers.as_deref() {
+        None => Some((Live::Cli, PathBuf::from(DEFAULT_LOCKFILE))),
+        Some([one]) => Some((Live::Server(one), one.lockfile.clone())),
+        Some(_) => None,
+    };
+    if let Some((live, default_baseline)) = single {
+        let baseline = args.baseline.clone().unwrap_or(default_baseline);
+        let target = CheckTarget {
+            base: LockSource::from_arg(&baseline)?,
+            against: args
+                .against
+                .as_deref()
+                .map(LockSource::from_arg)
+                .transpose()?,
+            live,
+        };
+        let report = check_one(rules, config, &args, &target, fail_on)?;
+        emit(
+            out,
+            args.output.as_deref(),
+            &|o| report::render(&report, args.format, o),
+            &|o| report::render(&report, Format::Human, o),
+        )?;
+        return Ok(u8::from(report.fails(fail_on.level())));
+    }
+    let servers = servers.unwrap_or_default();
+    if args.baseline.is_some() {
+        return Err(Error::new(
+            "--baseline names one lockfile, and covenant.toml has several [[server]] entries (each compares with its `lockfile`); pick one with --server NAME",
+        ));
+    }
+    let (mut code, reports) = for_each_server(&servers, |s| {
+        let target = CheckTarget {
+            base: LockSource::File(s.lockfile.clone()),
+            against: None,
+            live: Live::Server(s),
+        };
+        check_one(rules, config, &args, &target, fail_on)
+    });
+    for (_, r) in &reports {
+        if let Some(r) = r {
+            code = code.max(u8::from(r.fails(fail_on.level())));
+        }
+    }
+    let grouped: Vec<(&Server, Option<&Report<'_>>)> = servers
+        .iter()
+        .zip(&reports)
+        .map(|(s, (_, r))| (*s, r.as_ref()))
+        .collect();
+    emit(
+        out,
+        args.output.as_deref(),
+        &|o| render_grouped(&grouped, args.format, o),
+        &|o| render_grouped(&grouped, Format::Human, o),
+    )?;
+    Ok(code)
+}
+
+/// Compare one target and build its report (versions verified, anchors when the
+/// format points at lines).
+fn check_one<'r>(
+    rules: &'r Rules,
+    config: &Config,
+    args: &CheckArgs,
+    target: &CheckTarget<'_>,
+    fail_on: FailOn,
+) -> Result<Report<'r>> {
+    let (base, against) = (&target.base, target.against.as_ref());
+    let compared = compare(rules, args, base, against, &target.live)?;
     let mut report = Report::new(rules, compared.changes, base.name(), config);
     report.verify_version(
         compared.versions.0.as_deref(),
@@ -555,34 +762,132 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
         config,
     );
     report.verbose = args.verbose;
-    let fail_on = match (args.fail_on, &config.fail_on) {
-        (Some(f), _) => f,
-        (None, Some(word)) => FailOn::from_str(word, true).map_err(Error::new)?,
-        (None, None) => FailOn::Breaking,
-    };
     report.fail_on = fail_on.level();
     if let (true, Some((baseline, current))) = (args.format.needs_anchors(), &compared.files) {
-        let (base_disk, against_disk) = (
-            base.disk_path(),
-            against.as_ref().map(LockSource::disk_path),
-        );
+        let (base_disk, against_disk) = (base.disk_path(), against.map(LockSource::disk_path));
         let files = anchor::Files {
             baseline: (baseline, base.uri(), &base_disk),
             current: against
-                .as_ref()
                 .zip(against_disk.as_deref())
                 .map(|(a, disk)| (current, a.uri(), disk)),
         };
         report.anchors = anchor::anchors(&report.changes, &files);
     }
     report.elements = compared.subjects;
-    emit(
-        out,
-        args.output.as_deref(),
-        &|o| report::render(&report, args.format, o),
-        &|o| report::render(&report, Format::Human, o),
-    )?;
-    Ok(u8::from(report.fails(fail_on.level())))
+    Ok(report)
+}
+
+/// Several servers' reports as one document: the human and markdown reports under a
+/// heading per server, GitHub annotations one after the other (each names its
+/// lockfile), JSON as `{"covenant_version", "servers": [{"name", "lockfile", "report"}]}`,
+/// SARIF as one run per server (`automationDetails.id` = `mcp-covenant/NAME/`), JUnit as
+/// one testsuite per server. A server that failed (its `error:` line is on stderr) is
+/// listed with `"error": true` / as failed.
+fn render_grouped(
+    reports: &[(&Server, Option<&Report<'_>>)],
+    format: Format,
+    out: &mut dyn WriteColor,
+) -> std::io::Result<()> {
+    let text = |r: &Report<'_>, f: Format| -> std::io::Result<String> {
+        let mut buf = NoColor::new(Vec::new());
+        report::render(r, f, &mut buf)?;
+        Ok(String::from_utf8_lossy(&buf.into_inner()).into_owned())
+    };
+    match format {
+        Format::Human | Format::Markdown | Format::Github => {
+            for (i, (server, report)) in reports.iter().enumerate() {
+                let heading = match format {
+                    Format::Human => format!(
+                        "{}== server {} ({})\n",
+                        if i > 0 { "\n" } else { "" },
+                        server.name,
+                        server.lockfile.display()
+                    ),
+                    Format::Markdown => format!("## Server `{}`\n\n", server.name),
+                    _ => String::new(),
+                };
+                out.set_color(termcolor::ColorSpec::new().set_bold(true))?;
+                out.write_all(heading.as_bytes())?;
+                out.reset()?;
+                match report {
+                    Some(r) => report::render(r, format, out)?,
+                    None if format == Format::Github => {}
+                    None => out.write_all(b"could not be checked: see the error above\n\n")?,
+                }
+            }
+        }
+        Format::Json => {
+            let mut doc = format!(
+                "{{\n  \"covenant_version\": {},\n  \"servers\": [",
+                serde_json::json!(lockfile::COVENANT_VERSION)
+            );
+            for (i, (server, report)) in reports.iter().enumerate() {
+                doc.push_str(if i > 0 { ",\n    " } else { "\n    " });
+                let name = serde_json::json!(server.name);
+                let lock = serde_json::json!(server.lockfile.display().to_string());
+                match report {
+                    Some(r) => doc.push_str(&format!(
+                        "{{ \"name\": {name}, \"lockfile\": {lock}, \"report\": {} }}",
+                        text(r, format)?.trim_end()
+                    )),
+                    None => doc.push_str(&format!(
+                        "{{ \"name\": {name}, \"lockfile\": {lock}, \"error\": true }}"
+                    )),
+                }
+            }
+            doc.push_str("\n  ]\n}\n");
+            out.write_all(doc.as_bytes())?;
+        }
+        Format::Sarif => {
+            let mut docs = Vec::new();
+            for (server, report) in reports {
+                if let Some(r) = report {
+                    docs.push((server.name.clone(), text(r, format)?));
+                }
+            }
+            out.write_all(merge_sarif(docs.into_iter())?.as_bytes())?;
+        }
+        Format::Junit => {
+            let (mut tests, mut failures, mut suites) = (0usize, 0usize, String::new());
+            for (server, report) in reports {
+                let Some(r) = report else {
+                    tests += 1;
+                    failures += 1;
+                    suites.push_str(&format!(
+                        "  <testsuite name=\"mcp-covenant check {0}\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n    <testcase classname=\"mcp-covenant.server\" name=\"{0}\">\n      <failure type=\"error\" message=\"could not be checked\">could not be checked</failure>\n    </testcase>\n  </testsuite>\n",
+                        server.name
+                    ));
+                    continue;
+                };
+                let one = text(r, format)?;
+                let attr = |s: &str, key: &str| -> usize {
+                    s.split_once(&format!(" {key}=\""))
+                        .and_then(|(_, rest)| rest.split('"').next()?.parse().ok())
+                        .unwrap_or(0)
+                };
+                let (Some(start), Some(end)) =
+                    (one.find("  <testsuite "), one.rfind("</testsuites>"))
+                else {
+                    continue;
+                };
+                let suite = &one[start..end];
+                tests += attr(suite, "tests");
+                failures += attr(suite, "failures");
+                suites.push_str(&suite.replacen(
+                    "name=\"mcp-covenant check\"",
+                    &format!("name=\"mcp-covenant check {}\"", server.name),
+                    1,
+                ));
+            }
+            out.write_all(
+                format!(
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcp-covenant\" tests=\"{tests}\" failures=\"{failures}\">\n{suites}</testsuites>\n"
+                )
+                .as_bytes(),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Write `render`'s output to --output (atomically, no colour) and the human form to
@@ -612,56 +917,192 @@ fn run_lint(
     args: LintArgs,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
-    let from = args.from.as_deref().map(LockSource::from_arg).transpose()?;
-    let lock = match &from {
-        Some(source) => source.read_lenient()?,
-        None => capture(&args.source)?,
-    };
-    let findings = lint::lint(rules, &lock.surface);
-    let json = |o: &mut dyn WriteColor| o.write_all(report::lint::to_json(&findings).as_bytes());
-    let human = |o: &mut dyn WriteColor| report::lint::write_human(&findings, o);
-    match args.format {
-        LintFormat::Human => emit(out, args.output.as_deref(), &human, &human)?,
-        LintFormat::Json => emit(out, args.output.as_deref(), &json, &human)?,
-        LintFormat::Markdown => {
-            let text = report::lint::to_markdown(&findings);
-            emit(
-                out,
-                args.output.as_deref(),
-                &|o| o.write_all(text.as_bytes()),
-                &human,
-            )?
-        }
-        LintFormat::Github | LintFormat::Sarif => {
-            let anchors = match &from {
-                Some(source) => anchor::lint_anchors(&lock, Path::new(&source.uri()), &findings),
-                None => Vec::new(),
-            };
-            let text = if args.format == LintFormat::Sarif {
-                report::sarif::lint(rules, &findings, &anchors)
-            } else {
-                report::lint::to_github(&findings, &anchors)
-            };
-            emit(
-                out,
-                args.output.as_deref(),
-                &|o| o.write_all(text.as_bytes()),
-                &human,
-            )?
-        }
-    }
     let fail_on = match (args.fail_on, &config.lint_fail_on) {
         (Some(f), _) => f,
         (None, Some(word)) => LintFailOn::from_str(word, true).map_err(Error::new)?,
         (None, None) => LintFailOn::Error,
     };
-    let threshold = match fail_on {
-        LintFailOn::Error => Level::Error,
-        LintFailOn::Warning => Level::Warning,
-        LintFailOn::Info => Level::Info,
-        LintFailOn::Never => return Ok(0),
+    let fails = |findings: &[lint::Finding]| -> bool {
+        let threshold = match fail_on {
+            LintFailOn::Error => Level::Error,
+            LintFailOn::Warning => Level::Warning,
+            LintFailOn::Info => Level::Info,
+            LintFailOn::Never => return false,
+        };
+        findings.iter().any(|f| f.level <= threshold)
     };
-    Ok(u8::from(findings.iter().any(|f| f.level <= threshold)))
+    let cli_source = args.from.is_some() || args.source.given();
+    let servers = configured(config, args.server.as_deref(), cli_source)?;
+    let single = match servers.as_deref() {
+        None => Some(Live::Cli),
+        Some([one]) => Some(Live::Server(one)),
+        Some(_) => None,
+    };
+    if let Some(live) = single {
+        let from = args.from.as_deref().map(LockSource::from_arg).transpose()?;
+        let lock = match &from {
+            Some(source) => source.read_lenient()?,
+            None => capture(&live, &args.source)?,
+        };
+        let findings = lint::lint(rules, &lock.surface);
+        let anchors = match (&from, args.format) {
+            (Some(source), LintFormat::Github | LintFormat::Sarif) => {
+                anchor::lint_anchors(&lock, Path::new(&source.uri()), &findings)
+            }
+            _ => Vec::new(),
+        };
+        let text = lint_text(rules, &findings, &anchors, args.format);
+        let human = |o: &mut dyn WriteColor| report::lint::write_human(&findings, o);
+        match text {
+            None => emit(out, args.output.as_deref(), &human, &human)?,
+            Some(text) => emit(
+                out,
+                args.output.as_deref(),
+                &|o| o.write_all(text.as_bytes()),
+                &human,
+            )?,
+        }
+        return Ok(u8::from(fails(&findings)));
+    }
+    let servers = servers.unwrap_or_default();
+    let (mut code, captured) =
+        for_each_server(&servers, |s| capture(&Live::Server(s), &args.source));
+    let mut groups: Vec<(String, Option<Vec<lint::Finding>>)> = captured
+        .iter()
+        .map(|(name, lock)| {
+            let findings = lock.as_ref().map(|l| lint::lint(rules, &l.surface));
+            (format!("server {name}"), findings)
+        })
+        .collect();
+    let surfaces: Vec<(&str, &lockfile::Surface)> = captured
+        .iter()
+        .filter_map(|(name, lock)| Some((name.as_str(), &lock.as_ref()?.surface)))
+        .collect();
+    groups.push((
+        "across servers".to_string(),
+        Some(lint::collisions(rules, &surfaces)),
+    ));
+    for (_, findings) in &groups {
+        if let Some(f) = findings {
+            code = code.max(u8::from(fails(f)));
+        }
+    }
+    emit(
+        out,
+        args.output.as_deref(),
+        &|o| render_lint_grouped(rules, &groups, args.format, o),
+        &|o| render_lint_grouped(rules, &groups, LintFormat::Human, o),
+    )?;
+    Ok(code)
+}
+
+/// A lint report in `format` as text (`None`: human, written with colour instead).
+fn lint_text(
+    rules: &LintRules,
+    findings: &[lint::Finding],
+    anchors: &[anchor::Anchor],
+    format: LintFormat,
+) -> Option<String> {
+    match format {
+        LintFormat::Human => None,
+        LintFormat::Json => Some(report::lint::to_json(findings)),
+        LintFormat::Markdown => Some(report::lint::to_markdown(findings)),
+        LintFormat::Github => Some(report::lint::to_github(findings, anchors)),
+        LintFormat::Sarif => Some(report::sarif::lint(rules, findings, anchors)),
+    }
+}
+
+/// Several servers' lint reports, plus the findings across them (name collisions): a
+/// heading per group (human, markdown), one after the other (github), `{"groups":
+/// [{"name", "report"}]}` (json), one SARIF run per group.
+fn render_lint_grouped(
+    rules: &LintRules,
+    groups: &[(String, Option<Vec<lint::Finding>>)],
+    format: LintFormat,
+    out: &mut dyn WriteColor,
+) -> std::io::Result<()> {
+    match format {
+        LintFormat::Human | LintFormat::Markdown | LintFormat::Github => {
+            for (i, (name, findings)) in groups.iter().enumerate() {
+                let heading = match format {
+                    LintFormat::Human => {
+                        format!("{}== {name}\n", if i > 0 { "\n" } else { "" })
+                    }
+                    LintFormat::Markdown => format!("## {name}\n\n"),
+                    _ => String::new(),
+                };
+                out.set_color(termcolor::ColorSpec::new().set_bold(true))?;
+                out.write_all(heading.as_bytes())?;
+                out.reset()?;
+                match (
+                    findings,
+                    lint_text(rules, findings.as_deref().unwrap_or(&[]), &[], format),
+                ) {
+                    (None, _) if format == LintFormat::Github => {}
+                    (None, _) => out.write_all(b"could not be linted: see the error above\n")?,
+                    (Some(f), None) => report::lint::write_human(f, out)?,
+                    (Some(_), Some(text)) => out.write_all(text.as_bytes())?,
+                }
+            }
+        }
+        LintFormat::Json => {
+            let mut doc = format!(
+                "{{\n  \"covenant_version\": {},\n  \"groups\": [",
+                serde_json::json!(lockfile::COVENANT_VERSION)
+            );
+            for (i, (name, findings)) in groups.iter().enumerate() {
+                doc.push_str(if i > 0 { ",\n    " } else { "\n    " });
+                let name = serde_json::json!(name);
+                match findings {
+                    Some(f) => doc.push_str(&format!(
+                        "{{ \"name\": {name}, \"report\": {} }}",
+                        report::lint::to_json(f).trim_end()
+                    )),
+                    None => doc.push_str(&format!("{{ \"name\": {name}, \"error\": true }}")),
+                }
+            }
+            doc.push_str("\n  ]\n}\n");
+            out.write_all(doc.as_bytes())?;
+        }
+        LintFormat::Sarif => {
+            let docs = groups.iter().filter_map(|(name, findings)| {
+                let text = report::sarif::lint(rules, findings.as_ref()?, &[]);
+                Some((name.replace(' ', "-"), text))
+            });
+            out.write_all(merge_sarif(docs)?.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// One SARIF document from several, each run tagged `automationDetails.id =
+/// mcp-covenant/NAME/` (GitHub code scanning tells runs of one tool apart by it).
+fn merge_sarif(docs: impl Iterator<Item = (String, String)>) -> std::io::Result<String> {
+    let mut merged: Option<serde_json::Value> = None;
+    let mut runs = Vec::new();
+    for (name, text) in docs {
+        let mut one: serde_json::Value =
+            serde_json::from_str(&text).map_err(std::io::Error::other)?;
+        if let Some(serde_json::Value::Array(rs)) = one.get_mut("runs").map(serde_json::Value::take)
+        {
+            for mut run in rs {
+                run["automationDetails"] =
+                    serde_json::json!({ "id": format!("mcp-covenant/{name}/") });
+                runs.push(run);
+            }
+        }
+        merged.get_or_insert(one);
+    }
+    let mut doc = merged.unwrap_or_else(|| {
+        serde_json::json!({
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0"
+        })
+    });
+    doc["runs"] = serde_json::Value::Array(runs);
+    let mut text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
+    text.push('\n');
+    Ok(text)
 }
 
 fn list_rules(

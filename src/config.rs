@@ -13,6 +13,11 @@
 //! code = "schema.*"
 //! reason = "internal tools are not part of the contract"
 //! until = "2026-12-31"   # optional: past this day (UTC) the entry stops applying
+//! [[server]]              # several servers, each with its own lockfile
+//! name = "orders"
+//! command = ["python3", "server.py"]     # or: http = "http://127.0.0.1:3000/mcp"
+//! headers_from_env = { Authorization = "ORDERS_TOKEN" }   # http only
+//! lockfile = "locks/orders.lock"
 //! ```
 //!
 //! Validation is strict: an unknown key, rule id, severity or glob is exit 2 with
@@ -86,6 +91,29 @@ impl Ignore {
     }
 }
 
+/// One `[[server]]` entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Server {
+    pub name: String,
+    pub transport: Transport,
+    pub lockfile: PathBuf,
+    /// `covenant.toml:12:1`, for messages.
+    pub origin: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// Started over stdio, without a shell.
+    Command(Vec<String>),
+    /// A Streamable HTTP endpoint, with (header name, environment variable) pairs: the
+    /// header's value is read from the variable when the server is captured, so no
+    /// secret is ever written in covenant.toml.
+    Http {
+        url: String,
+        headers_from_env: Vec<(String, String)>,
+    },
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Config {
     /// The file it came from (`None`: no config, the defaults).
@@ -95,6 +123,18 @@ pub struct Config {
     pub severity: HashMap<String, Override>,
     pub lint: HashMap<String, Level>,
     pub ignore: Vec<Ignore>,
+    pub servers: Vec<Server>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    name: Option<Spanned<String>>,
+    command: Option<Spanned<Vec<String>>>,
+    http: Option<Spanned<String>>,
+    #[serde(default)]
+    headers_from_env: BTreeMap<String, Spanned<String>>,
+    lockfile: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -108,6 +148,8 @@ struct RawConfig {
     lint: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
     ignore: Vec<Spanned<RawIgnore>>,
+    #[serde(default)]
+    server: Vec<Spanned<RawServer>>,
 }
 
 #[derive(Deserialize)]
@@ -137,6 +179,14 @@ impl Config {
         let text = fs::read_to_string(path)
             .map_err(|e| Error::new(format!("cannot read config {}: {e}", path.display())))?;
         Config::parse(&text, &path.display().to_string(), rules, lint).map(|mut c| {
+            // A [[server]]'s lockfile is relative to the config file.
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                for s in &mut c.servers {
+                    if s.lockfile.is_relative() {
+                        s.lockfile = dir.join(&s.lockfile);
+                    }
+                }
+            }
             c.file = Some(path.to_path_buf());
             c
         })
@@ -330,6 +380,7 @@ impl Config {
                 until: until.map(|(text, _)| text),
             });
         }
+        config.servers = servers(&raw.server, &at)?;
         Ok(config)
     }
 
@@ -358,6 +409,107 @@ impl Config {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| DEFAULT_FILE.to_string())
     }
+}
+
+/// The `[[server]]` entries, validated: a name (letters, digits, `.`, `_`, `-`; unique),
+/// exactly one of `command` (a non-empty list) and `http`, and a lockfile (unique).
+fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> Result<Vec<Server>> {
+    let mut out: Vec<Server> = Vec::new();
+    for entry in raw {
+        let origin = at(entry.span());
+        let e = entry.get_ref();
+        let fail = |place: &str, msg: String| Err(Error::new(format!("{place}: {msg}")));
+        let Some(name) = &e.name else {
+            return fail(&origin, "this [[server]] has no `name`".into());
+        };
+        let n = name.get_ref();
+        if n.is_empty()
+            || !n
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        {
+            return fail(
+                &at(name.span()),
+                format!(
+                    "server name {:?} must be letters, digits, `.`, `_` or `-`",
+                    n
+                ),
+            );
+        }
+        if out.iter().any(|s| s.name == *n) {
+            return fail(&at(name.span()), format!("a second [[server]] named `{n}`"));
+        }
+        let transport = match (&e.command, &e.http) {
+            (Some(c), None) if c.get_ref().is_empty() || c.get_ref()[0].is_empty() => {
+                return fail(
+                    &at(c.span()),
+                    format!("server `{n}`: `command` is empty; give the program and its arguments, e.g. [\"node\", \"server.js\"]"),
+                )
+            }
+            (Some(c), None) => {
+                if !e.headers_from_env.is_empty() {
+                    return fail(&origin, format!("server `{n}`: `headers_from_env` is for `http` servers"));
+                }
+                Transport::Command(c.get_ref().clone())
+            }
+            (None, Some(url)) => {
+                let mut headers = Vec::new();
+                for (header, var) in &e.headers_from_env {
+                    let ok_header = !header.is_empty()
+                        && header.bytes().all(|b| b.is_ascii_graphic() && b != b':');
+                    let ok_var = !var.get_ref().is_empty()
+                        && var.get_ref().bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+                    if !ok_header || !ok_var {
+                        return fail(
+                            &at(var.span()),
+                            format!("server `{n}`: headers_from_env maps a header name to an environment variable name, e.g. {{ Authorization = \"ORDERS_TOKEN\" }}"),
+                        );
+                    }
+                    headers.push((header.clone(), var.get_ref().clone()));
+                }
+                Transport::Http {
+                    url: url.get_ref().clone(),
+                    headers_from_env: headers,
+                }
+            }
+            (Some(_), Some(_)) => {
+                return fail(&origin, format!("server `{n}` has both `command` and `http`; give one"))
+            }
+            (None, None) => {
+                return fail(&origin, format!("server `{n}` has neither `command` nor `http`; give one"))
+            }
+        };
+        let Some(lockfile) = &e.lockfile else {
+            return fail(
+                &origin,
+                format!("server `{n}` has no `lockfile`, e.g. lockfile = \"locks/{n}.lock\""),
+            );
+        };
+        if lockfile.get_ref().is_empty() {
+            return fail(
+                &at(lockfile.span()),
+                format!("server `{n}`: `lockfile` is empty"),
+            );
+        }
+        let path = PathBuf::from(lockfile.get_ref());
+        if let Some(other) = out.iter().find(|s| s.lockfile == path) {
+            return fail(
+                &at(lockfile.span()),
+                format!(
+                    "servers `{}` and `{n}` share the lockfile {}",
+                    other.name,
+                    path.display()
+                ),
+            );
+        }
+        out.push(Server {
+            name: n.clone(),
+            transport,
+            lockfile: path,
+            origin,
+        });
+    }
+    Ok(out)
 }
 
 /// Today as days since 1970-01-01, UTC.

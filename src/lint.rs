@@ -71,6 +71,8 @@ pub enum Predicate {
     RefUnresolved,
     ArrayMissingItems,
     TypeMissing,
+    /// Across the configured servers: one tool (or prompt) name served by two or more.
+    NameCollision,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -145,6 +147,13 @@ impl LintRules {
             if element_only && r.target != Target::Tool {
                 return Err(bad(
                     "duplicate_key, invalid_name and not_object apply to `target = \"tool\"`",
+                ));
+            }
+            if r.predicate == Predicate::NameCollision
+                && !matches!(r.target, Target::Tool | Target::Prompt)
+            {
+                return Err(bad(
+                    "name_collision applies to `target = \"tool\"` or `\"prompt\"`",
                 ));
             }
             if r.level == Level::None {
@@ -230,6 +239,9 @@ pub fn lint(rules: &LintRules, surface: &Surface) -> Vec<Finding> {
         findings: Vec::new(),
     };
     for (i, rule) in rules.rows.iter().enumerate() {
+        if rule.predicate == Predicate::NameCollision {
+            continue; // across servers: see `collisions`
+        }
         match rule.target {
             Target::Tool => tool_rule(&mut l, i, rule, &surface.tools),
             Target::ToolParam => {
@@ -290,6 +302,51 @@ pub fn lint(rules: &LintRules, surface: &Surface) -> Vec<Finding> {
                         }
                     }
                 }
+            }
+        }
+    }
+    let mut findings = l.findings;
+    findings.sort_by(|a, b| {
+        (a.level, &a.subject, &a.path, &a.code).cmp(&(b.level, &b.subject, &b.path, &b.code))
+    });
+    findings
+}
+
+/// The `name_collision` findings across several servers' surfaces: a tool or prompt name
+/// that two or more of them serve, so an agent that loads them all sees two tools of one
+/// name. One finding per name, listing the servers.
+pub fn collisions(rules: &LintRules, servers: &[(&str, &Surface)]) -> Vec<Finding> {
+    let mut l = Linter {
+        rules,
+        findings: Vec::new(),
+    };
+    for (i, rule) in rules.rows.iter().enumerate() {
+        if rule.predicate != Predicate::NameCollision {
+            continue;
+        }
+        let kind = if rule.target == Target::Prompt {
+            Kind::Prompt
+        } else {
+            Kind::Tool
+        };
+        let mut by_name: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+        for (server, surface) in servers {
+            for e in surface.list(kind) {
+                let names = by_name.entry(key_of(e, "name")).or_default();
+                if !names.contains(server) {
+                    names.push(server);
+                }
+            }
+        }
+        for (name, names) in by_name {
+            if names.len() > 1 {
+                let subject = format!("{}:{name}", kind.word());
+                l.report(
+                    i,
+                    &subject,
+                    None,
+                    &[("name", name), ("servers", &names.join(", "))],
+                );
             }
         }
     }
