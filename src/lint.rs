@@ -186,7 +186,12 @@ pub struct Finding {
     pub code: String,
     pub level: Level,
     pub subject: String,
+    /// What the reports show: a schema path (`inputSchema.properties.e`), or for a
+    /// parameter the parameter itself, nested ones dotted (`limit`, `options.limit`).
     pub path: Option<String>,
+    /// Where the finding is in the element, when that differs from `path`
+    /// (`inputSchema.properties.limit`): lockfile lines are anchored there.
+    pub at: Option<String>,
     pub message: String,
 }
 
@@ -197,6 +202,17 @@ struct Linter<'r> {
 
 impl Linter<'_> {
     fn report(&mut self, rule: usize, subject: &str, path: Option<String>, vars: &[(&str, &str)]) {
+        self.report_at(rule, subject, path, None, vars);
+    }
+
+    fn report_at(
+        &mut self,
+        rule: usize,
+        subject: &str,
+        path: Option<String>,
+        at: Option<String>,
+        vars: &[(&str, &str)],
+    ) {
         let level = self.rules.level(rule);
         if level == Level::None {
             return;
@@ -211,8 +227,36 @@ impl Linter<'_> {
             level,
             subject: subject.to_string(),
             path,
+            at,
             message: render_message(&r.message, &all),
         });
+    }
+}
+
+/// A `tool.param` rule on every parameter: the properties of the input schema and,
+/// nested, of the object parameters (through `properties` only). The path shown is the
+/// parameter, nested ones dotted (`options.limit`).
+fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &str, input: &Value) {
+    // (schema, the parameter path so far, its path in the element)
+    let mut stack: Vec<(&Value, Option<String>, String)> =
+        vec![(input, None, "inputSchema".to_string())];
+    let mut found = Vec::new();
+    while let Some((schema, param, at)) = stack.pop() {
+        let props = schema.get("properties").and_then(Value::as_object);
+        for (name, child) in props.into_iter().flatten() {
+            let shown = match &param {
+                None => crate::path::segment(name),
+                Some(p) => join(p, name),
+            };
+            let child_at = join(&join(&at, "properties"), name);
+            if blank(child.get(field)) {
+                found.push((shown.clone(), child_at.clone(), name.as_str()));
+            }
+            stack.push((child, Some(shown), child_at));
+        }
+    }
+    for (shown, at, name) in found {
+        l.report_at(rule, subject, Some(shown), Some(at), &[("name", name)]);
     }
 }
 
@@ -245,17 +289,11 @@ pub fn lint(rules: &LintRules, surface: &Surface) -> Vec<Finding> {
         match rule.target {
             Target::Tool => tool_rule(&mut l, i, rule, &surface.tools),
             Target::ToolParam => {
+                let field = rule.field.as_deref().unwrap_or("");
                 for tool in &surface.tools {
                     let subject = format!("tool:{}", key_of(tool, "name"));
-                    let props = tool
-                        .get("inputSchema")
-                        .and_then(|s| s.get("properties"))
-                        .and_then(Value::as_object);
-                    for (name, schema) in props.into_iter().flatten() {
-                        if blank(schema.get(rule.field.as_deref().unwrap_or(""))) {
-                            let path = join("inputSchema.properties", name);
-                            l.report(i, &subject, Some(path), &[("name", name)]);
-                        }
+                    if let Some(schema) = tool.get("inputSchema") {
+                        param_rule(&mut l, i, field, &subject, schema);
                     }
                 }
             }

@@ -111,7 +111,7 @@ pub fn lint_anchors(
         .map(|f| {
             let (word, key) = f.subject.split_once(':').unwrap_or(("", ""));
             let (start, end) = Kind::from_word(word)
-                .and_then(|k| map.find(k, key, f.path.as_deref()))
+                .and_then(|k| map.find(k, key, f.at.as_deref().or(f.path.as_deref())))
                 .unwrap_or((1, 1));
             Anchor {
                 uri: uri.clone(),

@@ -14,11 +14,13 @@ pub fn count(findings: &[Finding], level: Level) -> usize {
     findings.iter().filter(|f| f.level == level).count()
 }
 
-fn style(level: Level) -> (&'static str, &'static str, Color) {
+/// A level's heading and colour. Lint lines carry no marker glyph: the heading says the
+/// level, as in the published sample.
+fn style(level: Level) -> (&'static str, Color) {
     match level {
-        Level::Error => ("ERROR", "x", Color::Red),
-        Level::Warning => ("WARNING", "!", Color::Yellow),
-        _ => ("INFO", "i", Color::Cyan),
+        Level::Error => ("ERROR", Color::Red),
+        Level::Warning => ("WARNING", Color::Yellow),
+        _ => ("INFO", Color::Cyan),
     }
 }
 
@@ -37,13 +39,13 @@ pub fn write_human(findings: &[Finding], out: &mut dyn WriteColor) -> io::Result
         write_str(out, "\n")?;
     }
     for level in [Level::Error, Level::Warning, Level::Info] {
-        let (title, mark, color) = style(level);
+        let (title, color) = style(level);
         let lines: Vec<Line<'_>> = findings
             .iter()
             .filter(|f| f.level == level)
             .map(line_of)
             .collect();
-        write_section(out, title, mark, color, &lines)?;
+        write_section(out, title, "", color, &lines)?;
     }
     Ok(())
 }

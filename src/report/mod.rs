@@ -248,10 +248,12 @@ pub(crate) fn write_section_with<'a>(
     write_str(out, "\n")?;
     for (i, (subject, path, message, code)) in lines.iter().enumerate() {
         write_str(out, "    ")?;
-        out.set_color(ColorSpec::new().set_fg(Some(color)))?;
-        write_str(out, mark)?;
-        out.reset()?;
-        write_str(out, " ")?;
+        if !mark.is_empty() {
+            out.set_color(ColorSpec::new().set_fg(Some(color)))?;
+            write_str(out, mark)?;
+            out.reset()?;
+            write_str(out, " ")?;
+        }
         out.set_color(ColorSpec::new().set_bold(true))?;
         write_str(out, subject)?;
         out.reset()?;
