@@ -2,14 +2,17 @@
 # The GitHub Action's check step. Two parts, each on by default and each turned off by
 # an input:
 #
-#   up to date (INPUT_UP_TO_DATE): the committed lockfile (INPUT_BASELINE) must equal a
-#     live capture of the server (INPUT_COMMAND or INPUT_HTTP). The capture is written
-#     over a copy of the lockfile, so an unchanged interface gives the same bytes.
+#   up to date (INPUT_UP_TO_DATE): the committed lockfile (INPUT_BASELINE) must be what
+#     a live capture of the server (INPUT_COMMAND or INPUT_HTTP) writes:
+#     `snapshot --check`, which never writes.
 #   verdict (INPUT_VERDICT): on a pull request, the base branch's lockfile
-#     (INPUT_BASE_REF, from github.base_ref) against the pull request's, classified and
-#     gated by INPUT_FAIL_ON. The base branch is fetched (depth 1) when the checkout
-#     lacks it. This is the part a pull request cannot bypass by regenerating the
-#     lockfile in the same commit.
+#     (INPUT_BASE_REF, from github.base_ref) against the pull request's,
+#     `check --baseline-rev`, classified and gated by INPUT_FAIL_ON. The base branch is
+#     fetched (depth 1) when the checkout lacks it. This is the part a pull request
+#     cannot bypass by regenerating the lockfile in the same commit.
+#
+# Without INPUT_COMMAND and INPUT_HTTP, and with [[server]] entries in covenant.toml,
+# both parts run on every entry (each with its own lockfile).
 #
 # Reports: markdown to the step summary, SARIF to INPUT_SARIF when asked, INPUT_FORMAT
 # to the log; outputs `bump`, `sarif`, `up-to-date`. The exit status is the worst of the
@@ -17,8 +20,6 @@
 # Inputs are split on whitespace; nothing in them is evaluated.
 set -uo pipefail
 bin=${MCP_COVENANT_BIN:-mcp-covenant}
-tmp=$(mktemp -d "${RUNNER_TEMP:-/tmp}/mcp-covenant.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 lock=${INPUT_BASELINE:-mcp-covenant.lock}
 status=0
 worst() { if [ "$1" -gt "$status" ]; then status=$1; fi; }
@@ -30,46 +31,50 @@ escape() { local s=${1//%/%25}; s=${s//$'\r'/%0D}; s=${s//$'\n'/%0A}; printf '%s
 escape_property() { local s; s=$(escape "$1"); s=${s//:/%3A}; s=${s//,/%2C}; printf '%s' "$s"; }
 
 read -r -a extra <<<"${INPUT_ARGS:-}"
+# The server given as an input, or else every [[server]] of covenant.toml.
+single=1
 live=()
 if [ -n "${INPUT_HTTP:-}" ]; then
   live=(--http "$INPUT_HTTP")
 elif [ -n "${INPUT_COMMAND:-}" ]; then
   read -r -a cmd <<<"$INPUT_COMMAND"
   live=(-- "${cmd[@]}")
+elif [ -f covenant.toml ] && grep -Eq '^[[:space:]]*\[\[server\]\]' covenant.toml; then
+  single=0
 fi
+lockfile=()
+if [ "$single" = 1 ]; then lockfile=(--baseline "$lock"); fi
 
 ran=0
 
 # --- part 1: the committed lockfile is up to date ---------------------------------------
 if on "${INPUT_UP_TO_DATE:-true}"; then
-  if [ ${#live[@]} -eq 0 ]; then
-    echo "error: the up-to-date check needs the server: give the action a \`command\` (stdio) or an \`http\` URL, or set \`up-to-date: false\`" >&2
-    exit 2
-  fi
   ran=1
-  current="$tmp/current.lock"
-  if [ -f "$lock" ]; then cp "$lock" "$current"; fi
-  if ! "$bin" snapshot -o "$current" "${extra[@]}" "${live[@]}"; then
+  if [ "$single" = 1 ] && [ ${#live[@]} -eq 0 ]; then
+    echo "error: the up-to-date check needs the server: give the action a \`command\` (stdio) or an \`http\` URL, add [[server]] entries to covenant.toml, or set \`up-to-date: false\`" >&2
     exit 2
   fi
-  if [ -f "$lock" ] && cmp -s "$lock" "$current"; then
-    echo "mcp-covenant: $lock is up to date with the server"
-    output "up-to-date=true"
+  if [ "$single" = 1 ]; then
+    "$bin" snapshot --check -o "$lock" "${extra[@]}" "${live[@]}"
   else
-    output "up-to-date=false"
-    worst 1
-    if [ -f "$lock" ]; then
-      what="$lock is not up to date with the server: run \`mcp-covenant snapshot -o $lock\` with the server and commit the result"
-      echo "::error file=$(escape_property "$lock")::$(escape "$what")"
-      echo "mcp-covenant: $what. What the server serves differs from it by:"
-      "$bin" check --baseline "$lock" --against "$current" --format human --fail-on never
-      worst $?
-    else
-      what="$lock does not exist: run \`mcp-covenant snapshot -o $lock\` with the server and commit the result"
-      echo "::error::$(escape "$what")"
-    fi
-    printf '### mcp-covenant: lockfile out of date\n\n%s\n\n' "$what" | summary
+    "$bin" snapshot --check "${extra[@]}"
   fi
+  rc=$?
+  case $rc in
+    0) output "up-to-date=true" ;;
+    1)
+      output "up-to-date=false"
+      what="the committed lockfile is not what the server serves: run \`mcp-covenant snapshot\` and commit the result"
+      if [ "$single" = 1 ]; then
+        what="$lock is not up to date with the server: run \`mcp-covenant snapshot -o $lock\` and commit the result"
+        echo "::error file=$(escape_property "$lock")::$(escape "$what")"
+      else
+        echo "::error::$(escape "$what")"
+      fi
+      printf '### mcp-covenant: lockfile out of date\n\n%s\n\n' "$what" | summary
+      ;;
+  esac
+  worst "$rc"
 fi
 
 # --- part 2: the verdict, the pull request's lockfile against the base branch's ----------
@@ -89,34 +94,29 @@ if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
       exit 2
     fi
   fi
-  # ./ : the path from the working directory (the workspace), not the repository root.
-  rel=$lock
-  case "$rel" in /* | ./* | ../*) ;; *) rel="./$rel" ;; esac
-  if ! git cat-file -e "$remote_ref:$rel" 2>/dev/null; then
-    note="the base branch \`$base\` has no $lock yet: nothing to compare, the verdict is skipped"
-    echo "::notice::$(escape "$note")"
-    printf '### mcp-covenant\n\n%s\n\n' "$note" | summary
-  elif [ ! -f "$lock" ]; then
-    echo "::error::$(escape "$lock was deleted; the base branch \`$base\` has one")"
-    worst 1
-  else
-    check=("$bin" check --baseline "git:$remote_ref:$rel" --against "$lock")
-    # Extra renderings first, quietly: the last run prints any error, and its status.
-    if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-      "${check[@]}" --format markdown --fail-on never 2>/dev/null | summary
-    fi
-    if [ -n "${INPUT_SARIF:-}" ]; then
-      if "${check[@]}" --format sarif --fail-on never --output "$INPUT_SARIF" >/dev/null 2>&1; then
-        output "sarif=$INPUT_SARIF"
-      fi
-    fi
-    if [ -n "${GITHUB_OUTPUT:-}" ]; then
-      bump=$("${check[@]}" --format json --fail-on never 2>/dev/null | sed -n 's/^  "required_bump": "\(.*\)",$/\1/p')
-      output "bump=${bump:-none}"
-    fi
-    "${check[@]}" --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-breaking}"
-    worst $?
+  # Each lockfile against itself at the base branch's tip (a lockfile the base lacks is
+  # new: everything in it is reported as added).
+  check=("$bin" check --baseline-rev "$remote_ref" "${lockfile[@]}")
+  # Extra renderings first, quietly: the last run prints any error, and its status.
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    "${check[@]}" --format markdown --fail-on never 2>/dev/null | summary
   fi
+  if [ -n "${INPUT_SARIF:-}" ]; then
+    if "${check[@]}" --format sarif --fail-on never --output "$INPUT_SARIF" >/dev/null 2>&1; then
+      output "sarif=$INPUT_SARIF"
+    fi
+  fi
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    # The highest bump of any server.
+    bumps=$("${check[@]}" --format json --fail-on never 2>/dev/null | sed -n 's/^ *"required_bump": "\([a-z]*\)",$/\1/p')
+    bump=none
+    for b in patch minor major; do
+      if grep -qx "$b" <<<"$bumps"; then bump=$b; fi
+    done
+    output "bump=$bump"
+  fi
+  "${check[@]}" --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-breaking}"
+  worst $?
 elif on "${INPUT_VERDICT:-true}"; then
   echo "mcp-covenant: no base branch (not a pull request): the verdict is skipped"
 fi

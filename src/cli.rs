@@ -146,6 +146,12 @@ pub struct SnapshotArgs {
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
 
+    /// Write nothing: exit 0 when the lockfile is exactly what the capture would write,
+    /// 1 when it is not (or missing), listing how the server differs from it. The CI
+    /// check that the committed lockfile is up to date.
+    #[arg(long)]
+    pub check: bool,
+
     #[command(flatten)]
     pub source: LiveSource,
 }
@@ -161,6 +167,13 @@ pub struct CheckArgs {
     /// Compare against this lockfile instead of a live server (a path, or git:REF:PATH).
     #[arg(long, value_name = "LOCKFILE", conflicts_with_all = ["http", "command"])]
     pub against: Option<PathBuf>,
+
+    /// Compare the lockfile (--baseline's, or each [[server]]'s) with itself at git
+    /// revision REV, e.g. origin/main: what a pull request changed, whatever it
+    /// committed. No server runs. A lockfile REV does not have is new: every element is
+    /// reported as added.
+    #[arg(long, value_name = "REV", conflicts_with_all = ["against", "http", "command"])]
+    pub baseline_rev: Option<String>,
 
     /// Exit 1 when a change is at or above this level [default: breaking, or `fail_on`
     /// in covenant.toml].
@@ -306,7 +319,7 @@ pub fn run(cli: Cli, out: &mut dyn WriteColor) -> Result<u8> {
     rules.set_overrides(config.severity.clone());
     lint_rules.set_overrides(config.lint.clone());
     match cli.command {
-        Command::Snapshot(args) => snapshot(&config, args),
+        Command::Snapshot(args) => snapshot(&rules, &config, args, out),
         Command::Check(args) => check(&rules, &config, args, out),
         Command::Lint(args) => run_lint(&lint_rules, &config, args, out),
         Command::Rules(args) => list_rules(&rules, &lint_rules, &config, args, out),
@@ -373,12 +386,20 @@ fn for_each_server<T>(
     (code, results)
 }
 
-fn snapshot(config: &Config, args: SnapshotArgs) -> Result<u8> {
+fn snapshot(
+    rules: &Rules,
+    config: &Config,
+    args: SnapshotArgs,
+    out: &mut dyn WriteColor,
+) -> Result<u8> {
     let servers = configured(config, args.server.as_deref(), args.source.given())?;
     let Some(servers) = servers else {
         let output = args
             .output
             .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCKFILE));
+        if args.check {
+            return snapshot_check(rules, config, &Live::Cli, &args.source, &output, None, out);
+        }
         return snapshot_one(&Live::Cli, &args.source, &output);
     };
     if args.output.is_some() && servers.len() > 1 {
@@ -386,11 +407,91 @@ fn snapshot(config: &Config, args: SnapshotArgs) -> Result<u8> {
             "-o/--output names one lockfile, and covenant.toml has several [[server]] entries (each writes its `lockfile`); pick one with --server NAME",
         ));
     }
-    let (code, _) = for_each_server(&servers, |s| {
+    let heading = servers.len() > 1;
+    let (mut code, codes) = for_each_server(&servers, |s| {
         let output = args.output.as_deref().unwrap_or(&s.lockfile);
-        snapshot_one(&Live::Server(s), &args.source, output)
+        if args.check {
+            let name = heading.then_some(s.name.as_str());
+            snapshot_check(
+                rules,
+                config,
+                &Live::Server(s),
+                &args.source,
+                output,
+                name,
+                out,
+            )
+        } else {
+            snapshot_one(&Live::Server(s), &args.source, output)
+        }
     });
+    for (_, c) in codes {
+        code = code.max(c.unwrap_or(2));
+    }
     Ok(code)
+}
+
+/// `snapshot --check`: is `output` exactly what capturing `live` would write? Never
+/// writes. The differences are the `check` report of the file against the capture.
+fn snapshot_check(
+    rules: &Rules,
+    config: &Config,
+    live: &Live<'_>,
+    opts: &LiveSource,
+    output: &Path,
+    heading: Option<&str>,
+    out: &mut dyn WriteColor,
+) -> Result<u8> {
+    let mut lock = capture(live, opts)?;
+    let old = match std::fs::read(output) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "mcp-covenant: {} does not exist; create it with `mcp-covenant snapshot` and commit it",
+                output.display()
+            );
+            return Ok(1);
+        }
+        Err(e) => {
+            return Err(Error::new(format!(
+                "cannot read lockfile {}: {e}",
+                output.display()
+            )))
+        }
+    };
+    let previous = Lockfile::parse(&old, &output.display().to_string())?;
+    // Writing keeps the file's capture time when nothing else changed.
+    lock.captured_at_unix = previous.captured_at_unix;
+    if lock.to_text().as_bytes() == old.as_slice() {
+        eprintln!("mcp-covenant: {} is up to date", output.display());
+        return Ok(0);
+    }
+    eprintln!(
+        "mcp-covenant: {} is not up to date with the server; run `mcp-covenant snapshot` and commit it",
+        output.display()
+    );
+    let changes = diff::diff(rules, &previous.surface, &lock.surface);
+    let mut report = Report::new(rules, changes, output.display().to_string(), config);
+    report.verify_version(
+        previous.server.version.as_deref(),
+        lock.server.version.as_deref(),
+        config,
+    );
+    let io_err = |e: std::io::Error| Error::new(format!("cannot write the report: {e}"));
+    if let Some(name) = heading {
+        writeln!(out, "== server {name} ({})", output.display()).map_err(io_err)?;
+    }
+    if report.changes.is_empty() && report.ignored.is_empty() {
+        writeln!(
+            out,
+            "no interface change: the file differs in form (server information, or not canonical)"
+        )
+        .map_err(io_err)?;
+    } else {
+        report::render(&report, Format::Human, out).map_err(io_err)?;
+    }
+    out.flush().map_err(io_err)?;
+    Ok(1)
 }
 
 fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path) -> Result<u8> {
@@ -510,6 +611,8 @@ fn headers(flags: &[String]) -> Result<Vec<(String, String)>> {
 enum LockSource {
     File(PathBuf),
     Git(GitFile),
+    /// A file the revision does not have (`--baseline-rev` on a new lockfile): empty.
+    Absent(GitFile),
 }
 
 impl LockSource {
@@ -520,11 +623,49 @@ impl LockSource {
         }
     }
 
+    /// The baseline `--baseline-rev REV` gives `lockfile`: git:REV:./LOCKFILE, or an
+    /// empty one when REV has no such file.
+    fn at_revision(rev: &str, lockfile: &Path) -> Result<LockSource> {
+        let path = lockfile
+            .to_str()
+            .filter(|p| !lockfile.is_absolute() && !p.starts_with("git:"));
+        let Some(path) = path else {
+            return Err(Error::new(format!(
+                "--baseline-rev reads {} at a revision, so it must be a relative path",
+                lockfile.display()
+            )));
+        };
+        let rel = if path.starts_with("./") || path.starts_with("../") {
+            path.to_string()
+        } else {
+            format!("./{path}")
+        };
+        let file = match GitFile::parse(&format!("git:{rev}:{rel}")) {
+            Some(Ok(f)) if f.rev == rev => f,
+            Some(Err(e)) => return Err(Error::new(format!("--baseline-rev: {e}"))),
+            _ => {
+                return Err(Error::new(format!(
+                    "--baseline-rev `{}` is not a revision (it cannot contain `:`)",
+                    rev.escape_debug()
+                )))
+            }
+        };
+        if file.exists()? {
+            Ok(LockSource::Git(file))
+        } else {
+            eprintln!(
+                "mcp-covenant: {} is not in revision {rev}: a new lockfile, every element is new",
+                lockfile.display()
+            );
+            Ok(LockSource::Absent(file))
+        }
+    }
+
     /// As the user wrote it, for messages.
     fn name(&self) -> String {
         match self {
             LockSource::File(p) => p.display().to_string(),
-            LockSource::Git(g) => g.to_string(),
+            LockSource::Git(g) | LockSource::Absent(g) => g.to_string(),
         }
     }
 
@@ -533,7 +674,7 @@ impl LockSource {
     fn uri(&self) -> String {
         match self {
             LockSource::File(p) => anchor::uri_for(p),
-            LockSource::Git(g) => anchor::uri_for(Path::new(&g.path)),
+            LockSource::Git(g) | LockSource::Absent(g) => anchor::uri_for(Path::new(&g.path)),
         }
     }
 
@@ -542,7 +683,7 @@ impl LockSource {
     fn disk_path(&self) -> PathBuf {
         match self {
             LockSource::File(p) => p.clone(),
-            LockSource::Git(g) => PathBuf::from(g.to_string()),
+            LockSource::Git(g) | LockSource::Absent(g) => PathBuf::from(g.to_string()),
         }
     }
 
@@ -551,6 +692,7 @@ impl LockSource {
             LockSource::File(p) => std::fs::read(p)
                 .map_err(|e| Error::new(format!("cannot read lockfile {}: {e}", p.display()))),
             LockSource::Git(g) => g.read(),
+            LockSource::Absent(_) => Ok(empty_lockfile().to_text().into_bytes()),
         }
     }
 
@@ -558,6 +700,7 @@ impl LockSource {
         match self {
             LockSource::File(p) => Lockfile::read(p),
             LockSource::Git(g) => Lockfile::parse(&g.read()?, &g.to_string()),
+            LockSource::Absent(_) => Ok(empty_lockfile()),
         }
     }
 
@@ -565,6 +708,7 @@ impl LockSource {
         match self {
             LockSource::File(p) => Lockfile::read_lenient(p),
             LockSource::Git(g) => Lockfile::parse_lenient(&g.read()?, &g.to_string()),
+            LockSource::Absent(_) => Ok(empty_lockfile()),
         }
     }
 
@@ -582,6 +726,10 @@ impl LockSource {
             _ => self.bytes(),
         }
     }
+}
+
+fn empty_lockfile() -> Lockfile {
+    Lockfile::new(Default::default(), Default::default(), 0)
 }
 
 fn missing_baseline(path: &Path) -> Error {
@@ -686,6 +834,25 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
     };
     let cli_source = args.against.is_some() || args.source.given();
     let servers = configured(config, args.server.as_deref(), cli_source)?;
+    // With --baseline-rev: the lockfile at REV against the lockfile, no server.
+    fn target<'a>(args: &CheckArgs, lockfile: &Path, live: Live<'a>) -> Result<CheckTarget<'a>> {
+        Ok(match &args.baseline_rev {
+            Some(rev) => CheckTarget {
+                base: LockSource::at_revision(rev, lockfile)?,
+                against: Some(LockSource::File(lockfile.to_path_buf())),
+                live,
+            },
+            None => CheckTarget {
+                base: LockSource::from_arg(lockfile)?,
+                against: args
+                    .against
+                    .as_deref()
+                    .map(LockSource::from_arg)
+                    .transpose()?,
+                live,
+            },
+        })
+    }
     let single = match servers.as_deref() {
         None => Some((Live::Cli, PathBuf::from(DEFAULT_LOCKFILE))),
         Some([one]) => Some((Live::Server(one), one.lockfile.clone())),
@@ -693,15 +860,7 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
     };
     if let Some((live, default_baseline)) = single {
         let baseline = args.baseline.clone().unwrap_or(default_baseline);
-        let target = CheckTarget {
-            base: LockSource::from_arg(&baseline)?,
-            against: args
-                .against
-                .as_deref()
-                .map(LockSource::from_arg)
-                .transpose()?,
-            live,
-        };
+        let target = target(&args, &baseline, live)?;
         let report = check_one(rules, config, &args, &target, fail_on)?;
         emit(
             out,
@@ -718,11 +877,7 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
         ));
     }
     let (mut code, reports) = for_each_server(&servers, |s| {
-        let target = CheckTarget {
-            base: LockSource::File(s.lockfile.clone()),
-            against: None,
-            live: Live::Server(s),
-        };
+        let target = target(&args, &s.lockfile, Live::Server(s))?;
         check_one(rules, config, &args, &target, fail_on)
     });
     for (_, r) in &reports {

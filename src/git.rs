@@ -72,8 +72,37 @@ impl GitFile {
         self.read_in(None, MAX_BYTES)
     }
 
+    /// Whether PATH exists at the revision (an unknown revision is an error).
+    pub fn exists(&self) -> Result<bool> {
+        Ok(self.locate(None)?.is_some())
+    }
+
     /// [`GitFile::read`] in `dir` (default: the current directory), at most `limit` bytes.
     fn read_in(&self, dir: Option<&Path>, limit: u64) -> Result<Vec<u8>> {
+        let fail = |why: String| Error::new(format!("{self}: {why}"));
+        let Some((oid, kind, size)) = self.locate(dir)? else {
+            return Err(fail(format!(
+                "no file `{}` at revision `{}`",
+                self.path, self.rev
+            )));
+        };
+        if kind != "blob" {
+            return Err(fail(format!(
+                "`{}` at revision `{}` is a {kind}, not a file",
+                self.path, self.rev
+            )));
+        }
+        match size {
+            Some(n) if n <= limit => {}
+            _ => return Err(fail(too_big(limit))),
+        }
+        run(dir, &["cat-file", "blob", &oid], None, limit).map_err(fail)
+    }
+
+    /// The object at REV:PATH, as (id, type, size), or `None` when the revision has no
+    /// such path; an unknown revision is an error.
+    #[allow(clippy::type_complexity)]
+    fn locate(&self, dir: Option<&Path>) -> Result<Option<(String, String, Option<u64>)>> {
         let run = |args: &[&str], stdin, limit| run(dir, args, stdin, limit);
         let fail = |why: String| Error::new(format!("{self}: {why}"));
         // The revision alone first, so an unknown revision and an unknown path get
@@ -100,26 +129,12 @@ impl GitFile {
             )));
         }
         let fields: Vec<&str> = file_line.split(' ').collect();
-        let (oid, kind, size) = match fields[..] {
-            [oid, kind, size] if is_hex(oid) => (oid, kind, size.parse::<u64>().ok()),
-            _ => {
-                return Err(fail(format!(
-                    "no file `{}` at revision `{}`",
-                    self.path, self.rev
-                )))
+        Ok(match fields[..] {
+            [oid, kind, size] if is_hex(oid) => {
+                Some((oid.to_string(), kind.to_string(), size.parse::<u64>().ok()))
             }
-        };
-        if kind != "blob" {
-            return Err(fail(format!(
-                "`{}` at revision `{}` is a {kind}, not a file",
-                self.path, self.rev
-            )));
-        }
-        match size {
-            Some(n) if n <= limit => {}
-            _ => return Err(fail(too_big(limit))),
-        }
-        run(&["cat-file", "blob", oid], None, limit).map_err(fail)
+            _ => None,
+        })
     }
 }
 

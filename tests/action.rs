@@ -131,8 +131,9 @@ fn a_break_regenerated_in_the_same_commit_fails_the_verdict() {
     let out = stdout(&o);
     // Part 1 passed: the lockfile is what the server serves.
     assert!(
-        out.contains("mcp-covenant.lock is up to date with the server"),
-        "{out}"
+        stderr(&o).contains("mcp-covenant.lock is up to date"),
+        "{}",
+        stderr(&o)
     );
     // Part 2 failed: against the base branch's lockfile, fetched into the shallow clone.
     let removed = out
@@ -223,14 +224,75 @@ fn a_stale_lockfile_fails_the_up_to_date_check() {
 }
 
 #[test]
-fn a_base_branch_without_a_lockfile_skips_the_verdict() {
+fn a_base_branch_without_the_lockfile_reports_everything_as_new() {
     let pr = pull_request("new");
     let o = pr.run(&[("INPUT_BASE_REF", "empty".into())]);
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
     assert!(
-        stdout(&o).contains("::notice::the base branch `empty` has no mcp-covenant.lock yet"),
+        stderr(&o).contains(
+            "mcp-covenant.lock is not in revision refs/remotes/origin/empty: a new lockfile"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("::warning file=mcp-covenant.lock,line="),
         "{}",
         stdout(&o)
+    );
+}
+
+/// With [[server]] entries and no `command`, both parts run on every server.
+#[test]
+fn configured_servers_are_all_checked() {
+    let pr = pull_request("servers");
+    let fx = fixture().display().to_string();
+    fs::write(
+        pr.work.join("covenant.toml"),
+        format!(
+            "[[server]]\nname = \"main\"\ncommand = [{fx:?}, {:?}]\nlockfile = \"mcp-covenant.lock\"\n\n[[server]]\nname = \"second\"\ncommand = [{fx:?}, {:?}]\nlockfile = \"second.lock\"\n",
+            pr.new_spec.display().to_string(),
+            pr.new_spec.display().to_string()
+        ),
+    )
+    .unwrap();
+    fs::copy(
+        pr.work.join("mcp-covenant.lock"),
+        pr.work.join("second.lock"),
+    )
+    .unwrap();
+    let o = pr.run(&[("INPUT_COMMAND", String::new())]);
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    let err = stderr(&o);
+    assert!(err.contains("mcp-covenant.lock is up to date"), "{err}");
+    assert!(err.contains("second.lock is up to date"), "{err}");
+    assert!(err.contains("second.lock is not in revision"), "{err}");
+    let out = stdout(&o);
+    assert!(
+        out.contains("::error file=mcp-covenant.lock,line="),
+        "{out}"
+    );
+    let outputs = fs::read_to_string(pr.outputs()).unwrap();
+    assert!(outputs.contains("bump=major\n"), "{outputs}");
+    let summary = fs::read_to_string(pr.summary()).unwrap();
+    assert!(summary.contains("## Server `second`"), "{summary}");
+    // A stale second lockfile fails the up-to-date part.
+    fs::write(
+        pr.work.join("second.lock"),
+        fs::read_to_string(pr.work.join("second.lock"))
+            .unwrap()
+            .replace("\"description\": \"a\"", "\"description\": \"old\""),
+    )
+    .unwrap();
+    let o = pr.run(&[
+        ("INPUT_COMMAND", String::new()),
+        ("INPUT_VERDICT", "false".into()),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    assert!(
+        stderr(&o).contains("second.lock is not up to date"),
+        "{}",
+        stderr(&o)
     );
 }
 

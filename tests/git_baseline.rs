@@ -272,3 +272,72 @@ fn reading_at_a_revision_executes_nothing_from_the_repository() {
         "mcp-covenant made git run repository-configured code"
     );
 }
+
+/// `--baseline-rev REV`: the lockfile against itself at REV, no server.
+#[test]
+fn baseline_rev_compares_the_lockfile_with_itself_at_a_revision() {
+    let d = repo("baseline-rev");
+    let o = run(&d, &["check", "--baseline-rev", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        fs::read_to_string(golden("seed-sample", "expected.txt")).unwrap()
+    );
+    // With --baseline naming the lockfile, from a subdirectory.
+    let o = run(
+        &d.join("locks"),
+        &[
+            "check",
+            "--baseline-rev",
+            "main",
+            "--baseline",
+            "../mcp-covenant.lock",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // A lockfile the revision does not have is new: everything in it is added.
+    fs::copy(d.join("mcp-covenant.lock"), d.join("locks/new.lock")).unwrap();
+    let o = run(
+        &d,
+        &[
+            "check",
+            "--baseline-rev",
+            "main",
+            "--baseline",
+            "locks/new.lock",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("locks/new.lock is not in revision main: a new lockfile"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("+ tool:newtool — new tool"),
+        "{}",
+        stdout(&o)
+    );
+    for (rev, needle) in [
+        ("nope", "`nope` is not a known revision"),
+        ("-x", "a revision cannot start with `-`"),
+        ("a:b", "is not a revision"),
+    ] {
+        let flag = format!("--baseline-rev={rev}");
+        assert_fails_cleanly(&run(&d, &["check", &flag]), needle);
+    }
+    let abs = d.join("mcp-covenant.lock");
+    assert_fails_cleanly(
+        &run(
+            &d,
+            &[
+                "check",
+                "--baseline-rev",
+                "main",
+                "--baseline",
+                abs.to_str().unwrap(),
+            ],
+        ),
+        "must be a relative path",
+    );
+}

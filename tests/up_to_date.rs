@@ -1,0 +1,78 @@
+//! `snapshot --check`: is the committed lockfile what the server serves now? Never
+//! writes; exit 0 up to date, 1 not (with the differences), 2 could not tell.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+use common::*;
+use serde_json::json;
+
+fn snapshot(dir: &Path, spec: &Path, extra: &[&str]) -> Output {
+    bin()
+        .current_dir(dir)
+        .arg("snapshot")
+        .args(extra)
+        .arg("--")
+        .arg(fixture())
+        .arg(spec)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn snapshot_check_tells_a_stale_lockfile_and_never_writes() {
+    let d = tmpdir("up-to-date");
+    let tool = |n: &str| json!({"name": n, "description": n, "inputSchema": {"type": "object"}});
+    let spec = d.join("server.json");
+    fs::write(&spec, json!({"tools": [tool("a"), tool("b")]}).to_string()).unwrap();
+    // Missing: not up to date.
+    let o = snapshot(&d, &spec, &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("mcp-covenant.lock does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("mcp-covenant.lock").exists());
+    assert_eq!(snapshot(&d, &spec, &[]).status.code(), Some(0));
+    let committed = fs::read(d.join("mcp-covenant.lock")).unwrap();
+    // Same server, later: up to date (the capture time is not a difference).
+    let o = bin()
+        .current_dir(&d)
+        .env("SOURCE_DATE_EPOCH", "4000000000")
+        .args(["snapshot", "--check", "--"])
+        .arg(fixture())
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("mcp-covenant.lock is up to date"),
+        "{}",
+        stderr(&o)
+    );
+    // The server dropped b: not up to date, the removal listed, the file untouched.
+    fs::write(&spec, json!({"tools": [tool("a")]}).to_string()).unwrap();
+    let o = snapshot(&d, &spec, &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("mcp-covenant.lock is not up to date with the server"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("x tool:b — tool was removed"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(fs::read(d.join("mcp-covenant.lock")).unwrap(), committed);
+    // An invalid lockfile is exit 2.
+    fs::write(d.join("bad.lock"), "{").unwrap();
+    assert_fails_cleanly(
+        &snapshot(&d, &spec, &["--check", "-o", "bad.lock"]),
+        "bad.lock:1:",
+    );
+}
