@@ -53,6 +53,7 @@ pub(crate) fn compare_schemas(
             flat,
             chain: None,
             values_only: [false, false],
+            after_variant: None,
         }],
         visited: 0,
         budget,
@@ -85,6 +86,10 @@ struct Task<'v> {
     chain: Option<Rc<Chain>>,
     /// Compare only the value keywords of this side (it was lifted into a variant).
     values_only: [bool; 2],
+    /// Not a comparison but a bracket around a `oneOf` variant's subtree: the opening
+    /// one (`true`, popped just before it) notes how many changes there were; the
+    /// closing one (popped just after) reports the variant as changed if any came.
+    after_variant: Option<(Rc<std::cell::Cell<usize>>, bool)>,
 }
 
 /// A schema's text with every order that carries no meaning sorted away (`enum`,
@@ -382,6 +387,18 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 );
                 return;
             }
+            if let Some((since, opening)) = task.after_variant {
+                if opening {
+                    since.set(self.em.changes.len());
+                } else if self.em.changes.len() > since.get() {
+                    let mut ev = Event::new("variant_changed");
+                    ev.hint = Some(
+                        "with oneOf, a variant that accepts more can make values match two variants, and one that accepts less can make them match one".into(),
+                    );
+                    self.classify("oneOf", &task.path, ev);
+                }
+                continue;
+            }
             self.step(task);
         }
     }
@@ -431,6 +448,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             flat: false,
             chain: chain.clone(),
             values_only: [false, false],
+            after_variant: None,
         });
     }
 
@@ -793,6 +811,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     flat: false,
                     chain: chain.clone(),
                     values_only,
+                    after_variant: None,
                 });
             } else {
                 let event = if composed_side == 1 {
@@ -1035,7 +1054,31 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
-                Some(i) => self.push(Some(xs[i]), Some(y), at(&fy[j]), chain),
+                Some(i) => {
+                    // oneOf accepts a value matching exactly one variant, so a change
+                    // inside a variant has no fixed direction, unless the variants
+                    // cannot overlap (distinct types or discriminator values).
+                    let bracket = keyword == "oneOf"
+                        && xs.len().max(ys.len()) > 1
+                        && !(disjoint(&rx) && disjoint(&ry));
+                    let since = Rc::new(std::cell::Cell::new(0));
+                    let marker = |opening: bool| Task {
+                        a: None,
+                        b: None,
+                        path: at(&fy[j]),
+                        flat: false,
+                        chain: None,
+                        values_only: [false, false],
+                        after_variant: Some((since.clone(), opening)),
+                    };
+                    if bracket {
+                        self.work.push(marker(false));
+                    }
+                    self.push(Some(xs[i]), Some(y), at(&fy[j]), chain);
+                    if bracket {
+                        self.work.push(marker(true));
+                    }
+                }
                 None => self.classify(class, &at(&fy[j]), Event::new("variant_added")),
             }
         }
@@ -1238,4 +1281,48 @@ fn flatten<'v>(root: &'v Value, keyword: &str, list: &'v [Value]) -> Vec<(String
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// Variants no value can match twice: each allows one JSON type no other allows
+/// (integer counts as number), or each requires a property, the same one in all, whose
+/// `const` (or one-value `enum`) differs between them.
+fn disjoint(variants: &[&Value]) -> bool {
+    let single_type = |v: &Value| -> Option<String> {
+        let t = v.get("type")?.as_str()?;
+        Some(if t == "integer" {
+            "number".into()
+        } else {
+            t.to_string()
+        })
+    };
+    let types: Option<Vec<String>> = variants.iter().map(|v| single_type(v)).collect();
+    if let Some(types) = types {
+        let distinct: BTreeSet<&String> = types.iter().collect();
+        if distinct.len() == types.len() {
+            return true;
+        }
+    }
+    let tag = |v: &Value, name: &str| -> Option<String> {
+        let required = v.get("required")?.as_array()?.iter().any(|r| r == name);
+        let p = v.get("properties")?.get(name)?;
+        let value = p
+            .get("const")
+            .or_else(|| match p.get("enum")?.as_array()?.as_slice() {
+                [one] => Some(one),
+                _ => None,
+            })?;
+        required.then(|| value.to_string())
+    };
+    let Some(first) = variants.first() else {
+        return true;
+    };
+    let names = first
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect::<Vec<_>>())
+        .unwrap_or_default();
+    names.iter().any(|name| {
+        let tags: Option<Vec<String>> = variants.iter().map(|v| tag(v, name)).collect();
+        tags.is_some_and(|t| t.iter().collect::<BTreeSet<_>>().len() == t.len())
+    })
 }

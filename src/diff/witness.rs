@@ -78,6 +78,19 @@ pub fn find(direction: Direction, a: &Value, b: &Value, segs: &[Seg]) -> Option<
         .find(|x| validate(src, x) == Truth::Yes && validate(tgt, x) == Truth::No)
 }
 
+/// Candidate instances of schema `src` near `segs`, pushed towards `other`'s edges,
+/// unvalidated (for tests that sample instances).
+pub fn candidates(src: &Value, other: &Value, segs: &[Seg]) -> Vec<Value> {
+    let mut gen = Gen {
+        roots: [src, other],
+        made: 0,
+    };
+    let mut out = gen.embed(src, Some(other), segs, 0);
+    gen.made = 0;
+    out.extend(gen.values(src, Some(other), 0));
+    out
+}
+
 /// One step of a change path: a key or a list index.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Seg {
