@@ -3,11 +3,13 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use termcolor::{ColorChoice, NoColor, StandardStream, WriteColor};
 
 use crate::config::{Config, Server, Transport};
+pub use crate::config::{FailOn, LintFailOn};
 use crate::diff;
 use crate::error::{Error, Result};
 use crate::git::GitFile;
@@ -120,14 +122,6 @@ pub enum LintFormat {
     Sarif,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum LintFailOn {
-    Error,
-    Warning,
-    Info,
-    Never,
-}
-
 #[derive(Args, Debug)]
 pub struct RulesArgs {
     /// Show only this rule id (change or lint rule).
@@ -207,7 +201,7 @@ pub struct CheckArgs {
 }
 
 /// Where a live capture comes from: a command over stdio, or a Streamable HTTP URL.
-#[derive(Args, Debug, Default)]
+#[derive(Args, Debug)]
 pub struct LiveSource {
     /// The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
@@ -219,20 +213,21 @@ pub struct LiveSource {
     #[arg(long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
 
-    /// Seconds the whole capture may take, server start-up included.
-    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
-    pub timeout: f64,
+    /// Seconds the whole capture may take, server start-up included (more than 0, at
+    /// most 86400).
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_timeout)]
+    pub timeout: Duration,
 
     /// Protocol revision: auto (probe server/discover, fall back to the initialize
     /// handshake), or one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05.
-    #[arg(long, default_value = "auto", value_name = "VERSION")]
-    pub protocol: String,
+    #[arg(long, default_value = "auto", value_name = "VERSION", value_parser = parse_protocol)]
+    pub protocol: mcp::Protocol,
 
-    /// Client capabilities to offer, comma-separated: roots, sampling, elicitation.
-    /// None by default, so the lockfile records what a minimal client sees (some
-    /// servers list more tools to richer clients).
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub client_capabilities: Vec<String>,
+    /// Client capabilities to offer, comma-separated. None by default, so the lockfile
+    /// records what a minimal client sees (some servers list more tools to richer
+    /// clients).
+    #[arg(long, value_name = "LIST", value_enum, value_delimiter = ',')]
+    pub client_capabilities: Vec<ClientCapability>,
 
     /// Pass the server's stderr through as it runs (by default it is shown only when
     /// the capture fails).
@@ -244,29 +239,50 @@ pub struct LiveSource {
     pub command: Vec<String>,
 }
 
+/// A client capability `--client-capabilities` may offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClientCapability {
+    Roots,
+    Sampling,
+    Elicitation,
+}
+
+impl ClientCapability {
+    /// The capability's name in the protocol.
+    pub fn word(self) -> &'static str {
+        match self {
+            ClientCapability::Roots => "roots",
+            ClientCapability::Sampling => "sampling",
+            ClientCapability::Elicitation => "elicitation",
+        }
+    }
+}
+
+/// The longest `--timeout`: a day.
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// `--timeout`: seconds, more than 0 and at most a day.
+fn parse_timeout(s: &str) -> std::result::Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= MAX_TIMEOUT_SECS) {
+        return Err(format!(
+            "the timeout must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// `--protocol`: auto or a revision this client speaks.
+fn parse_protocol(s: &str) -> std::result::Result<mcp::Protocol, String> {
+    mcp::Protocol::parse(s).map_err(|e| e.to_string())
+}
+
 impl LiveSource {
     /// A server was given on the command line (`-- CMD` or `--http`).
     fn given(&self) -> bool {
         self.http.is_some() || !self.command.is_empty()
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Breaking,
-    Minor,
-    Patch,
-    Never,
-}
-
-impl FailOn {
-    pub fn level(self) -> Option<Severity> {
-        match self {
-            FailOn::Breaking => Some(Severity::Breaking),
-            FailOn::Minor => Some(Severity::Minor),
-            FailOn::Patch => Some(Severity::Patch),
-            FailOn::Never => None,
-        }
     }
 }
 
@@ -553,24 +569,15 @@ fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Lockfile> {
             }
         },
     };
-    if !(source.timeout.is_finite() && source.timeout > 0.0) {
-        return Err(Error::new(format!(
-            "--timeout must be a positive number of seconds, not {}",
-            source.timeout
-        )));
-    }
-    for c in &source.client_capabilities {
-        if !["roots", "sampling", "elicitation"].contains(&c.as_str()) {
-            return Err(Error::new(format!(
-                "unknown client capability `{c}` in --client-capabilities; expected roots, sampling or elicitation"
-            )));
-        }
-    }
     let opts = mcp::CaptureOptions {
         endpoint,
-        timeout: std::time::Duration::from_secs_f64(source.timeout),
-        protocol: mcp::Protocol::parse(&source.protocol)?,
-        client_capabilities: source.client_capabilities.clone(),
+        timeout: source.timeout,
+        protocol: source.protocol.clone(),
+        client_capabilities: source
+            .client_capabilities
+            .iter()
+            .map(|c| c.word().to_string())
+            .collect(),
         show_server_stderr: source.show_server_stderr,
     };
     let captured = mcp::capture(&opts)?;
@@ -829,7 +836,7 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
     config.warn_expired();
     let fail_on = match (args.fail_on, &config.fail_on) {
         (Some(f), _) => f,
-        (None, Some(word)) => FailOn::from_str(word, true).map_err(Error::new)?,
+        (None, Some(f)) => *f,
         (None, None) => FailOn::Breaking,
     };
     let cli_source = args.against.is_some() || args.source.given();
@@ -1074,7 +1081,7 @@ fn run_lint(
 ) -> Result<u8> {
     let fail_on = match (args.fail_on, &config.lint_fail_on) {
         (Some(f), _) => f,
-        (None, Some(word)) => LintFailOn::from_str(word, true).map_err(Error::new)?,
+        (None, Some(f)) => *f,
         (None, None) => LintFailOn::Error,
     };
     let fails = |findings: &[lint::Finding]| -> bool {

@@ -114,12 +114,71 @@ pub enum Transport {
     },
 }
 
+/// `check --fail-on` and `fail_on`: the least severe change that fails the gate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Breaking,
+    Minor,
+    Patch,
+    Never,
+}
+
+impl FailOn {
+    /// The least severe failing change (`None`: never fail).
+    pub fn level(self) -> Option<Severity> {
+        match self {
+            FailOn::Breaking => Some(Severity::Breaking),
+            FailOn::Minor => Some(Severity::Minor),
+            FailOn::Patch => Some(Severity::Patch),
+            FailOn::Never => None,
+        }
+    }
+}
+
+/// `lint --fail-on` and `lint_fail_on`: the least severe finding that fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LintFailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+/// A level in covenant.toml, spelt as on the command line.
+fn level<'de, D: serde::Deserializer<'de>, T: clap::ValueEnum>(
+    d: D,
+) -> std::result::Result<T, D::Error> {
+    let word = String::deserialize(d)?;
+    T::from_str(&word, false).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| Some(v.to_possible_value()?.get_name().to_string()))
+            .collect();
+        serde::de::Error::custom(format!(
+            "`{word}` is not a level; expected one of {}",
+            names.join(", ")
+        ))
+    })
+}
+
+impl<'de> Deserialize<'de> for FailOn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        level(d)
+    }
+}
+
+impl<'de> Deserialize<'de> for LintFailOn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        level(d)
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Config {
     /// The file it came from (`None`: no config, the defaults).
     pub file: Option<PathBuf>,
-    pub fail_on: Option<String>,
-    pub lint_fail_on: Option<String>,
+    pub fail_on: Option<FailOn>,
+    pub lint_fail_on: Option<LintFailOn>,
     pub severity: HashMap<String, Override>,
     pub lint: HashMap<String, Level>,
     pub ignore: Vec<Ignore>,
@@ -140,8 +199,8 @@ struct RawServer {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
-    fail_on: Option<Spanned<String>>,
-    lint_fail_on: Option<Spanned<String>>,
+    fail_on: Option<FailOn>,
+    lint_fail_on: Option<LintFailOn>,
     #[serde(default)]
     severity: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
     #[serde(default)]
@@ -209,31 +268,11 @@ impl Config {
             let place = e.span().map(&at).unwrap_or_else(|| origin.to_string());
             Error::new(format!("{place}: {}", e.message().trim()))
         })?;
-        let mut config = Config::default();
-        for (key, value, levels) in [
-            (
-                &raw.fail_on,
-                &mut config.fail_on,
-                &["breaking", "minor", "patch", "never"][..],
-            ),
-            (
-                &raw.lint_fail_on,
-                &mut config.lint_fail_on,
-                &["error", "warning", "info", "never"][..],
-            ),
-        ] {
-            if let Some(v) = key {
-                if !levels.contains(&v.get_ref().as_str()) {
-                    return Err(Error::new(format!(
-                        "{}: `{}` is not a level; expected one of {}",
-                        at(v.span()),
-                        v.get_ref(),
-                        levels.join(", ")
-                    )));
-                }
-                *value = Some(v.get_ref().clone());
-            }
-        }
+        let mut config = Config {
+            fail_on: raw.fail_on,
+            lint_fail_on: raw.lint_fail_on,
+            ..Config::default()
+        };
 
         let change_ids: Vec<&str> = rules.rows.iter().map(|r| r.id.as_str()).collect();
         for (id, value) in &raw.severity {

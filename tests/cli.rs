@@ -153,6 +153,28 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+fn capture_options_are_checked_when_parsed() {
+    for (flag, value, needle) in [
+        ("--timeout", "1e19", "at most 86400"),
+        ("--timeout", "0", "more than 0"),
+        ("--timeout", "NaN", "more than 0"),
+        ("--timeout", "soon", "not a number"),
+        ("--protocol", "1999-01-01", "expected auto"),
+        ("--client-capabilities", "roots,telepathy", "telepathy"),
+    ] {
+        let o = bin()
+            .args(["snapshot", "-o", "/nonexistent/never.lock", flag, value])
+            .args(["--", "/nonexistent/server"])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {err}");
+        assert_eq!(err.matches("error: ").count(), 1, "{err}");
+        assert!(err.contains(needle), "{flag} {value}: {err}");
+    }
+}
+
+#[test]
 fn colour_follows_the_flag_and_no_color() {
     let run = |args: &[&str], no_color: bool| {
         let mut c = bin();

@@ -62,6 +62,18 @@ pub fn assert_fails_cleanly(o: &Output, needle: &str) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// A usage error found by the argument parser: exit 2 and exactly one `error:` line,
+/// naming `needle` (clap may add a hint such as the possible values, and a pointer to
+/// --help, under it).
+pub fn assert_usage_error(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 1, "one error line: {err}");
+    assert!(err.contains(needle), "`{needle}` not in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
 /// Processes whose command line mentions `needle` (to prove children are reaped).
 pub fn processes_mentioning(needle: &str) -> Vec<u32> {
     let mut found = Vec::new();
