@@ -777,6 +777,39 @@ mod tests {
     }
 
     #[test]
+    fn every_applicator_of_the_vocabulary_is_structural() {
+        use crate::keywords::{vocabulary, Role};
+        let applicators: Vec<&str> = vocabulary()
+            .keywords
+            .iter()
+            .filter(|k| k.role == Role::Applicator)
+            .map(|k| k.name.as_str())
+            .collect();
+        let structural: Vec<&str> = STRUCTURAL.iter().map(|(k, _)| *k).collect();
+        for k in &applicators {
+            assert!(
+                structural.contains(k),
+                "{k} holds subschemas but is not STRUCTURAL"
+            );
+        }
+        for k in &structural {
+            assert!(
+                applicators.contains(k),
+                "{k} is STRUCTURAL but no applicator"
+            );
+        }
+    }
+
+    #[test]
+    fn a_row_that_could_hide_a_change_in_a_subschema_is_rejected() {
+        // `contains` is walked with the `subschema` comparator; `presence` would see
+        // nothing when both sides have one and they differ.
+        let t = "[[rule]]\nid='x.y'\nkeyword='contains'\ncomparator='presence'\nevent='added'\ninput='breaking'\noutput='minor'\nmessage='m'\n";
+        let err = Rules::from_tables(&[("t.toml", t)]).unwrap_err();
+        assert!(err.message().contains("is structural"), "{err}");
+    }
+
+    #[test]
     fn templates_fill_known_names_only() {
         assert_eq!(
             render_message(
