@@ -62,9 +62,11 @@ impl Error {
     }
 }
 
+/// Shown as one line whatever went into it: secrets masked, control, bidi and line
+/// separator characters escaped (a server's error text is part of many messages).
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.msg)
+        f.write_str(&crate::report::escape::log(&self.msg))
     }
 }
 

@@ -15,5 +15,6 @@ pub mod lint;
 pub mod lockfile;
 pub mod mcp;
 pub mod path;
+pub mod redact;
 pub mod report;
 pub mod rules;

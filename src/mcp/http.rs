@@ -34,6 +34,7 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     pub fn new(url: &str, headers: &[(String, String)], _timeout: Duration) -> Result<Self> {
+        crate::redact::register_endpoint(url, headers);
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(Error::new(format!(
                 "--http needs an http:// or https:// URL, not `{url}`"
@@ -149,7 +150,7 @@ impl HttpTransport {
             Ok(v @ Value::Object(_)) => self.queue.push_back(v),
             Ok(_) => eprintln!(
                 "warning: {}: skipped a JSON value that is not a message",
-                self.url
+                crate::redact::url(&self.url)
             ),
             Err(e) if e.to_string().contains("recursion limit") => {
                 return Err(Error::new(
@@ -185,7 +186,9 @@ impl Transport for HttpTransport {
             .unwrap_or_default()
             .to_ascii_lowercase();
         if (300..400).contains(&status) {
-            let to = header("location").unwrap_or_else(|| "(no Location)".into());
+            let to = header("location")
+                .map(|l| crate::redact::url(&l))
+                .unwrap_or_else(|| "(no Location)".into());
             return Err(Error::new(format!(
                 "got HTTP {status} redirecting to {to}; mcp-covenant does not follow redirects, pass the final URL to --http"
             )));
@@ -272,7 +275,7 @@ impl Transport for HttpTransport {
     }
 
     fn describe(&self) -> String {
-        format!("server {}", self.url)
+        format!("server {}", crate::redact::url(&self.url))
     }
 }
 

@@ -129,7 +129,7 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
     transport.close();
     if result.is_err() && !opts.show_server_stderr {
         for line in transport.stderr_tail() {
-            eprintln!("server: {line}");
+            eprintln!("server: {}", crate::report::escape::log(&line));
         }
     }
     result

@@ -148,7 +148,10 @@ async fn read_stdout(
         let warn = |noise: &mut usize, what: &str| {
             *noise += 1;
             if *noise <= NOISE_WARNINGS {
-                eprintln!("warning: {name} stdout line {number}: {what}; skipped");
+                eprintln!(
+                    "warning: {name} stdout line {number}: {}; skipped",
+                    crate::report::escape::log(what)
+                );
             } else if *noise == NOISE_WARNINGS + 1 {
                 eprintln!("warning: {name}: further non-JSON stdout lines are skipped silently");
             }
@@ -209,7 +212,7 @@ async fn read_stderr(err: async_process::ChildStderr, tail: Shared<VecDeque<Stri
         }
         let text = String::from_utf8_lossy(trim_line(&line)).into_owned();
         if show {
-            eprintln!("server: {text}");
+            eprintln!("server: {}", crate::report::escape::log(&text));
         }
         let mut t = lock(&tail);
         if t.len() == STDERR_TAIL {

@@ -11,7 +11,7 @@ use std::io;
 
 use termcolor::{Color, ColorSpec, WriteColor};
 
-use super::{bump_word, place, write_section_with, write_str, Line, Report};
+use super::{bump_word, escape, place, write_section_with, write_str, Line, Report};
 use crate::rules::{Certainty, Severity};
 
 fn style(severity: Severity) -> (&'static str, &'static str, Color) {
@@ -41,7 +41,7 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
             &format!(
                 "  ({} change(s) ignored by {})\n",
                 report.ignored.len(),
-                report.config_name
+                escape::text(&report.config_name)
             ),
         )?;
     }
@@ -93,7 +93,13 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
             let at = place(&c.subject, c.path.as_deref());
             write_str(
                 out,
-                &format!("    - {at} — {}  [{}] ({why})\n", c.message, c.code),
+                &format!(
+                    "    - {} — {}  [{}] ({})\n",
+                    escape::text(&at),
+                    escape::text(&c.message),
+                    c.code,
+                    escape::text(why)
+                ),
             )?;
         }
     }

@@ -71,7 +71,8 @@ pub fn to_string(report: &Report<'_>) -> String {
             .collect(),
         ignored: report.ignored.len(),
     };
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    // Values exact; raw control and bidi characters written as `\uXXXX` escapes.
+    let mut text = super::escape::json(serde_json::to_string_pretty(&doc).unwrap_or_default());
     text.push('\n');
     text
 }

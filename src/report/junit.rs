@@ -6,18 +6,10 @@ use std::collections::BTreeMap;
 use super::Report;
 use crate::rules::Severity;
 
+/// XML 1.0 text: server strings on one line, markup as entities, no character XML
+/// forbids.
 fn esc(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-        .map(|c| match c {
-            '&' => "&amp;".to_string(),
-            '<' => "&lt;".to_string(),
-            '>' => "&gt;".to_string(),
-            '"' => "&quot;".to_string(),
-            '\'' => "&apos;".to_string(),
-            c => c.to_string(),
-        })
-        .collect()
+    super::escape::xml(s)
 }
 
 /// `elements`: every subject of both surfaces, so unchanged elements pass visibly.
@@ -67,13 +59,19 @@ pub fn to_string(report: &Report<'_>, elements: &[String], fail_on: Option<Sever
                 "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
                 esc(&first.code),
                 esc(&line(first)),
-                esc(&bad.iter().map(|c| line(c)).collect::<Vec<_>>().join("\n"))
+                bad.iter()
+                    .map(|c| esc(&line(c)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
             ));
         }
         if !rest.is_empty() {
             out.push_str(&format!(
                 "      <system-out>{}</system-out>\n",
-                esc(&rest.iter().map(|c| line(c)).collect::<Vec<_>>().join("\n"))
+                rest.iter()
+                    .map(|c| esc(&line(c)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
             ));
         }
         out.push_str("    </testcase>\n");

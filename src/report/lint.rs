@@ -92,20 +92,20 @@ pub fn to_json(findings: &[Finding]) -> String {
             })
             .collect(),
     };
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let mut text = super::escape::json(serde_json::to_string_pretty(&doc).unwrap_or_default());
     text.push('\n');
     text
 }
 
 /// `lint --format markdown`: the counts, then a table per level.
 pub fn to_markdown(findings: &[Finding]) -> String {
-    let mut out = format!(
+    let mut doc = super::markdown::Doc::new(format!(
         "### mcp-covenant lint\n\n**{} finding(s)**: {} error, {} warning, {} info\n",
         findings.len(),
         count(findings, Level::Error),
         count(findings, Level::Warning),
         count(findings, Level::Info)
-    );
+    ));
     for (level, title) in [
         (Level::Error, "Errors"),
         (Level::Warning, "Warnings"),
@@ -116,9 +116,9 @@ pub fn to_markdown(findings: &[Finding]) -> String {
             .filter(|f| f.level == level)
             .map(line_of)
             .collect();
-        super::markdown::table(&mut out, title, "Finding", &rows);
+        super::markdown::table(&mut doc, title, "Finding", &rows);
     }
-    out
+    doc.finish("finding(s)")
 }
 
 /// `lint --format github`: one workflow command per finding.

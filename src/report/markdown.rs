@@ -1,28 +1,96 @@
 //! `--format markdown` (a pull-request comment) and `--format github` (workflow commands).
 
-use super::{bump_word, Line, Report};
+use super::{bump_word, escape, Line, Report};
 use crate::rules::Severity;
 
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+/// GitHub refuses a comment longer than this many characters.
+pub const COMMENT_LIMIT: usize = 65_536;
+/// What the tables and witnesses may use, leaving room for the headline and the note.
+const BUDGET: usize = 60_000;
+/// The longest server string shown in a table cell.
+const CELL_MAX: usize = 200;
+/// The longest witness shown.
+const WITNESS_MAX: usize = 1_000;
+
+/// A markdown document that stays under [`COMMENT_LIMIT`]: pieces that would pass the
+/// budget are left out and counted, and [`Doc::finish`] says what was cut.
+pub(crate) struct Doc {
+    out: String,
+    chars: usize,
+    rows_cut: usize,
+    witnesses_cut: usize,
+}
+
+impl Doc {
+    pub(crate) fn new(head: String) -> Doc {
+        Doc {
+            chars: head.chars().count(),
+            out: head,
+            rows_cut: 0,
+            witnesses_cut: 0,
+        }
+    }
+
+    /// Append `piece` when it fits the budget (`force`: always, for our own short text).
+    fn push(&mut self, piece: &str, force: bool) -> bool {
+        let n = piece.chars().count();
+        if !force && self.chars + n > BUDGET {
+            return false;
+        }
+        self.out.push_str(piece);
+        self.chars += n;
+        true
+    }
+
+    pub(crate) fn finish(mut self, what: &str) -> String {
+        if self.rows_cut + self.witnesses_cut > 0 {
+            let mut parts = Vec::new();
+            if self.rows_cut > 0 {
+                parts.push(format!("{} {what}", self.rows_cut));
+            }
+            if self.witnesses_cut > 0 {
+                parts.push(format!("{} witness(es)", self.witnesses_cut));
+            }
+            let note = format!(
+                "\n_Not shown: {}, to keep this comment under GitHub's {COMMENT_LIMIT}-character limit; `--format json` lists everything._\n",
+                parts.join(" and ")
+            );
+            self.push(&note, true);
+        }
+        self.out
+    }
+}
+
+/// A table cell for a server string: a code span (escaped, cut, one line).
+fn code_cell(s: &str) -> String {
+    escape::code_span(s, CELL_MAX, true)
 }
 
 /// `#### Title (n)` and a table of (subject, path, text, code), nothing when empty.
-pub(crate) fn table(out: &mut String, title: &str, what: &str, rows: &[Line<'_>]) {
+/// Rows past the budget are counted in `doc`, not shown.
+pub(crate) fn table(doc: &mut Doc, title: &str, what: &str, rows: &[Line<'_>]) {
     if rows.is_empty() {
         return;
     }
-    out.push_str(&format!(
+    let head = format!(
         "\n#### {title} ({})\n\n| Subject | Path | {what} | Code |\n|---|---|---|---|\n",
         rows.len()
-    ));
-    for (subject, path, text, code) in rows {
-        out.push_str(&format!(
-            "| `{}` | {} | {} | `{code}` |\n",
-            cell(subject),
-            path.map(|p| format!("`{}`", cell(p))).unwrap_or_default(),
-            cell(text),
-        ));
+    );
+    let mut shown = false;
+    for (i, (subject, path, text, code)) in rows.iter().enumerate() {
+        let row = format!(
+            "| {} | {} | {} | {} |\n",
+            code_cell(subject),
+            path.map(code_cell).unwrap_or_default(),
+            escape::md_text(text, CELL_MAX, true),
+            code_cell(code),
+        );
+        let piece = if shown { row } else { format!("{head}{row}") };
+        if !doc.push(&piece, false) {
+            doc.rows_cut += rows.len() - i;
+            return;
+        }
+        shown = true;
     }
 }
 
@@ -36,9 +104,9 @@ pub(crate) fn workflow_command(
     let location = location.map(|l| format!("{l},")).unwrap_or_default();
     out.push_str(&format!(
         "::{level} {location}title={}::{}: {} [{code}]\n",
-        escape_property(&format!("mcp-covenant {code}")),
-        escape_data(&super::place(subject, path)),
-        escape_data(message),
+        escape::workflow_property(&format!("mcp-covenant {code}")),
+        escape::workflow_data(&super::place(subject, path)),
+        escape::workflow_data(message),
     ));
 }
 
@@ -46,21 +114,21 @@ pub(crate) fn workflow_command(
 pub(crate) fn anchor_location(a: &super::anchor::Anchor) -> String {
     format!(
         "file={},line={},endLine={}",
-        escape_property(&a.uri),
+        escape::workflow_property(&a.uri),
         a.start,
         a.end.max(a.start)
     )
 }
 
 pub fn to_string(report: &Report<'_>) -> String {
-    let mut out = String::new();
+    let mut head = String::new();
     let n = report.changes.len();
     let bump = report.bump();
-    out.push_str("### mcp-covenant\n\n");
+    head.push_str("### mcp-covenant\n\n");
     if n == 0 {
-        out.push_str("No interface changes: **no version bump required**.\n");
+        head.push_str("No interface changes: **no version bump required**.\n");
     } else {
-        out.push_str(&format!(
+        head.push_str(&format!(
             "**{n} change(s)**: required version bump **{}** ({} breaking, {} minor, {} patch)\n",
             bump_word(bump),
             report.count(Severity::Breaking),
@@ -69,12 +137,13 @@ pub fn to_string(report: &Report<'_>) -> String {
         ));
     }
     if !report.ignored.is_empty() {
-        out.push_str(&format!(
+        head.push_str(&format!(
             "\n_{} change(s) ignored by {}._\n",
             report.ignored.len(),
-            report.config_name
+            escape::md_text(&report.config_name, CELL_MAX, false)
         ));
     }
+    let mut doc = Doc::new(head);
     for (severity, title) in [
         (Severity::Breaking, "Breaking"),
         (Severity::Minor, "Minor"),
@@ -93,14 +162,14 @@ pub fn to_string(report: &Report<'_>) -> String {
                 )
             })
             .collect();
-        table(&mut out, title, "Change", &rows);
+        table(&mut doc, title, "Change", &rows);
     }
-    witnesses(&mut out, report);
-    out
+    witnesses(&mut doc, report);
+    doc.finish("change(s)")
 }
 
 /// A collapsed list of the witnesses: for each proven break, the instance that shows it.
-fn witnesses(out: &mut String, report: &Report<'_>) {
+fn witnesses(doc: &mut Doc, report: &Report<'_>) {
     let proven: Vec<_> = report
         .changes
         .iter()
@@ -109,53 +178,42 @@ fn witnesses(out: &mut String, report: &Report<'_>) {
     if proven.is_empty() {
         return;
     }
-    out.push_str(&format!(
+    let open = format!(
         "\n<details><summary>Witnesses ({}): instances that prove each break</summary>\n\n",
         proven.len()
-    ));
+    );
+    let close = "</details>\n";
+    // Room for the closing tag is always kept, so the block is always closed.
+    if doc.chars + open.chars().count() + close.len() > BUDGET {
+        doc.witnesses_cut += proven.len();
+        return;
+    }
+    doc.push(&open, true);
+    let mut left = proven.len();
     for (c, sentence) in proven {
         let place = super::place(&c.subject, c.path.as_deref());
-        out.push_str(&format!("- {} `{}`\n\n", code_span(&place), c.code));
-        out.push_str(&fenced(&sentence));
+        let item = format!(
+            "- {} {}\n\n{}",
+            escape::code_span(&place, CELL_MAX, false),
+            escape::code_span(&c.code, CELL_MAX, false),
+            fenced(&sentence)
+        );
+        if doc.chars + item.chars().count() + close.len() > BUDGET {
+            doc.witnesses_cut += left;
+            break;
+        }
+        doc.push(&item, true);
+        left -= 1;
     }
-    out.push_str("</details>\n");
+    doc.push(close, true);
 }
 
-/// `text` as an inline code span that no backtick inside can close early.
-fn code_span(text: &str) -> String {
-    let fence = "`".repeat(longest_run(text, '`') + 1);
-    let text = text.replace(['\n', '\r'], " ");
-    format!("{fence} {text} {fence}")
-}
-
-/// `text` as a fenced code block whose fence is longer than any backtick run inside.
+/// `text` as a fenced code block whose fence is longer than any backtick run inside,
+/// on one line, cut to [`WITNESS_MAX`] characters.
 fn fenced(text: &str) -> String {
-    let fence = "`".repeat(longest_run(text, '`').max(2) + 1);
-    format!(
-        "  {fence}\n  {}\n  {fence}\n\n",
-        text.replace(['\n', '\r'], " ")
-    )
-}
-
-fn longest_run(text: &str, ch: char) -> usize {
-    let (mut best, mut run) = (0, 0);
-    for c in text.chars() {
-        run = if c == ch { run + 1 } else { 0 };
-        best = best.max(run);
-    }
-    best
-}
-
-/// GitHub workflow-command escaping of a message (`%`, CR, LF).
-pub(crate) fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// GitHub workflow-command escaping of a property value (also `:` and `,`).
-pub(crate) fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+    let text = escape::truncated(text, WITNESS_MAX);
+    let fence = "`".repeat(escape::longest_run(&text, '`').max(2) + 1);
+    format!("  {fence}\n  {text}\n  {fence}\n\n")
 }
 
 pub fn github(report: &Report<'_>) -> String {
@@ -168,7 +226,7 @@ pub fn github(report: &Report<'_>) -> String {
         };
         let location = match report.anchors.get(i) {
             Some(a) => anchor_location(a),
-            None => format!("file={}", escape_property(&report.baseline)),
+            None => format!("file={}", escape::workflow_property(&report.baseline)),
         };
         let line = (
             c.subject.as_str(),

@@ -1,6 +1,7 @@
 //! Reports: the same classified changes, rendered for people and for machines.
 
 pub mod anchor;
+pub mod escape;
 mod human;
 mod json;
 mod junit;
@@ -187,21 +188,7 @@ pub(crate) type Line<'a> = (&'a str, Option<&'a str>, &'a str, &'a str);
 /// line-separator characters inside strings are written as `\uXXXX` escapes (still
 /// valid JSON, so it can be copied into a request).
 pub(crate) fn witness_json(w: &serde_json::Value) -> String {
-    let text = serde_json::to_string(w).unwrap_or_default();
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        let risky = ch.is_control()
-            || matches!(ch, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{200B}'..='\u{200F}' | '\u{FEFF}');
-        if risky {
-            let mut buf = [0u16; 2];
-            for unit in ch.encode_utf16(&mut buf) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        } else {
-            out.push(ch);
-        }
-    }
-    out
+    escape::json(serde_json::to_string(w).unwrap_or_default())
 }
 
 /// What a change's witness shows, as a sentence: `e.g. {..} was accepted, now rejected`.
@@ -255,18 +242,18 @@ pub(crate) fn write_section_with<'a>(
             write_str(out, " ")?;
         }
         out.set_color(ColorSpec::new().set_bold(true))?;
-        write_str(out, subject)?;
+        write_str(out, &escape::text(subject))?;
         out.reset()?;
         if let Some(path) = path {
-            write_str(out, &format!(" → {path}"))?;
+            write_str(out, &format!(" → {}", escape::text(path)))?;
         }
-        write_str(out, &format!(" — {message}  "))?;
+        write_str(out, &format!(" — {}  ", escape::text(message)))?;
         out.set_color(ColorSpec::new().set_dimmed(true))?;
         write_str(out, &format!("[{code}]"))?;
         out.reset()?;
         write_str(out, "\n")?;
         if let Some(Some(detail)) = details.get(i) {
-            write_str(out, &format!("        {detail}\n"))?;
+            write_str(out, &format!("        {}\n", escape::text(detail)))?;
         }
     }
     Ok(())

@@ -53,7 +53,7 @@ fn document(rules: Vec<RuleDesc>, results: Vec<ResultDesc<'_>>) -> String {
             let mut v = json!({
                 "ruleId": r.rule,
                 "level": r.level,
-                "message": { "text": r.message },
+                "message": { "text": super::escape::text(&r.message) },
             });
             if let Some(i) = index(r.rule) {
                 v["ruleIndex"] = json!(i);
@@ -101,7 +101,7 @@ fn document(rules: Vec<RuleDesc>, results: Vec<ResultDesc<'_>>) -> String {
             "results": results,
         }]
     });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let mut text = super::escape::json(serde_json::to_string_pretty(&doc).unwrap_or_default());
     text.push('\n');
     text
 }

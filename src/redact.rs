@@ -1,0 +1,186 @@
+//! Secrets never reach a message: HTTP header values (`--header`,
+//! `MCP_COVENANT_HEADER_*`), the password in a URL's userinfo and the values of
+//! token-like query parameters are registered once, when the HTTP endpoint is set up,
+//! and every error and warning line is passed through [`secrets`], which replaces each
+//! registered value, wherever it appears (a server that echoes a credential in a 401
+//! body or in its stderr included), with `***`.
+
+use std::borrow::Cow;
+use std::sync::Mutex;
+
+static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Shorter values are too likely to occur by chance in ordinary text to be replaced
+/// everywhere (and a credential that short is no secret).
+const MIN_SECRET: usize = 4;
+
+/// What replaces a secret.
+pub const MASK: &str = "***";
+
+/// Query parameters whose value is treated as a secret (compared lower-case, `-` and
+/// `_` ignored).
+const TOKEN_PARAMS: &[&str] = &[
+    "token",
+    "accesstoken",
+    "apikey",
+    "key",
+    "secret",
+    "clientsecret",
+    "password",
+    "pass",
+    "pwd",
+    "auth",
+    "authorization",
+    "sig",
+    "signature",
+    "code",
+    "session",
+    "sessionid",
+    "credential",
+    "credentials",
+    "jwt",
+    "bearer",
+];
+
+fn lock() -> std::sync::MutexGuard<'static, Vec<String>> {
+    SECRETS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Never show `value` again: the whole value, and each of its words (the token of
+/// `Bearer TOKEN`, the parts of `Basic ...`).
+pub fn register(value: &str) {
+    let mut all = lock();
+    let value = value.trim();
+    let words = value.split_whitespace();
+    for s in std::iter::once(value).chain(words) {
+        if s.chars().count() >= MIN_SECRET && !all.iter().any(|k| k == s) {
+            all.push(s.to_string());
+        }
+    }
+    // Longest first, so a value is replaced whole before one of its words is.
+    all.sort_by_key(|s| std::cmp::Reverse(s.len()));
+}
+
+/// Register what is secret in an HTTP endpoint: every header value, and the URL's
+/// userinfo and token-like query values.
+pub fn register_endpoint(url: &str, headers: &[(String, String)]) {
+    for (_, value) in headers {
+        register(value);
+    }
+    let (_, secrets) = split_url(url);
+    for s in secrets {
+        register(&s);
+    }
+}
+
+/// `text` with every registered secret replaced by `***`.
+pub fn secrets(text: &str) -> Cow<'_, str> {
+    let all = lock();
+    if !all.iter().any(|s| text.contains(s.as_str())) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = text.to_string();
+    for s in all.iter() {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), MASK);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `url` as it may be shown: userinfo and token-like query values as `***`.
+pub fn url(url: &str) -> String {
+    split_url(url).0
+}
+
+/// (the shown URL, the secret parts it hid).
+fn split_url(url: &str) -> (String, Vec<String>) {
+    let mut hidden = Vec::new();
+    let (scheme, rest) = match url.find("://") {
+        Some(i) => (&url[..i + 3], &url[i + 3..]),
+        None => ("", url),
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let authority = match authority.rfind('@') {
+        Some(at) => {
+            let userinfo = &authority[..at];
+            hidden.push(userinfo.to_string());
+            if let Some((_, password)) = userinfo.split_once(':') {
+                hidden.push(password.to_string());
+            }
+            format!("{MASK}@{}", &authority[at + 1..])
+        }
+        None => authority.to_string(),
+    };
+    let (path, query_and_fragment) = match tail.find('?') {
+        Some(q) => (&tail[..q], &tail[q..]),
+        None => (tail, ""),
+    };
+    let mut shown = format!("{scheme}{authority}{path}");
+    if let Some(qf) = query_and_fragment.strip_prefix('?') {
+        let (query, fragment) = match qf.find('#') {
+            Some(h) => (&qf[..h], &qf[h..]),
+            None => (qf, ""),
+        };
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, value)) if token_like(name) && !value.is_empty() => {
+                    hidden.push(value.to_string());
+                    format!("{name}={MASK}")
+                }
+                _ => pair.to_string(),
+            })
+            .collect();
+        shown.push('?');
+        shown.push_str(&pairs.join("&"));
+        shown.push_str(fragment);
+    }
+    (shown, hidden)
+}
+
+fn token_like(name: &str) -> bool {
+    let n: String = name
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    TOKEN_PARAMS.contains(&n.as_str())
+        || n.ends_with("token")
+        || n.ends_with("secret")
+        || n.ends_with("apikey")
+        || n.ends_with("password")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_hide_userinfo_and_token_values() {
+        assert_eq!(
+            url("https://alice:s3cret@example.com:8443/mcp?api_key=K123&x=1#f"),
+            "https://***@example.com:8443/mcp?api_key=***&x=1#f"
+        );
+        assert_eq!(
+            url("http://127.0.0.1:3000/mcp"),
+            "http://127.0.0.1:3000/mcp"
+        );
+        assert_eq!(
+            url("http://h/mcp?access-token=abc&sessionId=zz"),
+            "http://h/mcp?access-token=***&sessionId=***"
+        );
+    }
+
+    #[test]
+    fn registered_values_are_masked_everywhere() {
+        register_endpoint(
+            "http://u:pw-unit-test-1@h/?token=tok-unit-test-2",
+            &[("Authorization".into(), "Bearer abc-unit-test-3".into())],
+        );
+        let s = secrets("401: bad Bearer abc-unit-test-3 from pw-unit-test-1 tok-unit-test-2");
+        assert_eq!(s, "401: bad *** from *** ***");
+        assert_eq!(secrets("nothing here"), "nothing here");
+    }
+}
