@@ -1,0 +1,436 @@
+//! A hostile server cannot reach the terminal, the CI log, the pull request or an XML
+//! parser through mcp-covenant's reports (docs/security.md lists every attack and the
+//! test that covers it).
+//!
+//! The seeded test pushes random strings (controls, ESC sequences, bidi overrides, line
+//! separators, markup, backtick runs, workflow commands, noncharacters, huge strings)
+//! through every element field a report shows, then checks every format of `check`
+//! and `lint` for the invariants: no raw control or bidi character, valid JSON, SARIF
+//! that the official schema accepts, well-formed XML 1.0, no workflow command that data
+//! started, no live markdown, a comment under GitHub's limit.
+
+mod common;
+#[path = "common/schema.rs"]
+mod schema;
+
+use std::fs;
+use std::path::Path;
+
+use common::*;
+use fastrand::Rng;
+use serde_json::{json, Value};
+
+/// What no report may hold raw: C0 controls (but the newlines between lines), DEL, C1
+/// controls, the bidi embeddings, overrides and isolates, the line and paragraph
+/// separators, and the noncharacters XML 1.0 forbids.
+fn forbidden(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(
+            c,
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{FFFE}' | '\u{FFFF}'
+        )
+}
+
+const PIECES: &[&str] = &[
+    "\u{1b}[2J\u{1b}[31mred",
+    "\r",
+    "\n::error::injected",
+    "\n::add-mask::secret",
+    "\r\n::set-output name=x::y",
+    "%0A::warning::x",
+    "\u{202E}gnp.exe",
+    "\u{2066}iso\u{2069}",
+    "\u{2028}",
+    "\u{2029}",
+    "\u{85}",
+    "\u{9b}31m",
+    "\u{0}",
+    "\u{7f}",
+    "\t",
+    "`",
+    "```",
+    "````\n<script>",
+    "<img src=x onerror=alert(1)>",
+    "<details><summary>x</summary>",
+    "</details>",
+    "</summary>",
+    "@octocat",
+    "[link](https://evil.example)",
+    "![img](https://evil.example/x.png)",
+    "https://evil.example",
+    "www.evil.example",
+    "#1",
+    "|",
+    "\\|",
+    "*bold* _em_",
+    "\u{FFFE}",
+    "\u{FFFF}",
+    "\u{E0041}\u{E0042}",
+    "\u{200B}",
+    "]]>",
+    "&amp;",
+    "<!--",
+    "\"'",
+    "é漢字🦀",
+    "ok",
+];
+
+fn hostile(r: &mut Rng) -> String {
+    let mut s = String::new();
+    for _ in 0..r.usize(1..5) {
+        s.push_str(PIECES[r.usize(..PIECES.len())]);
+    }
+    if r.usize(..12) == 0 {
+        // Huge: a comment limit, a cell limit, a line that never ends.
+        s.push_str(&"`<x>|".repeat(r.usize(2_000..15_000)));
+    }
+    s
+}
+
+/// A before/after pair whose every change carries hostile text: removed, added and
+/// retitled tools, a removed enum value (a witness), a new required property, a new
+/// server version.
+fn pair(r: &mut Rng, dir: &Path) {
+    let n = r.usize(4..8);
+    let names: Vec<String> = (0..n).map(|i| format!("{i}{}", hostile(r))).collect();
+    let props: Vec<String> = (0..n).map(|_| hostile(r)).collect();
+    let enums: Vec<(String, String)> = (0..n).map(|_| (hostile(r), hostile(r))).collect();
+    let tool = |i: usize, title: &str, both: bool, required_new: Option<&str>| {
+        let values = if both {
+            json!([enums[i].0, enums[i].1])
+        } else {
+            json!([enums[i].0])
+        };
+        let mut properties = serde_json::Map::new();
+        properties.insert(props[i].clone(), json!({"type": "string", "enum": values}));
+        let mut required = vec![json!(props[i])];
+        if let Some(p) = required_new {
+            properties.insert(p.to_string(), json!({"type": "string"}));
+            required.push(json!(p));
+        }
+        json!({
+            "name": names[i],
+            "title": title,
+            "description": format!("{}", title),
+            "inputSchema": {"type": "object", "properties": properties, "required": required},
+        })
+    };
+    let titles: Vec<String> = (0..n).map(|_| hostile(r)).collect();
+    let before: Vec<Value> = (0..n).map(|i| tool(i, &titles[i], true, None)).collect();
+    let mut after: Vec<Value> = Vec::new();
+    let extra = hostile(r);
+    for i in 1..n {
+        match i % 3 {
+            0 => after.push(tool(i, &hostile(r), true, None)),
+            1 => after.push(tool(i, &titles[i], false, None)),
+            _ => after.push(tool(i, &titles[i], true, Some(&format!("{extra}{i}")))),
+        }
+    }
+    after.push(json!({"name": format!("new{}", hostile(r)), "description": hostile(r)}));
+    let lock = |tools: Vec<Value>, version: String, name: String, instructions: String| {
+        json!({
+            "covenant_version": "0.2.0",
+            "captured_at_unix": 0,
+            "server": {"name": name, "version": version, "instructions": instructions},
+            "surface": {"tools": tools, "resources": [], "resourceTemplates": [], "prompts": []}
+        })
+    };
+    let a = lock(before, "1.0.0".into(), hostile(r), hostile(r));
+    let b = lock(
+        after,
+        format!("2.0.0{}", hostile(r)),
+        hostile(r),
+        hostile(r),
+    );
+    fs::write(
+        dir.join("before.lock"),
+        serde_json::to_string_pretty(&a).unwrap(),
+    )
+    .unwrap();
+    fs::write(
+        dir.join("after.lock"),
+        serde_json::to_string_pretty(&b).unwrap(),
+    )
+    .unwrap();
+}
+
+fn no_raw(what: &str, text: &str) {
+    if let Some((i, c)) = text.char_indices().find(|(_, c)| forbidden(*c)) {
+        let from = text[..i].char_indices().rev().nth(40).map_or(0, |(j, _)| j);
+        panic!(
+            "{what}: raw U+{:04X} at byte {i}: {:?}",
+            c as u32,
+            &text[from..(i + 8).min(text.len())]
+        );
+    }
+}
+
+/// Only the github format writes workflow commands, and then one per result.
+fn no_commands(what: &str, text: &str) {
+    for line in text.lines() {
+        assert!(
+            !line.trim_start().starts_with("::"),
+            "{what}: a line starts a workflow command: {line:?}"
+        );
+    }
+}
+
+/// Remove code spans and fenced code blocks the way CommonMark reads them; what is
+/// left is what renders as markdown.
+fn outside_code(md: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut fence: Option<usize> = None;
+    for line in md.lines() {
+        let t = line.trim_start();
+        let ticks = t.chars().take_while(|c| *c == '`').count();
+        if let Some(n) = fence {
+            if ticks >= n && t[ticks..].trim().is_empty() {
+                fence = None;
+            }
+            continue;
+        }
+        if ticks >= 3 {
+            fence = Some(ticks);
+            continue;
+        }
+        let chars: Vec<char> = line.chars().collect();
+        let mut out = String::new();
+        let mut i = 0;
+        while i < chars.len() {
+            if chars[i] == '`' {
+                let n = chars[i..].iter().take_while(|c| **c == '`').count();
+                // The closing run: exactly n backticks.
+                let mut j = i + n;
+                let mut closed = None;
+                while j < chars.len() {
+                    if chars[j] == '`' {
+                        let m = chars[j..].iter().take_while(|c| **c == '`').count();
+                        if m == n {
+                            closed = Some(j + m);
+                            break;
+                        }
+                        j += m;
+                    } else {
+                        j += 1;
+                    }
+                }
+                match closed {
+                    Some(end) => {
+                        out.push_str("<code/>");
+                        i = end;
+                    }
+                    None => {
+                        out.extend(&chars[i..i + n]);
+                        i += n;
+                    }
+                }
+            } else {
+                out.push(chars[i]);
+                i += 1;
+            }
+        }
+        lines.push(out);
+    }
+    assert!(fence.is_none(), "an unclosed code fence");
+    lines
+}
+
+fn no_live_markdown(what: &str, md: &str) {
+    assert!(
+        md.chars().count() < 65_536,
+        "{what}: {} characters",
+        md.chars().count()
+    );
+    for line in md
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| Subject"))
+    {
+        let bars = line
+            .char_indices()
+            .filter(|(i, c)| *c == '|' && !line[..*i].ends_with('\\'))
+            .count();
+        assert_eq!(bars, 5, "{what}: a table row with extra cells: {line}");
+    }
+    for line in outside_code(md) {
+        let mut rest = line.clone();
+        for ours in ["<details><summary>", "</summary>", "</details>", "<code/>"] {
+            rest = rest.replace(ours, " ");
+        }
+        // Our headline's bold (it holds counts and words, no data).
+        if rest.starts_with("**") || rest.starts_with("No interface changes") {
+            rest = rest.replace("**", " ");
+        }
+        for live in [
+            "<", ">", "[", "]", "!", "@", "http", "www.", "&", "*", "\\", "`",
+        ] {
+            assert!(
+                !rest.contains(live),
+                "{what}: `{live}` outside a code span: {line}"
+            );
+        }
+        // Our own emphasis lines (`_..._`) only; no underscore from data.
+        if !(rest.starts_with('_') && rest.ends_with("._")) {
+            assert!(
+                !rest.contains('_'),
+                "{what}: `_` outside a code span: {line}"
+            );
+        }
+    }
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let o = bin().current_dir(dir).args(args).output().unwrap();
+    (o.status.code().unwrap_or(-1), stdout(&o), stderr(&o))
+}
+
+#[test]
+fn seeded_hostile_strings_keep_every_format_safe() {
+    let sarif_schema: Value = serde_json::from_str(
+        &fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemas/sarif-2.1.0-rtm.5.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let d = tmpdir("hostile-seeded");
+    for seed in 1..=8u64 {
+        let mut r = Rng::with_seed(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        pair(&mut r, &d);
+        let base = ["--baseline", "before.lock", "--against", "after.lock"];
+        let (code, json_out, err) =
+            run_in(&d, &[&["check", "--format", "json"][..], &base].concat());
+        assert!(code == 0 || code == 1, "seed {seed}: exit {code}: {err}");
+        let doc: Value = serde_json::from_str(&json_out)
+            .unwrap_or_else(|e| panic!("seed {seed}: json: {e}\n{json_out}"));
+        let n = doc["changes"].as_array().unwrap().len();
+        assert!(n >= 4, "seed {seed}: {n} changes");
+        no_raw(&format!("seed {seed} json"), &json_out);
+        for format in ["human", "markdown", "github", "sarif", "junit"] {
+            let what = format!("seed {seed} check --format {format}");
+            let mut args = vec!["check", "--verbose", "--format", format];
+            args.extend(base);
+            let (c, out, err) = run_in(&d, &args);
+            assert_eq!(c, code, "{what}: {err}");
+            no_raw(&what, &out);
+            no_raw(&format!("{what} (stderr)"), &err);
+            no_commands(&format!("{what} (stderr)"), &err);
+            match format {
+                "human" => {
+                    no_commands(&what, &out);
+                    let items = out
+                        .lines()
+                        .filter(|l| {
+                            ["    x ", "    + ", "    ~ "]
+                                .iter()
+                                .any(|m| l.starts_with(m))
+                        })
+                        .count();
+                    assert_eq!(items, n, "{what}: one line per change\n{out}");
+                }
+                "markdown" => {
+                    no_commands(&what, &out);
+                    no_live_markdown(&what, &out);
+                }
+                "github" => {
+                    assert_eq!(
+                        out.lines().count(),
+                        n,
+                        "{what}: one command per change\n{out}"
+                    );
+                    for line in out.lines() {
+                        assert!(
+                            ["::error file=", "::warning file=", "::notice file="]
+                                .iter()
+                                .any(|p| line.starts_with(p)),
+                            "{what}: {line}"
+                        );
+                    }
+                }
+                "sarif" => {
+                    no_commands(&what, &out);
+                    let v: Value =
+                        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let errors = schema::validate(&sarif_schema, &v);
+                    assert!(errors.is_empty(), "{what}: {errors:?}");
+                    assert_eq!(v["runs"][0]["results"].as_array().unwrap().len(), n);
+                }
+                "junit" => {
+                    no_commands(&what, &out);
+                    roxmltree::Document::parse(&out)
+                        .unwrap_or_else(|e| panic!("{what}: not XML 1.0: {e}"));
+                }
+                _ => unreachable!(),
+            }
+        }
+        let (code, json_out, err) = run_in(
+            &d,
+            &[
+                "lint",
+                "--from",
+                "after.lock",
+                "--format",
+                "json",
+                "--fail-on",
+                "never",
+            ],
+        );
+        assert_eq!(code, 0, "seed {seed}: lint: {err}");
+        let lint: Value = serde_json::from_str(&json_out).unwrap();
+        no_raw(&format!("seed {seed} lint json"), &json_out);
+        let n = lint["findings"].as_array().unwrap().len();
+        for format in ["human", "markdown", "github", "sarif"] {
+            let what = format!("seed {seed} lint --format {format}");
+            let (_, out, err) = run_in(
+                &d,
+                &[
+                    "lint",
+                    "--from",
+                    "after.lock",
+                    "--format",
+                    format,
+                    "--fail-on",
+                    "never",
+                ],
+            );
+            no_raw(&what, &out);
+            no_raw(&format!("{what} (stderr)"), &err);
+            match format {
+                "human" => no_commands(&what, &out),
+                "markdown" => {
+                    no_commands(&what, &out);
+                    no_live_markdown(&what, &out);
+                }
+                "github" => assert_eq!(out.lines().count(), n, "{what}\n{out}"),
+                "sarif" => {
+                    no_commands(&what, &out);
+                    let v: Value = serde_json::from_str(&out).unwrap();
+                    let errors = schema::validate(&sarif_schema, &v);
+                    assert!(errors.is_empty(), "{what}: {errors:?}");
+                }
+                _ => unreachable!(),
+            }
+        }
+    }
+}
+
+/// The checker itself: it must see what it is there to catch.
+#[test]
+fn the_invariant_checks_catch_live_output() {
+    let caught = |f: fn()| std::panic::catch_unwind(f).is_err();
+    assert!(caught(|| no_raw("t", "a\u{1b}[31m")));
+    assert!(caught(|| no_raw("t", "a\u{202E}")));
+    assert!(caught(|| no_commands("t", "x\n  ::error::y")));
+    assert!(caught(|| no_live_markdown(
+        "t",
+        "| `a` | b | <img src=x> | `c` |\n"
+    )));
+    assert!(caught(|| no_live_markdown(
+        "t",
+        "| `a` | b | c | `d|e` |\n"
+    )));
+    assert!(caught(|| no_live_markdown("t", "- `a`` @octocat\n")));
+    no_live_markdown(
+        "t",
+        "| `a` |  | tool was removed | `tool.removed` |\n- `` a`b `` `c`\n",
+    );
+}
