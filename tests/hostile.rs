@@ -119,11 +119,11 @@ fn pair(r: &mut Rng, dir: &Path) {
     let before: Vec<Value> = (0..n).map(|i| tool(i, &titles[i], true, None)).collect();
     let mut after: Vec<Value> = Vec::new();
     let extra = hostile(r);
-    for i in 1..n {
+    for (i, title) in titles.iter().enumerate().skip(1) {
         match i % 3 {
             0 => after.push(tool(i, &hostile(r), true, None)),
-            1 => after.push(tool(i, &titles[i], false, None)),
-            _ => after.push(tool(i, &titles[i], true, Some(&format!("{extra}{i}")))),
+            1 => after.push(tool(i, title, false, None)),
+            _ => after.push(tool(i, title, true, Some(&format!("{extra}{i}")))),
         }
     }
     after.push(json!({"name": format!("new{}", hostile(r)), "description": hostile(r)}));
