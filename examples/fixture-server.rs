@@ -32,6 +32,9 @@
 //!   strayResponses send a response to an id nobody asked for before each answer
 //!   invalidUtf8    print a line of invalid UTF-8 before each answer
 //!   delayMs        sleep before each answer
+//!   grandchild     start a copy of itself that sleeps for an hour holding stdout open
+//!                  (`fixture-server SPEC --sleep`)
+//!   envLog         write the names of the environment variables it got to this file
 //!   errorOn        answer this method with a JSON-RPC error
 //!   toolsNotArray  answer tools/list with `tools: "nope"`
 //!   cursorLoop     always answer with the same nextCursor
@@ -499,6 +502,10 @@ fn handle_http(server: &mut Server, stream: TcpStream) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(2).map(String::as_str) == Some("--sleep") {
+        std::thread::sleep(Duration::from_secs(3600));
+        return;
+    }
     let spec: Value = match args.get(1) {
         Some(path) => serde_json::from_str(&std::fs::read_to_string(path).expect("read spec"))
             .expect("spec is JSON"),
@@ -506,6 +513,19 @@ fn main() {
             json!({"tools": [{"name": "hello", "description": "Say hello", "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}]})
         }
     };
+    if let Some(log) = spec.get("envLog").and_then(Value::as_str) {
+        let names: Vec<String> = std::env::vars_os()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        let _ = std::fs::write(log, names.join("\n"));
+    }
+    if flag(&spec, "grandchild") {
+        // Inherits stdin, stdout and stderr: the pipes stay open after we exit.
+        let _ = std::process::Command::new(std::env::current_exe().expect("own path"))
+            .arg(&args[1])
+            .arg("--sleep")
+            .spawn();
+    }
     for line in spec
         .get("stderr")
         .and_then(Value::as_array)

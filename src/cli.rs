@@ -299,14 +299,19 @@ pub fn main() -> ExitCode {
     let mut stdout = StandardStream::stdout(color_choice(cli.color));
     match run(cli, &mut stdout) {
         Ok(code) => ExitCode::from(code),
+        // One `error:` line: the signal handler may have claimed it already.
         Err(_) if mcp::stdio::interrupted() => {
-            eprintln!("error: interrupted; the server was stopped");
+            if mcp::claim_error_line() {
+                eprintln!("error: interrupted; the server was stopped");
+            }
             ExitCode::from(130)
         }
         Err(e) => {
             let _ = stdout.flush();
-            eprintln!("error: {e}");
-            ExitCode::from(2)
+            if mcp::claim_error_line() {
+                eprintln!("error: {e}");
+            }
+            ExitCode::from(if mcp::stdio::interrupted() { 130 } else { 2 })
         }
     }
 }

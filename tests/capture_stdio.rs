@@ -470,9 +470,122 @@ fn ctrl_c_and_sigterm_reap_the_server() {
         let o = child.wait_with_output().unwrap();
         assert_eq!(o.status.code(), Some(130), "{signal}: {}", stderr(&o));
         assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+        assert_eq!(stderr(&o).matches("error:").count(), 1, "{}", stderr(&o));
         let left: Vec<u32> = processes_mentioning(&needle);
         assert!(left.is_empty(), "{signal}: server left running: {left:?}");
         assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n");
+    }
+}
+
+#[test]
+fn a_grandchild_holding_stdout_does_not_hide_the_exit_status() {
+    // The server exits 3 after initialize; a process it started keeps stdout open. The
+    // status is reported (not a timeout), and the grandchild is ended with the group.
+    fails_cleanly(
+        "grandchild-exit",
+        json!({"exitAfterInitialize": 3, "grandchild": true, "tools": []}),
+        &["--timeout", "20"],
+        "exit status: 3",
+    );
+}
+
+#[test]
+fn the_whole_process_group_is_ended_after_a_capture() {
+    let d = tmpdir("group");
+    let (o, out) = snapshot(&d, &json!({"tools": tools(), "grandchild": true}), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&out)["surface"]["tools"].as_array().unwrap().len(), 5);
+    let spec_path = d.join("spec.json").display().to_string();
+    let left = processes_mentioning(&spec_path);
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
+#[test]
+fn the_server_does_not_inherit_header_variables() {
+    let d = tmpdir("env");
+    let log = d.join("env.log");
+    let spec_path = write_spec(
+        &d,
+        &json!({"tools": tools(), "envLog": log.display().to_string()}),
+    );
+    let o = bin()
+        .env("MCP_COVENANT_HEADER_AUTHORIZATION", "Bearer s3cret")
+        .env("COVENANT_TEST_KEPT", "1")
+        .args(["snapshot", "-o"])
+        .arg(d.join("x.lock"))
+        .arg("--")
+        .arg(fixture())
+        .arg(&spec_path)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let names = fs::read_to_string(&log).unwrap();
+    assert!(names.lines().any(|n| n == "COVENANT_TEST_KEPT"), "{names}");
+    assert!(!names.contains("MCP_COVENANT_HEADER_"), "{names}");
+}
+
+#[test]
+fn signals_have_their_default_effect_after_a_capture() {
+    // `check` captures, then blocks writing a report bigger than the pipe we never
+    // read: the capture is over, and SIGTERM / SIGINT must end the process as usual.
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, number) in [("TERM", 15), ("INT", 2)] {
+        let d = tmpdir(&format!("after-{signal}"));
+        let base = d.join("base.lock");
+        fs::write(
+            &base,
+            json!({"covenant_version": "0.2.0", "captured_at_unix": 1, "server": {"name": "x"},
+                "surface": {"tools": []}})
+            .to_string(),
+        )
+        .unwrap();
+        let spec_path = write_spec(&d, &json!({"tools": [], "generateTools": 3000}));
+        let mut child = bin()
+            .args(["check", "--timeout", "60", "--baseline"])
+            .arg(&base)
+            .arg("--")
+            .arg(fixture())
+            .arg(&spec_path)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let needle = spec_path.display().to_string();
+        let start = std::time::Instant::now();
+        // The server starts, is captured, and is gone.
+        while processes_mentioning(&needle).len() < 2 && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        while processes_mentioning(&needle).len() > 1 && start.elapsed().as_secs() < 30 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(
+            child.try_wait().unwrap(),
+            None,
+            "{signal}: blocked on stdout"
+        );
+        let status = std::process::Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if start.elapsed().as_secs() >= 10 {
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        if status.is_none() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let status = status.unwrap_or_else(|| panic!("SIG{signal} was ignored after the capture"));
+        assert_eq!(status.signal(), Some(number), "{signal}: {status:?}");
     }
 }
 

@@ -111,9 +111,18 @@ pub trait Transport {
     }
 }
 
+/// True for the first caller only: whoever prints the one `error:` line of this run
+/// (the failure, or the signal handler's "interrupted") claims it first.
+pub fn claim_error_line() -> bool {
+    static CLAIMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    !CLAIMED.swap(true, std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Capture a server's surface.
 pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
-    let deadline = Instant::now() + opts.timeout;
+    let deadline = Instant::now()
+        .checked_add(opts.timeout)
+        .ok_or_else(|| Error::new("--timeout is too large"))?;
     let mut transport: Box<dyn Transport> = match &opts.endpoint {
         Endpoint::Stdio(cmd) => Box::new(stdio::StdioTransport::spawn(cmd, opts.show_server_stderr)?),
         #[cfg(feature = "http")]

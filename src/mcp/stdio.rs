@@ -1,13 +1,16 @@
 //! The stdio transport: the server is a child process speaking newline-delimited
-//! JSON-RPC on stdin/stdout. Built on smol and async-process; the child is always
-//! reaped, on success, error, timeout, and on Ctrl-C / SIGTERM.
+//! JSON-RPC on stdin/stdout. Built on smol and async-process. The server runs in a
+//! process group of its own, and the whole group is ended: on success (after a grace
+//! period for the server to exit by itself), on error, on timeout, and on Ctrl-C /
+//! SIGTERM. Its exit status is reported as soon as it exits, even when a process it
+//! started keeps its stdout open.
 
 use std::collections::VecDeque;
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use async_process::{Child, ChildStdin, Command};
+use async_process::{ChildStdin, Command};
 use serde_json::Value;
 use smol::channel::{Receiver, Sender};
 use smol::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -22,20 +25,35 @@ const STDERR_TAIL: usize = 20;
 const NOISE_WARNINGS: usize = 5;
 /// The longest stdout line (one JSON-RPC message) we read.
 const MAX_LINE: u64 = 512 * 1024 * 1024;
+/// Messages read ahead of the session: the reader waits when this many are queued, so
+/// a server that floods stdout cannot fill memory.
+const QUEUE: usize = 16;
 
 /// How long a server may take to exit after its stdin is closed.
 const GRACE: Duration = Duration::from_secs(2);
+/// After the server failed (exited non-zero), how long what it wrote before may take to
+/// come through a stdout that something else (a process it started) keeps open.
+const DRAIN: Duration = Duration::from_millis(200);
+
+/// Variables that hold HTTP header values (credentials): never passed to a server.
+const HEADER_ENV_PREFIX: &str = "MCP_COVENANT_HEADER_";
 
 type Shared<T> = Arc<Mutex<T>>;
 
 pub struct StdioTransport {
-    child: Shared<Option<Child>>,
+    /// The server's process id, which is also its process group's.
+    pid: u32,
+    /// The server's exit status, once it has exited.
+    status: Shared<Option<ExitStatus>>,
+    /// Closed once the server has exited and `status` is set.
+    exited_rx: Receiver<()>,
     stdin: Option<ChildStdin>,
     rx: Receiver<std::result::Result<Value, String>>,
     tail: Shared<VecDeque<String>>,
     /// Closed when the server's stderr reaches its end (every line is in `tail`).
     stderr_done: Receiver<()>,
     name: String,
+    closed: bool,
     _tasks: Vec<smol::Task<()>>,
 }
 
@@ -49,8 +67,23 @@ impl StdioTransport {
         let program = argv
             .first()
             .ok_or_else(|| Error::new("no server command given after `--`"))?;
-        let mut child = Command::new(program)
-            .args(&argv[1..])
+        let mut std_cmd = std::process::Command::new(program);
+        std_cmd.args(&argv[1..]);
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with(HEADER_ENV_PREFIX) {
+                std_cmd.env_remove(key);
+            }
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // Its own group: the server and whatever it starts are ended together, and
+            // a Ctrl-C in the terminal reaches us, not it (we stop it ourselves).
+            std_cmd.process_group(0);
+        }
+        // Signal handling is in place before there is a server to leave behind.
+        watch_signals();
+        let mut child = Command::from(std_cmd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -62,15 +95,25 @@ impl StdioTransport {
                 )),
                 _ => Error::new(format!("cannot start {name}: {e}")),
             })?;
+        let pid = child.id();
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let child = Arc::new(Mutex::new(Some(child)));
+        let status = Arc::new(Mutex::new(None));
+        let status_for_task = status.clone();
+        let (exited_tx, exited_rx) = smol::channel::bounded::<()>(1);
+        lock(&GROUPS).push((pid, exited_rx.clone()));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail_for_task = tail.clone();
-        let (tx, rx) = smol::channel::unbounded();
+        let (tx, rx) = smol::channel::bounded(QUEUE);
         let (done_tx, stderr_done) = smol::channel::bounded::<()>(1);
         let mut tasks = Vec::new();
+        tasks.push(smol::spawn(async move {
+            let s = child.status().await.ok();
+            *lock(&status_for_task) = s;
+            drop(exited_tx);
+            // Dropping the task before this point drops `child`: killed and reaped.
+        }));
         if let Some(out) = stdout {
             tasks.push(smol::spawn(read_stdout(out, tx, name.clone())));
         }
@@ -80,36 +123,59 @@ impl StdioTransport {
                 drop(done_tx);
             }));
         }
-        tasks.push(smol::spawn(reap_on_signal(child.clone())));
         Ok(StdioTransport {
-            child,
+            pid,
+            status,
+            exited_rx,
             stdin,
             rx,
             tail,
             stderr_done,
             name,
+            closed: false,
             _tasks: tasks,
         })
     }
 
-    /// Why the server's stdout closed: its exit status, once it is known.
+    /// Wait up to `within` for the server to exit; its status if it did.
+    fn wait_exit(&self, within: Duration) -> Option<ExitStatus> {
+        smol::block_on(smol::future::or(
+            async {
+                let _ = self.exited_rx.recv().await;
+            },
+            async {
+                Timer::after(within).await;
+            },
+        ));
+        *lock(&self.status)
+    }
+
+    /// Why the server stopped talking: its exit status, once it is known.
     fn exited(&self) -> Error {
-        let status = smol::block_on(async {
-            let taken = lock(&self.child).take();
-            let mut child = taken?;
-            let status = smol::future::or(async { child.status().await.ok() }, async {
-                Timer::after(GRACE).await;
-                None
-            })
-            .await;
-            *lock(&self.child) = Some(child);
-            status
-        });
-        match status {
+        match self.wait_exit(GRACE) {
             Some(s) => Error::new(format!("exited ({s})")),
             None => Error::new("closed its stdout"),
         }
     }
+}
+
+/// The servers running now (process group, closed on exit), for the signal handler.
+static GROUPS: Mutex<Vec<(u32, Receiver<()>)>> = Mutex::new(Vec::new());
+
+/// SIGKILL a whole process group.
+fn kill_group(pid: u32) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(pid) {
+        if pid > 0 {
+            // SAFETY: kill(2) with a negative pid signals that process group; no memory
+            // is involved.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
 }
 
 async fn read_stdout(
@@ -229,24 +295,71 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// On Ctrl-C or SIGTERM, kill and reap the server before we go.
-async fn reap_on_signal(child: Shared<Option<Child>>) {
-    use async_signal::{Signal, Signals};
+/// Start watching SIGINT and SIGTERM (once per process). While a server runs, a signal
+/// ends its process group and exits 130 with one `error:` line; when none runs (before
+/// the first capture, after the last), the signal has its default effect, as if we had
+/// never watched it.
+fn watch_signals() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        use async_signal::{Signal, Signals};
+        let Ok(signals) = Signals::new([Signal::Int, Signal::Term]) else {
+            return;
+        };
+        smol::spawn(on_signals(signals)).detach();
+    });
+}
+
+async fn on_signals(mut signals: async_signal::Signals) {
     use smol::stream::StreamExt;
-    let Ok(mut signals) = Signals::new([Signal::Int, Signal::Term]) else {
-        return;
-    };
-    if let Some(Ok(sig)) = signals.next().await {
+    while let Some(Ok(sig)) = signals.next().await {
+        let groups: Vec<(u32, Receiver<()>)> = std::mem::take(&mut *lock(&GROUPS));
+        if groups.is_empty() {
+            default_effect(sig);
+            continue;
+        }
         // Set before the kill: the main thread may see the server's stdout close first.
         INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
-        let taken = lock(&child).take();
-        if let Some(mut c) = taken {
-            let _ = c.kill();
-            let _ = c.status().await;
+        for (pid, _) in &groups {
+            kill_group(*pid);
         }
-        eprintln!("error: interrupted ({sig:?}); the server was stopped");
+        // Reaped before we go, so nothing of it outlives us.
+        for (_, exited) in &groups {
+            let _ = smol::future::or(
+                async {
+                    let _ = exited.recv().await;
+                },
+                async {
+                    Timer::after(GRACE).await;
+                },
+            )
+            .await;
+        }
+        if super::claim_error_line() {
+            eprintln!("error: interrupted ({sig:?}); the server was stopped");
+        }
         std::process::exit(130);
     }
+}
+
+/// Do what `sig` does to a process that does not handle it: terminate.
+fn default_effect(sig: async_signal::Signal) {
+    #[cfg(unix)]
+    {
+        let n = match sig {
+            async_signal::Signal::Int => libc::SIGINT,
+            _ => libc::SIGTERM,
+        };
+        // SAFETY: restoring the default disposition and raising the signal again; the
+        // process ends here, as it would have without our handler.
+        unsafe {
+            libc::signal(n, libc::SIG_DFL);
+            libc::raise(n);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = sig;
+    std::process::exit(130);
 }
 
 impl Transport for StdioTransport {
@@ -277,37 +390,62 @@ impl Transport for StdioTransport {
     }
 
     fn recv(&mut self, deadline: Instant) -> Result<Value> {
-        let got = smol::block_on(smol::future::or(
-            async { Some(self.rx.recv().await) },
-            async {
+        enum Got {
+            Message(
+                std::result::Result<std::result::Result<Value, String>, smol::channel::RecvError>,
+            ),
+            Exited,
+            Timeout,
+        }
+        // A server that exited successfully may have left a process of its own to go on
+        // talking (a launcher): only a failed exit ends the wait.
+        let failed = || lock(&self.status).is_some_and(|s| !s.success());
+        let got = smol::block_on(async {
+            let message = async { Got::Message(self.rx.recv().await) };
+            let exited = async {
+                let _ = self.exited_rx.recv().await;
+                if failed() {
+                    Got::Exited
+                } else {
+                    std::future::pending().await
+                }
+            };
+            let timeout = async {
                 Timer::at(deadline).await;
-                None
-            },
-        ));
+                Got::Timeout
+            };
+            smol::future::or(message, smol::future::or(exited, timeout)).await
+        });
+        let got = match got {
+            // What it wrote before it exited may still be on its way: stdout closes
+            // (or the last message arrives) at once, unless something else holds it.
+            Got::Exited => smol::block_on(smol::future::or(
+                async { Got::Message(self.rx.recv().await) },
+                async {
+                    Timer::after(DRAIN).await;
+                    Got::Exited
+                },
+            )),
+            other => other,
+        };
         match got {
-            None => Err(Error::timeout("timeout")),
-            Some(Ok(Ok(v))) => Ok(v),
-            Some(Ok(Err(msg))) => Err(Error::new(msg)),
-            Some(Err(_closed)) => Err(self.exited()),
+            Got::Timeout => Err(Error::timeout("timeout")),
+            Got::Message(Ok(Ok(v))) => Ok(v),
+            Got::Message(Ok(Err(msg))) => Err(Error::new(msg)),
+            Got::Message(Err(_)) | Got::Exited => Err(self.exited()),
         }
     }
 
     fn close(&mut self) {
-        self.stdin = None; // EOF: a well-behaved server exits now
-        let taken = lock(&self.child).take();
-        if let Some(mut child) = taken {
-            smol::block_on(async {
-                let exited = smol::future::or(async { child.status().await.is_ok() }, async {
-                    Timer::after(GRACE).await;
-                    false
-                })
-                .await;
-                if !exited {
-                    let _ = child.kill();
-                    let _ = child.status().await;
-                }
-            });
+        if std::mem::replace(&mut self.closed, true) {
+            return;
         }
+        self.stdin = None; // EOF: a well-behaved server exits now
+        let _ = self.wait_exit(GRACE);
+        // Whatever the server started and left behind goes with it.
+        kill_group(self.pid);
+        let _ = self.wait_exit(GRACE);
+        lock(&GROUPS).retain(|(p, _)| *p != self.pid);
     }
 
     fn concurrent(&self) -> bool {
