@@ -8,6 +8,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::keywords::{self, Holds, Role};
+
 /// Where in the document a JSON object sits: it decides the order of its keys.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Ctx {
@@ -93,11 +95,11 @@ fn child_ctx(parent: Ctx, key: &str) -> Ctx {
             "arguments" => Ctx::Element,
             _ => Ctx::Data,
         },
-        Ctx::Schema => match key {
-            "properties" | "$defs" | "definitions" | "patternProperties" | "dependentSchemas" => {
-                Ctx::NameMap
-            }
-            "enum" | "const" | "default" | "examples" | "required" => Ctx::Data,
+        // What a schema keyword holds comes from the vocabulary (rules/keywords.toml):
+        // maps of named subschemas, instance data or names, or schemas.
+        Ctx::Schema => match keywords::get(key) {
+            Some(k) if k.role == Role::Definitions || k.holds == Some(Holds::Map) => Ctx::NameMap,
+            Some(k) if k.data || k.names => Ctx::Data,
             _ => Ctx::Schema,
         },
         Ctx::NameMap => Ctx::Schema,

@@ -65,6 +65,9 @@ pub struct Keyword {
     pub exclusive: bool,
     #[serde(default)]
     pub data: bool,
+    /// The value holds property names (`required`, `dependentRequired`).
+    #[serde(default)]
+    pub names: bool,
 }
 
 #[derive(Deserialize)]
