@@ -1,124 +1,64 @@
-//! A small JSON Schema (draft-07 subset) checker for validating our SARIF output
-//! against the official SARIF 2.1.0 schema in tests/schemas/. It implements the
-//! keywords that schema uses: $ref (local), type, enum, properties, required,
-//! additionalProperties, items, minItems, uniqueItems, minimum, maximum, anyOf, oneOf.
-//! `pattern` and `format` are not checked (no regex engine here); everything else is.
+//! Validating our output (SARIF against the official SARIF 2.1.0 schema in
+//! tests/schemas/, and other documents against their schemas) with an independent JSON
+//! Schema validator: the `jsonschema` crate, a dev-dependency that never enters the
+//! binary. The draft comes from the schema's `$schema` (with that draft's default for
+//! `format`: asserted in draft-04, as the SARIF schema is); `pattern` is checked like
+//! every other keyword. No `$ref` leaves the document.
 
 use serde_json::Value;
 
+/// Every violation of `root` by `instance`, as `instance path: message` lines.
 pub fn validate(root: &Value, instance: &Value) -> Vec<String> {
-    let mut errors = Vec::new();
-    check(root, root, instance, "$", &mut errors);
-    errors
+    let mut root = root.clone();
+    escape_lone_brackets(&mut root);
+    let validator = match jsonschema::options().build(&root) {
+        Ok(v) => v,
+        Err(e) => return vec![format!("the schema itself is invalid: {e}")],
+    };
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
 }
 
-fn type_ok(t: &str, v: &Value) -> bool {
-    match t {
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "string" => v.is_string(),
-        "boolean" => v.is_boolean(),
-        "null" => v.is_null(),
-        "number" => v.is_number(),
-        "integer" => v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0),
-        _ => true,
-    }
-}
-
-fn check(root: &Value, schema: &Value, v: &Value, at: &str, errors: &mut Vec<String>) {
-    let Some(s) = schema.as_object() else { return };
-    if let Some(Value::String(r)) = s.get("$ref") {
-        match r.strip_prefix('#').and_then(|p| root.pointer(p)) {
-            Some(target) => check(root, target, v, at, errors),
-            None => errors.push(format!("{at}: unresolvable $ref {r}")),
+/// ECMA-262 (Annex B) reads a `]` outside a character class as a literal; Rust's regex
+/// engines refuse it. The official SARIF 2.1.0 schema has one (`...[a-zA-Z]{2}]?$`), so
+/// every such `]` in a `pattern` is written escaped, which means the same.
+fn escape_lone_brackets(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k == "pattern" {
+                    if let Value::String(p) = x {
+                        *p = escape_pattern(p);
+                    }
+                } else {
+                    escape_lone_brackets(x);
+                }
+            }
         }
-    }
-    match s.get("type") {
-        Some(Value::String(t)) if !type_ok(t, v) => {
-            errors.push(format!("{at}: expected {t}, got {v}"));
-            return;
-        }
-        Some(Value::Array(ts)) if !ts.iter().any(|t| type_ok(t.as_str().unwrap_or(""), v)) => {
-            errors.push(format!("{at}: expected one of {ts:?}"));
-            return;
-        }
+        Value::Array(a) => a.iter_mut().for_each(escape_lone_brackets),
         _ => {}
     }
-    if let Some(Value::Array(allowed)) = s.get("enum") {
-        if !allowed.contains(v) {
-            errors.push(format!("{at}: {v} is not one of {allowed:?}"));
-        }
-    }
-    if let (Some(min), Some(n)) = (s.get("minimum").and_then(Value::as_f64), v.as_f64()) {
-        if n < min {
-            errors.push(format!("{at}: {n} < minimum {min}"));
-        }
-    }
-    if let (Some(max), Some(n)) = (s.get("maximum").and_then(Value::as_f64), v.as_f64()) {
-        if n > max {
-            errors.push(format!("{at}: {n} > maximum {max}"));
-        }
-    }
-    if let Some(obj) = v.as_object() {
-        let props = s.get("properties").and_then(Value::as_object);
-        for req in s
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(name) = req.as_str() {
-                if !obj.contains_key(name) {
-                    errors.push(format!("{at}: missing required property `{name}`"));
-                }
+}
+
+fn escape_pattern(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    let (mut in_class, mut escaped) = (false, false);
+    for c in p.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '[' {
+            in_class = true;
+        } else if c == ']' {
+            if !in_class {
+                out.push('\\');
             }
+            in_class = false;
         }
-        for (k, child) in obj {
-            let path = format!("{at}.{k}");
-            match props.and_then(|p| p.get(k)) {
-                Some(ps) => check(root, ps, child, &path, errors),
-                None => match s.get("additionalProperties") {
-                    Some(Value::Bool(false)) => {
-                        errors.push(format!("{at}: property `{k}` is not allowed"))
-                    }
-                    Some(ap @ Value::Object(_)) => check(root, ap, child, &path, errors),
-                    _ => {}
-                },
-            }
-        }
+        out.push(c);
     }
-    if let Some(items) = v.as_array() {
-        if let Some(min) = s.get("minItems").and_then(Value::as_u64) {
-            if (items.len() as u64) < min {
-                errors.push(format!("{at}: fewer than {min} items"));
-            }
-        }
-        if s.get("uniqueItems") == Some(&Value::Bool(true)) {
-            for (i, a) in items.iter().enumerate() {
-                if items[..i].contains(a) {
-                    errors.push(format!("{at}[{i}]: duplicate item"));
-                }
-            }
-        }
-        if let Some(item_schema) = s.get("items") {
-            for (i, item) in items.iter().enumerate() {
-                check(root, item_schema, item, &format!("{at}[{i}]"), errors);
-            }
-        }
-    }
-    for (kw, exactly_one) in [("anyOf", false), ("oneOf", true)] {
-        if let Some(Value::Array(options)) = s.get(kw) {
-            let passing = options
-                .iter()
-                .filter(|o| {
-                    let mut e = Vec::new();
-                    check(root, o, v, at, &mut e);
-                    e.is_empty()
-                })
-                .count();
-            if passing == 0 || (exactly_one && passing != 1) {
-                errors.push(format!("{at}: {passing} of the {kw} options match"));
-            }
-        }
-    }
+    out
 }
