@@ -18,6 +18,7 @@ use crate::lockfile::{self, Lockfile};
 use crate::mcp;
 use crate::report::{self, anchor, Format, Report};
 use crate::rules::{Rules, Severity};
+use crate::stdout::PipeTolerant;
 
 const ABOUT: &str = "Semver for an MCP server's interface.
 
@@ -37,6 +38,11 @@ Examples:
   mcp-covenant snapshot -o mcp-covenant.lock -- node dist/server.js
   mcp-covenant check -- node dist/server.js
   mcp-covenant check --baseline old.lock --against new.lock --format json";
+
+/// The help heading of the flags that shape the report (format, output, gate).
+const REPORT: &str = "Report";
+/// The help heading of the flags of a live capture (the server and how to talk to it).
+const CAPTURE: &str = "Live capture";
 
 #[derive(Parser, Debug)]
 #[command(name = "mcp-covenant", version, about = ABOUT, after_help = AFTER_HELP)]
@@ -90,15 +96,15 @@ pub struct LintArgs {
 
     /// Exit 1 when a finding is at or above this level [default: error, or
     /// `lint_fail_on` in covenant.toml].
-    #[arg(long, value_enum, value_name = "LEVEL")]
+    #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<LintFailOn>,
 
     /// Report format.
-    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+    #[arg(long, help_heading = REPORT, value_enum, default_value_t = LintFormat::Human)]
     pub format: LintFormat,
 
     /// Write the report to FILE (atomically) and print the human report to stdout.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, help_heading = REPORT, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// Lint only this [[server]] of covenant.toml (by default: all of them, when there
@@ -171,15 +177,15 @@ pub struct CheckArgs {
 
     /// Exit 1 when a change is at or above this level [default: breaking, or `fail_on`
     /// in covenant.toml].
-    #[arg(long, value_enum, value_name = "LEVEL")]
+    #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<FailOn>,
 
     /// Also list the changes covenant.toml ignored, with their reasons.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = REPORT)]
     pub verbose: bool,
 
     /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, help_heading = REPORT, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 
     /// Node pairs one schema comparison may visit; past it the schema is reported as
@@ -188,7 +194,7 @@ pub struct CheckArgs {
     pub walk_budget: usize,
 
     /// Write the report to FILE (atomically) and print the human report to stdout.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, help_heading = REPORT, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// Check only this [[server]] of covenant.toml (by default: all of them, when there
@@ -202,6 +208,7 @@ pub struct CheckArgs {
 
 /// Where a live capture comes from: a command over stdio, or a Streamable HTTP URL.
 #[derive(Args, Debug)]
+#[command(next_help_heading = CAPTURE)]
 pub struct LiveSource {
     /// The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
@@ -296,7 +303,8 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let mut stdout = StandardStream::stdout(color_choice(cli.color));
+    // A reader that closes early (`| head`) does not change the verdict.
+    let mut stdout = PipeTolerant::new(StandardStream::stdout(color_choice(cli.color)));
     match run(cli, &mut stdout) {
         Ok(code) => ExitCode::from(code),
         // One `error:` line: the signal handler may have claimed it already.
@@ -1272,6 +1280,18 @@ fn merge_sarif(docs: impl Iterator<Item = (String, String)>) -> std::io::Result<
     Ok(text)
 }
 
+/// `TypeMissing` as `type_missing`, the spelling of rules/lint.toml.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
 fn list_rules(
     rules: &Rules,
     lint_rules: &LintRules,
@@ -1286,16 +1306,22 @@ fn list_rules(
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "no covenant.toml".into());
-    let mut shown = 0;
-    text.push_str(&format!(
-        "{:<42} {:<26} {:<19} {:<19} {}\n",
-        "ID", "WATCHES", "DEFAULT in/out", "EFFECTIVE in/out", "SOURCE"
-    ));
+    // (the columns, the help text shown under the row when one id is asked for)
+    let mut rows: Vec<([String; 5], Option<&str>)> = vec![(
+        [
+            "ID",
+            "WATCHES",
+            "DEFAULT in/out",
+            "EFFECTIVE in/out",
+            "SOURCE",
+        ]
+        .map(String::from),
+        None,
+    )];
     for (i, r) in rules.rows.iter().enumerate() {
         if args.id.as_deref().is_some_and(|id| id != r.id) {
             continue;
         }
-        shown += 1;
         let (default, effective) = if r.severity.is_some() {
             (
                 sev(r.severity).to_string(),
@@ -1319,27 +1345,54 @@ fn list_rules(
             )
         };
         let watches = format!("{} {}", r.describe_scope(), r.event);
-        text.push_str(&format!(
-            "{:<42} {:<26} {:<19} {:<19} {}\n",
-            r.id, watches, default, effective, r.source
+        rows.push((
+            [
+                r.id.clone(),
+                watches,
+                default,
+                effective,
+                r.source.to_string(),
+            ],
+            args.id.is_some().then_some(r.help.as_str()),
         ));
-        if args.id.is_some() {
-            text.push_str(&format!("    {}\n", r.help));
-        }
     }
     for (i, r) in lint_rules.rows.iter().enumerate() {
         if args.id.as_deref().is_some_and(|id| id != r.id) {
             continue;
         }
-        shown += 1;
-        text.push_str(&format!(
-            "{:<42} {:<26} {:<19} {:<19} {}\n",
-            r.id,
-            format!("lint {:?}", r.predicate).to_lowercase(),
-            r.level.word(),
-            lint_rules.level(i).word(),
-            lint_rules.source
+        rows.push((
+            [
+                r.id.clone(),
+                format!("lint {}", snake_case(&format!("{:?}", r.predicate))),
+                r.level.word().to_string(),
+                lint_rules.level(i).word().to_string(),
+                lint_rules.source.to_string(),
+            ],
+            None,
         ));
+    }
+    let shown = rows.len() - 1;
+    // Every column as wide as its widest cell, so the listing reads as a table.
+    let mut widths = [0usize; 5];
+    for (cells, _) in &rows {
+        for (w, cell) in widths.iter_mut().zip(cells) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for (cells, help) in &rows {
+        let mut line = String::new();
+        for (k, cell) in cells.iter().enumerate() {
+            if k + 1 < cells.len() {
+                line.push_str(&format!("{cell:<width$}  ", width = widths[k]));
+            } else {
+                line.push_str(cell);
+            }
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+        if let Some(help) = help {
+            text.push_str(&format!("    {help}\n"));
+        }
     }
     if let Some(id) = &args.id {
         if shown == 0 {

@@ -18,3 +18,4 @@ pub mod path;
 pub mod redact;
 pub mod report;
 pub mod rules;
+pub mod stdout;

@@ -175,6 +175,26 @@ fn capture_options_are_checked_when_parsed() {
 }
 
 #[test]
+fn a_closed_stdout_keeps_the_verdict() {
+    // `check ... | head -1`: the reader is gone before the report is written.
+    for (case, verdict) in [("keywords", 1), ("no-change", 0)] {
+        let mut child = bin()
+            .args(["check", "--baseline"])
+            .arg(golden(case, "before.lock"))
+            .arg("--against")
+            .arg(golden(case, "after.lock"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(verdict), "{case}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{case}");
+    }
+}
+
+#[test]
 fn colour_follows_the_flag_and_no_color() {
     let run = |args: &[&str], no_color: bool| {
         let mut c = bin();
@@ -256,4 +276,17 @@ fn rules_lists_default_and_effective_severities() {
     );
     assert!(line("tool.missing_description").contains("warning error rules/lint.toml"));
     assert!(text.contains("covenant.toml"));
+    // A table: every column starts where its heading does.
+    let table: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    let header = table[0];
+    for heading in ["WATCHES", "DEFAULT", "EFFECTIVE", "SOURCE"] {
+        let at = header.find(heading).unwrap();
+        for row in &table[1..] {
+            let before: String = row.chars().take(at).collect();
+            assert!(
+                before.ends_with("  ") && !row.chars().nth(at).unwrap().is_whitespace(),
+                "`{heading}` column not aligned in: {row}"
+            );
+        }
+    }
 }
