@@ -899,6 +899,16 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             if req_a != req_b {
                 let mut ev = Event::new(if req_b { "required" } else { "optional" });
                 ev.cond = cond(req_b);
+                if req_b
+                    && self.direction == Direction::Input
+                    && sb.and_then(|s| s.get("default")).is_some()
+                {
+                    // zod's output-mode schemas (and others) list defaulted fields as
+                    // required: the schema rejects an omission the server may still take.
+                    ev.hint = Some(
+                        "it has a default, so the server itself may still accept calls that omit it".into(),
+                    );
+                }
                 self.classify("properties", &child, ev);
             }
             // Declared on one side only: compare against the empty schema.
