@@ -472,21 +472,16 @@ fn snapshot_check(
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
     let mut lock = capture(live, opts)?;
-    let old = match std::fs::read(output) {
+    let old = match lockfile::read_input(output, "lockfile") {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(_) if std::fs::symlink_metadata(output).is_err() => {
             eprintln!(
                 "mcp-covenant: {} does not exist; create it with `mcp-covenant snapshot` and commit it",
                 output.display()
             );
             return Ok(1);
         }
-        Err(e) => {
-            return Err(Error::new(format!(
-                "cannot read lockfile {}: {e}",
-                output.display()
-            )))
-        }
+        Err(e) => return Err(e),
     };
     let previous = Lockfile::parse(&old, &output.display().to_string())?;
     // Writing keeps the file's capture time when nothing else changed.
@@ -709,8 +704,7 @@ impl LockSource {
 
     fn bytes(&self) -> Result<Vec<u8>> {
         match self {
-            LockSource::File(p) => std::fs::read(p)
-                .map_err(|e| Error::new(format!("cannot read lockfile {}: {e}", p.display()))),
+            LockSource::File(p) => lockfile::read_input(p, "lockfile"),
             LockSource::Git(g) => g.read(),
             LockSource::Absent(_) => Ok(empty_lockfile().to_text().into_bytes()),
         }
@@ -1078,7 +1072,7 @@ fn emit(
         Some(path) => {
             let mut buf = NoColor::new(Vec::new());
             render(&mut buf).map_err(io_err)?;
-            lockfile::write_atomic(path, &buf.into_inner())?;
+            lockfile::write_report(path, &buf.into_inner())?;
             human(out).map_err(io_err)?;
         }
         None => render(out).map_err(io_err)?,

@@ -24,7 +24,6 @@
 //! `file:line:column` and, for a misspelt id, a suggestion.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -235,8 +234,13 @@ impl Config {
     }
 
     pub fn load(path: &Path, rules: &Rules, lint: &LintRules) -> Result<Config> {
-        let text = fs::read_to_string(path)
-            .map_err(|e| Error::new(format!("cannot read config {}: {e}", path.display())))?;
+        let bytes = crate::lockfile::read_input(path, "config")?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Error::new(format!(
+                "cannot read config {}: it is not UTF-8",
+                path.display()
+            ))
+        })?;
         Config::parse(&text, &path.display().to_string(), rules, lint).map(|mut c| {
             // A [[server]]'s lockfile is relative to the config file.
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -236,8 +236,7 @@ impl Lockfile {
 
     /// Read a lockfile for `lint`: duplicate names are findings there, not errors.
     pub fn read_lenient(path: &Path) -> Result<Lockfile> {
-        let text = fs::read(path)
-            .map_err(|e| Error::new(format!("cannot read lockfile {}: {}", path.display(), e)))?;
+        let text = read_input(path, "lockfile")?;
         Lockfile::parse_with(&text, &path.display().to_string(), false)
     }
 
@@ -251,8 +250,7 @@ impl Lockfile {
     }
 
     pub fn read(path: &Path) -> Result<Lockfile> {
-        let text = fs::read(path)
-            .map_err(|e| Error::new(format!("cannot read lockfile {}: {}", path.display(), e)))?;
+        let text = read_input(path, "lockfile")?;
         Lockfile::parse(&text, &path.display().to_string())
     }
 
@@ -437,7 +435,7 @@ impl Lockfile {
     /// Write to `path` atomically. When `path` already holds a lockfile with the same
     /// surface and server, its `captured_at_unix` is kept so the bytes do not change.
     pub fn write(&mut self, path: &Path) -> Result<()> {
-        let old = fs::read(path).ok();
+        let old = read_input(path, "lockfile").ok();
         if let Some(old) = &old {
             // Fast: the old file, if canonical, is exactly our text with its own time.
             if let Some(at) = captured_at_of(old) {
@@ -593,25 +591,217 @@ fn strip_position(msg: &str) -> &str {
     }
 }
 
+/// The largest file read as a lockfile (or config): a mistaken or hostile path such as
+/// `/dev/zero` or a huge file fails at once instead of reading until memory runs out.
+pub const MAX_READ_BYTES: u64 = 256 << 20;
+
+/// What kind of file `meta` is, for "not a regular file" messages.
+fn kind_of(meta: &fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Read an input file (`what` names it in messages: "lockfile", "config"): it must be a
+/// regular file (a symlink to one is fine) of at most [`MAX_READ_BYTES`]. A FIFO, a
+/// device or a directory is refused before it is opened, so nothing blocks or reads
+/// forever.
+pub fn read_input(path: &Path, what: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let fail = |m: String| Error::new(format!("cannot read {what} {}: {m}", path.display()));
+    let check = |meta: &fs::Metadata| -> Result<()> {
+        if !meta.is_file() {
+            return Err(fail(format!("it is {}, not a regular file", kind_of(meta))));
+        }
+        if meta.len() > MAX_READ_BYTES {
+            return Err(fail(format!(
+                "it is {} bytes, over the {} MiB mcp-covenant reads",
+                meta.len(),
+                MAX_READ_BYTES >> 20
+            )));
+        }
+        Ok(())
+    };
+    check(&fs::metadata(path).map_err(|e| fail(e.to_string()))?)?;
+    let file = fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    // Checked again on the open file: the path may have been swapped meanwhile.
+    let meta = file.metadata().map_err(|e| fail(e.to_string()))?;
+    check(&meta)?;
+    INPUTS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((path.to_path_buf(), meta));
+    let mut bytes = Vec::new();
+    file.take(MAX_READ_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > MAX_READ_BYTES {
+        return Err(fail(format!(
+            "it grew past the {} MiB mcp-covenant reads",
+            MAX_READ_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Every file [`read_input`] read in this process: a report is never written over one.
+static INPUTS: std::sync::Mutex<Vec<(PathBuf, fs::Metadata)>> = std::sync::Mutex::new(Vec::new());
+
+/// Write a report (`--output`): [`write_atomic`], refused when `path` is a file this
+/// command read (the baseline, `--against`, `--from`, whatever path or link reached
+/// it), which the report would otherwise replace.
+pub fn write_report(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Ok(out) = fs::metadata(path) {
+        let inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((input, _)) = inputs.iter().find(|(_, m)| same_file(&out, m)) {
+            return Err(Error::new(format!(
+                "--output {} is the lockfile {}, which this command reads; write the report to another file",
+                path.display(),
+                input.display()
+            )));
+        }
+    }
+    write_atomic(path, bytes)
+}
+
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+    false
+}
+
+/// The file a write to `path` lands in: symlinks followed to their final target (which
+/// may not exist yet). A path that is or passes through `/dev` or `/proc` (`/dev/stdout`,
+/// `/proc/self/fd/1`) is refused: an output is always a regular file.
+fn write_target(path: &Path) -> Result<PathBuf> {
+    let special = |p: &Path| {
+        let abs = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(p)
+        };
+        abs.starts_with("/dev") || abs.starts_with("/proc")
+    };
+    let refuse = || {
+        Error::new(format!(
+            "cannot write {}: it is a device or a process file, not a regular file; outputs are always regular files (without -o/--output a report goes to stdout)",
+            path.display()
+        ))
+    };
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        if special(&p) {
+            return Err(refuse());
+        }
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&p)
+                    .map_err(|e| Error::new(format!("cannot write {}: {e}", path.display())))?;
+                p = match p.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(Error::new(format!(
+        "cannot write {}: too many levels of symbolic links",
+        path.display()
+    )))
+}
+
+/// A name nobody can guess ahead of time (the temporary file's).
+fn unpredictable() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    // RandomState's keys come from the operating system's random source.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    h.write_u128(now);
+    h.write_u32(std::process::id());
+    h.finish()
+}
+
 /// Write via a temporary file in the same directory and a rename, so readers see the
 /// old content or the new, never a torn file.
+///
+/// The write cannot be turned against the user: the temporary file is created
+/// exclusively under an unpredictable name (a planted file or symlink there is never
+/// followed or truncated); a symlinked `path` is written to its target; a target that
+/// exists and is not a regular file (a device, a FIFO, a directory, `/dev/stdout`) is
+/// refused; the old file's permissions are kept.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
+    let fail = |e: std::io::Error| Error::new(format!("cannot write {}: {e}", path.display()));
+    let target = write_target(path)?;
+    let mode = match fs::symlink_metadata(&target) {
+        Ok(m) if m.is_file() => Some(m.permissions()),
+        Ok(m) => {
+            return Err(Error::new(format!(
+                "cannot write {}: it is {}, not a regular file; outputs are always regular files",
+                path.display(),
+                kind_of(&m)
+            )))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(fail(e)),
+    };
+    let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = path
+    let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let fail = |e: std::io::Error| Error::new(format!("cannot write {}: {e}", path.display()));
+    let (tmp, mut file) = {
+        let mut attempt = 0;
+        loop {
+            let tmp = dir.join(format!(".{name}.{:016x}.tmp", unpredictable()));
+            match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+            {
+                Ok(f) => break (tmp, f),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => {
+                    attempt += 1;
+                }
+                Err(e) => return Err(fail(e)),
+            }
+        }
+    };
     let result = (|| -> std::io::Result<()> {
-        let mut file = fs::File::create(&tmp)?;
+        if let Some(mode) = mode {
+            file.set_permissions(mode)?;
+        }
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, &target)
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);

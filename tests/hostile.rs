@@ -434,3 +434,238 @@ fn the_invariant_checks_catch_live_output() {
         "| `a` |  | tool was removed | `tool.removed` |\n- `` a`b `` `c`\n",
     );
 }
+
+// --- the disk: writes that cannot be turned against the user, reads that end ---------
+
+const LOCK_A: &str = r#"{"covenant_version":"0.2.0","captured_at_unix":0,"server":{"name":"s"},"surface":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}"#;
+const LOCK_B: &str = r#"{"covenant_version":"0.2.0","captured_at_unix":0,"server":{"name":"s"},"surface":{"tools":[{"name":"b","inputSchema":{"type":"object"}}]}}"#;
+
+fn two_locks(name: &str) -> std::path::PathBuf {
+    let d = tmpdir(name);
+    fs::write(d.join("a.lock"), LOCK_A).unwrap();
+    fs::write(d.join("b.lock"), LOCK_B).unwrap();
+    d
+}
+
+fn check_to(d: &Path, output: &str) -> std::process::Output {
+    bin()
+        .current_dir(d)
+        .args([
+            "check",
+            "--baseline",
+            "a.lock",
+            "--against",
+            "b.lock",
+            "--format",
+            "json",
+        ])
+        .args(["--output", output])
+        .output()
+        .unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+/// Run with a deadline: a read that blocks (a FIFO) must not hang the test.
+fn output_within(mut cmd: std::process::Command, secs: u64) -> std::process::Output {
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(o) => o.unwrap(),
+        Err(_) => {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &id.to_string()])
+                .status();
+            panic!("still running after {secs} s");
+        }
+    }
+}
+
+#[test]
+fn a_planted_temp_symlink_is_never_followed() {
+    // The old temporary name was `.NAME.PID.tmp`: plant it (this process writes) and a
+    // few other guesses; the victim must stay as it was.
+    let d = tmpdir("planted-tmp");
+    let victim = d.join("victim.txt");
+    fs::write(&victim, "precious").unwrap();
+    let out = d.join("report.json");
+    for pid in [std::process::id(), 1, 2] {
+        std::os::unix::fs::symlink(&victim, d.join(format!(".report.json.{pid}.tmp"))).unwrap();
+    }
+    mcp_covenant::lockfile::write_atomic(&out, b"new\n").unwrap();
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+    assert_eq!(fs::read_to_string(&out).unwrap(), "new\n");
+    let tmp: Vec<_> = fs::read_dir(&d)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    let left: Vec<_> = tmp
+        .iter()
+        .filter(|n| {
+            !fs::symlink_metadata(d.join(n))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        })
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+#[test]
+fn output_onto_a_fifo_a_directory_or_dev_stdout_is_exit_2() {
+    let d = two_locks("output-special");
+    mkfifo(&d.join("fifo"));
+    fs::create_dir(d.join("dir")).unwrap();
+    for (target, needle) in [
+        ("fifo", "a FIFO, not a regular file"),
+        ("dir", "a directory, not a regular file"),
+        ("/dev/stdout", "not a regular file"),
+        ("/dev/null", "not a regular file"),
+        ("/proc/self/fd/1", "not a regular file"),
+    ] {
+        let mut cmd = bin();
+        cmd.current_dir(&d).args([
+            "check",
+            "--baseline",
+            "a.lock",
+            "--against",
+            "b.lock",
+            "--format",
+            "json",
+            "--output",
+            target,
+        ]);
+        let o = output_within(cmd, 20);
+        assert_fails_cleanly(&o, needle);
+    }
+    // Nothing was replaced.
+    use std::os::unix::fs::FileTypeExt;
+    assert!(fs::metadata(d.join("fifo")).unwrap().file_type().is_fifo());
+    assert!(fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+}
+
+#[test]
+fn output_onto_an_input_lockfile_is_refused() {
+    let d = two_locks("output-input");
+    std::os::unix::fs::symlink("a.lock", d.join("link.lock")).unwrap();
+    for target in ["a.lock", "b.lock", "./a.lock", "link.lock"] {
+        let o = check_to(&d, target);
+        assert_fails_cleanly(&o, "which this command reads");
+    }
+    assert_eq!(fs::read_to_string(d.join("a.lock")).unwrap(), LOCK_A);
+    assert_eq!(fs::read_to_string(d.join("b.lock")).unwrap(), LOCK_B);
+    let o = bin()
+        .current_dir(&d)
+        .args([
+            "lint", "--from", "a.lock", "--format", "json", "--output", "a.lock",
+        ])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "which this command reads");
+    assert_eq!(fs::read_to_string(d.join("a.lock")).unwrap(), LOCK_A);
+}
+
+#[test]
+fn writes_keep_the_mode_and_go_through_a_symlink_to_its_target() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = two_locks("output-mode");
+    fs::write(d.join("report.json"), "old").unwrap();
+    fs::set_permissions(d.join("report.json"), fs::Permissions::from_mode(0o640)).unwrap();
+    std::os::unix::fs::symlink("report.json", d.join("link.json")).unwrap();
+    let o = check_to(&d, "link.json");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(d.join("link.json"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let written = fs::read_to_string(d.join("report.json")).unwrap();
+    assert!(written.contains("tool.removed"), "{written}");
+    let mode = fs::metadata(d.join("report.json"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o640);
+}
+
+#[test]
+fn a_symlinked_lockfile_is_snapshotted_into_its_target() {
+    let d = tmpdir("snapshot-symlink");
+    let spec = write_spec(
+        &d,
+        &json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
+    );
+    fs::create_dir(d.join("real")).unwrap();
+    fs::write(d.join("real/mcp-covenant.lock"), LOCK_A).unwrap();
+    std::os::unix::fs::symlink("real/mcp-covenant.lock", d.join("mcp-covenant.lock")).unwrap();
+    let o = bin()
+        .current_dir(&d)
+        .args(["snapshot", "-o", "mcp-covenant.lock", "--"])
+        .arg(fixture())
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(d.join("mcp-covenant.lock"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let text = fs::read_to_string(d.join("real/mcp-covenant.lock")).unwrap();
+    assert!(text.contains("\"name\": \"t\""), "{text}");
+}
+
+#[test]
+fn inputs_that_are_not_regular_files_fail_at_once() {
+    let d = two_locks("input-special");
+    mkfifo(&d.join("fifo.lock"));
+    fs::create_dir(d.join("dir.lock")).unwrap();
+    let big = fs::File::create(d.join("big.lock")).unwrap();
+    big.set_len((256 << 20) + 1).unwrap(); // sparse: no disk used
+    for (input, needle) in [
+        ("fifo.lock", "it is a FIFO, not a regular file"),
+        ("/dev/zero", "it is a device, not a regular file"),
+        ("dir.lock", "it is a directory, not a regular file"),
+        ("big.lock", "over the 256 MiB mcp-covenant reads"),
+    ] {
+        for args in [
+            vec!["check", "--baseline", input, "--against", "b.lock"],
+            vec!["check", "--baseline", "a.lock", "--against", input],
+            vec![
+                "check",
+                "--baseline",
+                "a.lock",
+                "--against",
+                input,
+                "--format",
+                "sarif",
+            ],
+            vec!["lint", "--from", input],
+            vec!["--config", input, "rules"],
+        ] {
+            let mut cmd = bin();
+            cmd.current_dir(&d).args(&args);
+            let o = output_within(cmd, 20);
+            assert_fails_cleanly(&o, needle);
+        }
+    }
+}
