@@ -1,4 +1,4 @@
-//! The command line (DESIGN §2): argument parsing, and each command's flow.
+//! The command line (README.md, "Use"; docs/architecture.md): argument parsing, and each command's flow.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

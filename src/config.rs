@@ -1,4 +1,4 @@
-//! `covenant.toml`: the project's overlay on the embedded rule tables (DESIGN §5).
+//! `covenant.toml`: the project's overlay on the embedded rule tables (README.md, "covenant.toml").
 //!
 //! ```toml
 //! fail_on = "breaking"

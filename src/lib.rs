@@ -2,20 +2,35 @@
 //!
 //! The binary is a thin shell over this library: `cli` parses the command line,
 //! `lockfile` reads and writes snapshots, `rules` loads the classification tables,
-//! `diff` compares two surfaces, and `report` renders the result.
+//! `diff` compares two surfaces, and `report` renders the result. docs/architecture.md
+//! describes the data flow and which module may use which.
+//!
+//! The library is not a public API: it exists for the binary, its tests and benches.
+//! Modules the tests reach are `pub` but hidden from the docs; the rest are `pub(crate)`.
 
+#[doc(hidden)]
 pub mod canon;
+#[doc(hidden)]
 pub mod cli;
+#[doc(hidden)]
 pub mod config;
+#[doc(hidden)]
 pub mod diff;
-pub mod error;
-pub mod git;
-pub mod keywords;
+pub(crate) mod error;
+pub(crate) mod git;
+pub(crate) mod keywords;
+#[doc(hidden)]
 pub mod lint;
+#[doc(hidden)]
 pub mod lockfile;
+#[doc(hidden)]
 pub mod mcp;
+#[doc(hidden)]
 pub mod path;
+#[doc(hidden)]
 pub mod redact;
+#[doc(hidden)]
 pub mod report;
+#[doc(hidden)]
 pub mod rules;
-pub mod stdout;
+pub(crate) mod stdout;

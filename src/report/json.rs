@@ -1,4 +1,4 @@
-//! `--format json`: one object, stable key order (DESIGN §6).
+//! `--format json`: one object, stable key order (README.md, "Report formats").
 
 use serde::Serialize;
 use serde_json::Value;
