@@ -433,3 +433,76 @@ fn site_path(pointer: &str) -> String {
     }
     out
 }
+
+/// No change anywhere in a schema produces zero changes: every mutation that leaves the
+/// schema different (not merely reordered or respelled equivalently) is reported.
+#[test]
+fn every_schema_change_is_reported() {
+    let rules = Rules::embedded().unwrap();
+    let mut seeds: Vec<Value> = Vec::new();
+    for (a, _) in lockfiles() {
+        let Some(lock) = raw(&a) else { continue };
+        let Some(doc) = lock.get("surface") else {
+            continue;
+        };
+        for t in doc
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(s) = t.get("inputSchema").filter(|s| s.is_object()) {
+                if s.to_string().len() < 20_000 {
+                    seeds.push(s.clone());
+                }
+            }
+        }
+    }
+    let mut r = Rng(0xc0ffee);
+    let (mut tried, mut silent) = (0, Vec::new());
+    for _ in 0..2000 {
+        let old = seeds[r.below(seeds.len())].clone();
+        let mut new = old.clone();
+        let mut at = Vec::new();
+        sites(&new, String::new(), &mut at);
+        let site = at[r.below(at.len())].clone();
+        if let Some(Value::Object(m)) = new.pointer_mut(&site) {
+            mutate(&mut r, m);
+        }
+        if old == new {
+            continue;
+        }
+        tried += 1;
+        let doc = |s: &Value| {
+            json!({"covenant_version": "0.2.0", "captured_at_unix": 0, "server": {"name": "d"},
+                   "surface": {"tools": [{"name": "t", "inputSchema": s}]}})
+            .to_string()
+        };
+        let (Ok(la), Ok(lb)) = (
+            Lockfile::parse(doc(&old).as_bytes(), "old"),
+            Lockfile::parse(doc(&new).as_bytes(), "new"),
+        ) else {
+            continue;
+        };
+        if diff::diff(&rules, &la.surface, &lb.surface).is_empty() {
+            // Equal as sets of values is the one excuse: the independent validator must
+            // agree on every sample of both.
+            let (Some(va), Some(vb)) = (validator(&old), validator(&new)) else {
+                continue;
+            };
+            let segs = parse_path(&site_path(&site));
+            let mut samples = witness::candidates(&old, &new, &segs);
+            samples.extend(witness::candidates(&new, &old, &segs));
+            if let Some(x) = samples.iter().find(|x| va.is_valid(x) != vb.is_valid(x)) {
+                silent.push(format!(
+                    "no change reported, but {x} tells them apart\nold: {old}\nnew: {new}"
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "{tried} changed schemas, {} reported as no change wrongly",
+        silent.len()
+    );
+    assert!(silent.is_empty(), "{}", silent.join("\n\n"));
+}
