@@ -37,7 +37,12 @@ config, server failure, timeout), always with one `error:` line on stderr.
 Examples:
   mcp-covenant snapshot -o mcp-covenant.lock -- node dist/server.js
   mcp-covenant check -- node dist/server.js
-  mcp-covenant check --baseline old.lock --against new.lock --format json";
+  mcp-covenant check --baseline old.lock --against new.lock --format json
+  mcp-covenant check --baseline-rev origin/main     # a pull request's changes
+
+Configuration: `mcp-covenant help config` is the covenant.toml reference (severities,
+ignores that expire, several servers); `mcp-covenant init` writes a starter covenant.toml
+and the GitHub workflow.";
 
 /// The help heading of the flags that shape the report (format, output, gate).
 const REPORT: &str = "Report";
@@ -45,7 +50,13 @@ const REPORT: &str = "Report";
 const CAPTURE: &str = "Live capture";
 
 #[derive(Parser, Debug)]
-#[command(name = "mcp-covenant", version, about = ABOUT, after_help = AFTER_HELP)]
+#[command(
+    name = "mcp-covenant",
+    version,
+    about = ABOUT,
+    after_help = AFTER_HELP,
+    disable_help_subcommand = true
+)]
 pub struct Cli {
     /// When to colour the output: auto (a terminal, and NO_COLOR unset), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
@@ -85,6 +96,27 @@ pub enum Command {
     ///
     /// Shows what covenant.toml changed. Give an id to see one rule in full.
     Rules(RulesArgs),
+    /// Write a commented starter covenant.toml and the GitHub workflow
+    /// (.github/workflows/mcp-covenant.yml). Never overwrites: when either exists,
+    /// nothing is written.
+    Init(InitArgs),
+    /// Print help: `help COMMAND` for a command, `help config` for the covenant.toml
+    /// reference.
+    Help(HelpArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// The command that starts the server over stdio, written into the workflow
+    /// (after `--`; otherwise a placeholder to replace).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct HelpArgs {
+    /// `config`, or a command: snapshot, check, lint, rules, init.
+    pub topic: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -342,6 +374,22 @@ fn color_choice(when: ColorWhen) -> ColorChoice {
 /// Run a parsed command line, writing reports to `out`. Returns the exit code (0 or 1);
 /// errors are exit 2.
 pub fn run(cli: Cli, out: &mut dyn WriteColor) -> Result<u8> {
+    // Neither reads covenant.toml: they work before there is one, or while it is broken.
+    match &cli.command {
+        Command::Help(args) => return help(args.topic.as_deref(), out),
+        Command::Init(args) => {
+            let config = cli
+                .config
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_FILE));
+            let command = (!args.command.is_empty()).then(|| args.command.join(" "));
+            for path in crate::reference::init(Path::new(""), &config, command.as_deref())? {
+                eprintln!("mcp-covenant: wrote {}", path.display());
+            }
+            return Ok(0);
+        }
+        _ => {}
+    }
     let mut rules = Rules::embedded()?;
     let mut lint_rules = LintRules::embedded()?;
     let config = Config::discover(cli.config.as_deref(), &rules, &lint_rules)?;
@@ -352,7 +400,41 @@ pub fn run(cli: Cli, out: &mut dyn WriteColor) -> Result<u8> {
         Command::Check(args) => check(&rules, &config, args, out),
         Command::Lint(args) => run_lint(&lint_rules, &config, args, out),
         Command::Rules(args) => list_rules(&rules, &lint_rules, &config, args, out),
+        Command::Help(_) | Command::Init(_) => unreachable!("handled above"),
     }
+}
+
+/// `help [TOPIC]`: the main help, a command's, or the covenant.toml reference.
+fn help(topic: Option<&str>, out: &mut dyn WriteColor) -> Result<u8> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    cmd.build();
+    let text = match topic {
+        None => cmd.render_long_help().to_string(),
+        Some("config") => crate::reference::CONFIG_REFERENCE.to_string(),
+        Some(name) => match cmd.find_subcommand_mut(name) {
+            Some(sub) => sub.render_long_help().to_string(),
+            None => {
+                let mut topics: Vec<&str> = vec!["config"];
+                let names: Vec<String> = cmd
+                    .get_subcommands()
+                    .map(|c| c.get_name().to_string())
+                    .collect();
+                topics.extend(names.iter().map(String::as_str));
+                let hint = crate::config::suggest(name, &topics)
+                    .map(|s| format!("did you mean `{s}`? "))
+                    .unwrap_or_default();
+                return Err(Error::new(format!(
+                    "no help topic `{name}`; {hint}topics: {}",
+                    topics.join(", ")
+                )));
+            }
+        },
+    };
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| Error::new(format!("cannot write: {e}")))?;
+    Ok(0)
 }
 
 /// The `[[server]]` entries a command runs on, or `None` when it runs on what the

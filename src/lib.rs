@@ -29,6 +29,7 @@ pub mod mcp;
 pub mod path;
 #[doc(hidden)]
 pub mod redact;
+pub(crate) mod reference;
 #[doc(hidden)]
 pub mod report;
 #[doc(hidden)]

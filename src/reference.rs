@@ -1,0 +1,181 @@
+//! What `mcp-covenant help config` prints and what `mcp-covenant init` writes: the
+//! covenant.toml reference, a commented starter covenant.toml, and the GitHub workflow.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// `mcp-covenant help config`.
+pub const CONFIG_REFERENCE: &str = r#"covenant.toml: the project's configuration for mcp-covenant
+
+Read from ./covenant.toml when it exists, or from --config FILE. Every key is optional.
+Validation is strict: an unknown key, rule id, level, glob or date is exit 2 with
+file:line:column (and a "did you mean" for a misspelt id). A command-line flag wins over
+the file, the file over the built-in defaults. `mcp-covenant init` writes a commented
+starter file.
+
+fail_on = "breaking"
+    The level at which `check` exits 1: breaking, minor, patch or never (--fail-on).
+
+lint_fail_on = "error"
+    The level at which `lint` exits 1: error, warning, info or never (lint --fail-on).
+
+[severity]
+"tool.description.changed" = "none"
+"schema.enum.value.added" = { output = "minor" }
+    A change rule's severity: breaking, minor, patch or none (silenced, but counted in
+    the report), for every direction, or per direction with { input = ..., output = ... }
+    (input: what a caller sends; output: what it receives). `mcp-covenant rules` lists
+    every id with its default and effective severity; `mcp-covenant rules ID` explains
+    one.
+
+[lint]
+"tool.description.too_long" = "info"
+    A lint rule's level: error, warning, info or none.
+
+[[ignore]]
+subject = "tool:internal_*"
+path = "inputSchema.properties.debug*"
+code = "schema.*"
+fingerprint = "3e8d336ae54c"
+reason = "internal tools are not part of the contract"
+until = "2026-12-31"
+    Acknowledges the changes it matches; they are counted as ignored, and listed with
+    the entry and its reason by `check --verbose`. Every pattern given must match:
+    subject (tool:NAME, prompt:NAME, resource:URI, template:URI_TEMPLATE, server),
+    path (an empty path is the element itself), code (a rule id) are globs: ? one
+    character, * any run, [a-z] / [!a-z], {a,b}, \ escapes; fingerprint (from
+    `check --format json`) matches exactly one change. `reason` is required; an entry
+    must give at least one pattern. `until` (a quoted "YYYY-MM-DD" or a bare TOML date)
+    is the last day, UTC, the entry applies: after it the change is reported again and
+    `check` warns, naming the entry.
+
+[[server]]
+name = "orders"
+command = ["python3", "server.py"]
+lockfile = "locks/orders.lock"
+
+[[server]]
+name = "billing"
+http = "http://127.0.0.1:3000/mcp"
+headers_from_env = { Authorization = "BILLING_TOKEN" }
+lockfile = "locks/billing.lock"
+    Several servers. `snapshot`, `check` and `lint` given no server on the command line
+    (no -- CMD, --http, --against or --from) run every entry, and --server NAME picks
+    one. name: letters, digits, `.`, `_`, `-`, unique. command: the program and its
+    arguments, started without a shell; or http: a Streamable HTTP endpoint, whose
+    headers_from_env maps a header to the environment variable holding its value (no
+    secret in the file; MCP_COVENANT_HEADER_* variables are not sent to configured
+    servers). lockfile: relative to covenant.toml, one per server; `snapshot` writes it,
+    `check` compares with it, `check --baseline-rev REV` compares it with itself at REV.
+    Reports are grouped by server and the exit code is the worst; `lint` adds the tool
+    and prompt names two servers share (tool.name_collision, prompt.name_collision).
+"#;
+
+/// The starter covenant.toml `init` writes: every key commented out, so it changes
+/// nothing until edited.
+pub const STARTER_CONFIG: &str = r#"# covenant.toml: how mcp-covenant judges this project's MCP server.
+# Every key is optional; `mcp-covenant help config` describes them all.
+
+# The level at which `check` fails: breaking, minor, patch or never (--fail-on wins).
+# fail_on = "breaking"
+
+# The level at which `lint` fails: error, warning, info or never.
+# lint_fail_on = "error"
+
+# A rule's severity (breaking, minor, patch, none), in both directions or per direction.
+# `mcp-covenant rules` lists every rule id.
+# [severity]
+# "tool.description.changed" = "none"
+# "schema.enum.value.added" = { output = "minor" }
+
+# A lint rule's level (error, warning, info, none).
+# [lint]
+# "tool.description.too_long" = "info"
+
+# Acknowledge an intended change, with the reason, until a day (UTC) if you like.
+# [[ignore]]
+# fingerprint = "3e8d336ae54c"   # from `mcp-covenant check --format json`
+# reason = "y became an integer in 2.0, announced in the changelog"
+# until = "2026-12-31"
+
+# Several servers, each with its lockfile: snapshot, check and lint run them all, and
+# --server NAME picks one.
+# [[server]]
+# name = "orders"
+# command = ["node", "dist/server.js"]   # or: http = "http://127.0.0.1:3000/mcp"
+# lockfile = "mcp-covenant.lock"
+"#;
+
+pub const WORKFLOW_PATH: &str = ".github/workflows/mcp-covenant.yml";
+
+/// The GitHub workflow `init` writes, running the action with `command` (`None`: a
+/// placeholder to replace).
+pub fn workflow(command: Option<&str>) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let minor = version.rsplit_once('.').map_or(version, |(v, _)| v);
+    let command = match command {
+        // YAML single quotes: only ' itself needs escaping (doubled).
+        Some(c) => format!("'{}'", c.replace('\'', "''")),
+        None => "REPLACE-ME   # the command that starts your server over stdio".into(),
+    };
+    format!(
+        r#"# The interface gate: on a pull request, the committed lockfile must be what the server
+# serves (up to date), and what the pull request changed in it, against the base
+# branch's lockfile, must not break clients (verdict). See the "In CI" section of the
+# mcp-covenant README.
+name: MCP interface
+on:
+  pull_request:
+  push:
+    branches: [main]
+jobs:
+  covenant:
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read
+    steps:
+      - uses: actions/checkout@v4
+      # Build or install your server here, e.g.: - run: npm ci && npm run build
+      - uses: mcp-covenant/mcp-covenant@v{minor}
+        with:
+          command: {command}
+          baseline: mcp-covenant.lock
+          fail-on: breaking
+"#
+    )
+}
+
+/// `mcp-covenant init`: write `config` (a commented starter covenant.toml) and the
+/// workflow under `root`, never overwriting: when either exists, nothing is written.
+pub fn init(root: &Path, config: &Path, command: Option<&str>) -> Result<Vec<PathBuf>> {
+    let files = [
+        (root.join(config), STARTER_CONFIG.to_string()),
+        (root.join(WORKFLOW_PATH), workflow(command)),
+    ];
+    for (path, _) in &files {
+        if path.exists() {
+            return Err(Error::new(format!(
+                "{} already exists; init never overwrites a file, so it wrote nothing (move it away, or see `mcp-covenant help config`)",
+                path.display()
+            )));
+        }
+    }
+    let mut written = Vec::new();
+    for (path, text) in &files {
+        let fail = |e: std::io::Error| Error::new(format!("cannot write {}: {e}", path.display()));
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(fail)?;
+        }
+        // create_new: a file that appeared meanwhile is still never overwritten.
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(fail)?;
+        file.write_all(text.as_bytes()).map_err(fail)?;
+        written.push(path.clone());
+    }
+    Ok(written)
+}
