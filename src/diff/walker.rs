@@ -911,8 +911,25 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 }
                 self.classify("properties", &child, ev);
             }
-            // Declared on one side only: compare against the empty schema.
-            self.push(sa, sb, child, chain);
+            // Declared on one side only (the other only lists it in `required`): compare
+            // with what that side applies to an undeclared name: nothing in a closed
+            // object, its `additionalProperties` schema, or else anything.
+            match (sa, sb) {
+                (Some(_), None) if closed_object(vb) => {
+                    let mut ev = Event::new("removed");
+                    ev.cond = Some(Condition::Closed);
+                    self.classify("properties", &child, ev);
+                }
+                (Some(_), None) => {
+                    let extra = vb.get("additionalProperties").filter(|v| !trivial(Some(v)));
+                    self.push(sa, extra, child, chain);
+                }
+                (None, Some(_)) if !closed_object(va) => {
+                    let extra = va.get("additionalProperties").filter(|v| !trivial(Some(v)));
+                    self.push(extra, sb, child, chain);
+                }
+                _ => self.push(sa, sb, child, chain),
+            }
         }
         // A field that went and one that came with the same schema: still a removal and
         // an addition, but say that it looks like a rename.
