@@ -254,54 +254,28 @@ impl Lockfile {
         Lockfile::parse(&text, &path.display().to_string())
     }
 
-    /// Every element is an object with a string key, and keys are unique per kind.
+    /// Every element is an object with a string key, and keys are unique per kind
+    /// (`unique`); see [`check_element`], which the offline fast path shares.
     fn validate(&self, origin: &str, unique: bool) -> Result<()> {
         for kind in Kind::ALL {
-            let key = kind.key_field();
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = HashSet::new();
             for (i, element) in self.surface.list(kind).iter().enumerate() {
-                let where_ = format!("{origin}: surface.{}[{i}]", kind.list_name());
-                match element.get(key) {
-                    Some(Value::String(k)) => {
-                        if !seen.insert(k.as_str()) && unique {
-                            return Err(Error::new(format!(
-                                "{where_}: duplicate {} `{k}`",
-                                kind.word()
-                            )));
-                        }
-                    }
-                    Some(_) => {
-                        return Err(Error::new(format!("{where_}: `{key}` must be a string")))
-                    }
-                    None => return Err(Error::new(format!("{where_}: missing `{key}`"))),
-                }
-                for field in ["inputSchema", "outputSchema"] {
-                    match element.get(field) {
-                        None | Some(Value::Object(_)) | Some(Value::Bool(_)) => {}
-                        Some(_) => {
-                            return Err(Error::new(format!(
-                                "{where_}: `{field}` must be a JSON Schema object"
-                            )))
-                        }
-                    }
-                }
-                match element.get("arguments") {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Array(args)) => {
-                        for (j, arg) in args.iter().enumerate() {
-                            if arg.get("name").and_then(Value::as_str).is_none() {
-                                return Err(Error::new(format!(
-                                    "{where_}.arguments[{j}]: missing string `name`"
-                                )));
-                            }
-                        }
-                    }
-                    Some(_) => {
-                        return Err(Error::new(format!(
-                            "{where_}: `arguments` must be an array"
-                        )))
-                    }
-                }
+                let args = match element.get("arguments") {
+                    None | Some(Value::Null) => Arguments::Absent,
+                    Some(Value::Array(args)) => Arguments::Names(
+                        args.iter()
+                            .map(|a| a.get("name").is_some_and(Value::is_string))
+                            .collect(),
+                    ),
+                    Some(_) => Arguments::NotArray,
+                };
+                let shape = Shape {
+                    key: element.get(kind.key_field()),
+                    input_schema: element.get("inputSchema").map(json_kind),
+                    output_schema: element.get("outputSchema").map(json_kind),
+                    arguments: args,
+                };
+                check_element(origin, kind, i, &shape, &mut seen, unique)?;
             }
         }
         Ok(())
@@ -434,7 +408,14 @@ impl Lockfile {
 
     /// Write to `path` atomically. When `path` already holds a lockfile with the same
     /// surface and server, its `captured_at_unix` is kept so the bytes do not change.
+    ///
+    /// Never writes what `check` would refuse to read: the surface goes through the
+    /// same validation as reading (a duplicate or non-string name, a schema that is not
+    /// an object or a boolean, arguments without a string name are exit 2 naming the
+    /// element), and nothing nests deeper than a reader accepts.
     pub fn write(&mut self, path: &Path) -> Result<()> {
+        let origin = format!("not writing {}: the server's surface", path.display());
+        self.validate(&origin, true)?;
         let old = read_input(path, "lockfile").ok();
         if let Some(old) = &old {
             // Fast: the old file, if canonical, is exactly our text with its own time.
@@ -453,8 +434,137 @@ impl Lockfile {
                 }
             }
         }
-        write_atomic(path, self.to_text().as_bytes())
+        let text = self.to_text();
+        let depth = max_depth(text.as_bytes());
+        if depth > MAX_DEPTH {
+            return Err(Error::new(format!(
+                "{origin}: it nests {depth} levels deep, more than the {MAX_DEPTH} a lockfile reader accepts"
+            )));
+        }
+        write_atomic(path, text.as_bytes())
     }
+}
+
+/// The deepest nesting serde_json reads (its recursion limit).
+pub(crate) const MAX_DEPTH: usize = 127;
+
+/// How deep arrays and objects nest in JSON text (strings skipped).
+pub(crate) fn max_depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in bytes {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The first character of a JSON value's text: `{`, `[`, `"`, `t`, `f`, `n` or `0`
+/// for a number. What validation needs to know of a field it does not read.
+pub(crate) fn json_kind(v: &Value) -> char {
+    match v {
+        Value::Null => 'n',
+        Value::Bool(true) => 't',
+        Value::Bool(false) => 'f',
+        Value::Number(_) => '0',
+        Value::String(_) => '"',
+        Value::Array(_) => '[',
+        Value::Object(_) => '{',
+    }
+}
+
+/// An element's `arguments`, as validation sees them.
+pub(crate) enum Arguments {
+    Absent,
+    NotArray,
+    /// Per argument: whether it has a string `name`.
+    Names(Vec<bool>),
+}
+
+/// What validation reads of an element, from a built element or from raw text.
+pub(crate) struct Shape<'a> {
+    pub key: Option<&'a Value>,
+    pub input_schema: Option<char>,
+    pub output_schema: Option<char>,
+    pub arguments: Arguments,
+}
+
+/// The one validation of an element, for every path that reads a lockfile (the full
+/// reader and the offline fast path), so they refuse the same files with the same
+/// message.
+pub(crate) fn check_element<'a>(
+    origin: &str,
+    kind: Kind,
+    i: usize,
+    shape: &Shape<'a>,
+    seen: &mut HashSet<&'a str>,
+    unique: bool,
+) -> Result<()> {
+    let key = kind.key_field();
+    let where_ = || format!("{origin}: surface.{}[{i}]", kind.list_name());
+    match shape.key {
+        Some(Value::String(k)) => {
+            if !seen.insert(k.as_str()) && unique {
+                return Err(Error::new(format!(
+                    "{}: duplicate {} `{k}`",
+                    where_(),
+                    kind.word()
+                )));
+            }
+        }
+        Some(_) => {
+            return Err(Error::new(format!(
+                "{}: `{key}` must be a string",
+                where_()
+            )))
+        }
+        None => return Err(Error::new(format!("{}: missing `{key}`", where_()))),
+    }
+    for (field, k) in [
+        ("inputSchema", shape.input_schema),
+        ("outputSchema", shape.output_schema),
+    ] {
+        if !matches!(k, None | Some('{' | 't' | 'f')) {
+            return Err(Error::new(format!(
+                "{}: `{field}` must be a JSON Schema object",
+                where_()
+            )));
+        }
+    }
+    match &shape.arguments {
+        Arguments::Absent => {}
+        Arguments::NotArray => {
+            return Err(Error::new(format!(
+                "{}: `arguments` must be an array",
+                where_()
+            )))
+        }
+        Arguments::Names(names) => {
+            if let Some(j) = names.iter().position(|ok| !ok) {
+                return Err(Error::new(format!(
+                    "{}.arguments[{j}]: missing string `name`",
+                    where_()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Lines (1-based, inclusive) of the elements of a lockfile's canonical text.

@@ -669,3 +669,128 @@ fn inputs_that_are_not_regular_files_fail_at_once() {
         }
     }
 }
+
+// --- one validation: snapshot, the full reader and the fast path agree ----------------
+
+/// A lockfile with `tools` as given (and one good prompt), as text.
+fn lock_with(tools: &str) -> String {
+    format!(
+        r#"{{"covenant_version":"0.2.0","captured_at_unix":0,"server":{{"name":"s"}},"surface":{{"tools":{tools},"prompts":[{{"name":"p","arguments":[{{"name":"x"}}]}}]}}}}"#
+    )
+}
+
+#[test]
+fn the_fast_and_the_full_path_agree_on_malformed_lockfiles() {
+    let deep = format!(
+        r#"[{{"name":"d","inputSchema":{}{}}}]"#,
+        r#"{"items":"#.repeat(200),
+        "}".repeat(200)
+    );
+    let cases: Vec<String> = vec![
+        lock_with(r#"[{"name":"a"},{"name":"a"}]"#),
+        lock_with(r#"[{"name":5}]"#),
+        lock_with(r#"[{"name":null}]"#),
+        lock_with(r#"[{"title":"no name"}]"#),
+        lock_with(r#"[{"name":"a","inputSchema":5}]"#),
+        lock_with(r#"[{"name":"a","inputSchema":null}]"#),
+        lock_with(r#"[{"name":"a","inputSchema":[]}]"#),
+        lock_with(r#"[{"name":"a","outputSchema":"x"}]"#),
+        lock_with(r#"[{"name":"a","name":"b"}]"#),
+        lock_with(r#"[5]"#),
+        lock_with(r#"[null]"#),
+        lock_with(r#"null"#),
+        lock_with(r#"{}"#),
+        deep,
+        r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"prompts":[{"name":"p","arguments":5}]}}"#.into(),
+        r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"prompts":[{"name":"p","arguments":[{"x":1}]}]}}"#.into(),
+        r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"prompts":[{"name":"p","arguments":[5]}]}}"#.into(),
+        r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"resources":[{"uri":5}]}}"#.into(),
+        r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"resourceTemplates":[{"name":"t"}]}}"#.into(),
+        r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{},"extra":1}"#.into(),
+        r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"widgets":[]}}"#.into(),
+        r#"{"covenant_version":"0.2.0","captured_at_unix":-1,"surface":{}}"#.into(),
+        r#"{"covenant_version":"9.0.0","captured_at_unix":0,"surface":{}}"#.into(),
+        r#"{"covenant_version":"0.2.0","captured_at_unix":0}"#.into(),
+        "not json".into(),
+        String::new(),
+    ];
+    let d = tmpdir("fast-full");
+    fs::write(d.join("good.lock"), LOCK_A).unwrap();
+    for (n, text) in cases.iter().enumerate() {
+        fs::write(d.join("bad.lock"), text).unwrap();
+        for (base, against) in [("bad.lock", "good.lock"), ("good.lock", "bad.lock")] {
+            // json takes the fast path (no line anchors), sarif the full reader.
+            let run = |format: &str| {
+                bin()
+                    .current_dir(&d)
+                    .args([
+                        "check",
+                        "--baseline",
+                        base,
+                        "--against",
+                        against,
+                        "--format",
+                        format,
+                    ])
+                    .output()
+                    .unwrap()
+            };
+            let (fast, full) = (run("json"), run("sarif"));
+            let what = format!("case {n} ({base} against {against}): {text:.200}");
+            assert_eq!(fast.status.code(), full.status.code(), "{what}");
+            // The sarif run may add anchoring warnings; the error line is the same.
+            let error = |o: &std::process::Output| {
+                stderr(o)
+                    .lines()
+                    .filter(|l| l.starts_with("error:"))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(error(&fast), error(&full), "{what}");
+            if full.status.code() == Some(2) {
+                assert_fails_cleanly(&fast, "bad.lock");
+            }
+        }
+    }
+}
+
+#[test]
+fn snapshot_never_writes_what_check_refuses() {
+    let d = tmpdir("snapshot-refuses");
+    for (n, (tools, needle)) in [
+        (
+            json!([{"name": "a"}, {"name": "a"}]),
+            "surface.tools[1]: duplicate tool `a`",
+        ),
+        (
+            json!([{"name": 5}]),
+            "surface.tools[0]: `name` must be a string",
+        ),
+        (
+            json!([{"name": "a", "inputSchema": 5}]),
+            "surface.tools[0]: `inputSchema` must be a JSON Schema object",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let spec = write_spec(&d, &json!({ "tools": tools }));
+        let out = d.join(format!("out{n}.lock"));
+        let o = bin()
+            .current_dir(&d)
+            .arg("snapshot")
+            .arg("-o")
+            .arg(&out)
+            .arg("--")
+            .arg(fixture())
+            .arg(&spec)
+            .output()
+            .unwrap();
+        assert_fails_cleanly(&o, needle);
+        assert!(stderr(&o).contains("not writing"), "{}", stderr(&o));
+        assert!(
+            !out.exists(),
+            "case {n}: a lockfile check refuses was written"
+        );
+    }
+}

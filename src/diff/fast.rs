@@ -16,7 +16,8 @@ use serde_json::value::RawValue;
 use super::{diff_server, diff_with_budget, Change};
 use crate::error::{Error, Result};
 use crate::lockfile::{
-    check_version, normalize_element, position_error, Element, Kind, ServerInfo, Surface,
+    check_element, check_version, key_of, max_depth, normalize_element, position_error, Arguments,
+    Element, Kind, Lockfile, ServerInfo, Shape, Surface, MAX_DEPTH,
 };
 use crate::rules::Rules;
 
@@ -56,13 +57,38 @@ impl<'a> RawSurface<'a> {
     }
 }
 
-/// Just the identifying field of an element; everything else is skipped unread.
+/// What validation reads of an element (its key, and the kind of its schema and
+/// argument fields); everything else is skipped unread.
 #[derive(Deserialize)]
-struct Key {
+struct RawShape<'a> {
     name: Option<serde_json::Value>,
     uri: Option<serde_json::Value>,
     #[serde(rename = "uriTemplate")]
     uri_template: Option<serde_json::Value>,
+    #[serde(rename = "inputSchema", borrow, default, deserialize_with = "present")]
+    input_schema: Option<&'a RawValue>,
+    #[serde(rename = "outputSchema", borrow, default, deserialize_with = "present")]
+    output_schema: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    arguments: Option<&'a RawValue>,
+}
+
+/// A field that is there, `null` included (serde's `Option` would read `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+fn kind_of(raw: &RawValue) -> char {
+    // `{`, `[`, `"`, `t`, `f`, `n`, or a number's first character.
+    raw.get().trim_start().chars().next().unwrap_or('0')
+}
+
+/// An argument's name, when it is an object.
+#[derive(Deserialize)]
+struct ArgName {
+    name: Option<serde_json::Value>,
 }
 
 /// One side, indexed: element key → raw text, per kind.
@@ -71,39 +97,79 @@ struct Side<'a> {
     index: Vec<BTreeMap<String, &'a RawValue>>,
 }
 
+/// Scan one file. When the scan finds anything unusual (a shape problem, a duplicate
+/// key, nesting past the reader's limit), the caller reads both files with the full
+/// reader instead, so the two paths accept the same files and give the same errors.
 fn scan<'a>(bytes: &'a [u8], origin: &str) -> Result<Side<'a>> {
+    scan_fast(bytes, origin)
+}
+
+fn scan_fast<'a>(bytes: &'a [u8], origin: &str) -> Result<Side<'a>> {
+    // RawValue skips nested values without the reader's depth limit: check it here.
+    if max_depth(bytes) > MAX_DEPTH {
+        return Err(Error::new(format!("{origin}: nested too deeply")));
+    }
     let raw: RawLock<'a> = serde_json::from_slice(bytes).map_err(|e| position_error(origin, &e))?;
     check_version(&raw.covenant_version, origin)?;
     let mut index = Vec::new();
     for kind in Kind::ALL {
         let mut map = BTreeMap::new();
-        let mut seen = HashSet::new();
-        for (i, element) in raw.surface.list(kind).iter().enumerate() {
-            let where_ = format!("{origin}: surface.{}[{i}]", kind.list_name());
-            let key: Key = serde_json::from_str(element.get()).map_err(|e| {
-                Error::new(format!(
-                    "{where_}: {}",
-                    e.to_string().split(" at line").next().unwrap_or("")
-                ))
-            })?;
-            let value = match kind {
-                Kind::Tool | Kind::Prompt => key.name,
-                Kind::Resource => key.uri,
-                Kind::Template => key.uri_template,
-            };
-            let field = kind.key_field();
-            let name = match value {
-                Some(serde_json::Value::String(s)) => s,
-                Some(_) => return Err(Error::new(format!("{where_}: `{field}` must be a string"))),
-                None => return Err(Error::new(format!("{where_}: missing `{field}`"))),
-            };
-            if !seen.insert(name.clone()) {
-                return Err(Error::new(format!(
-                    "{where_}: duplicate {} `{name}`",
-                    kind.word()
-                )));
+        let mut names: Vec<serde_json::Value> = Vec::new();
+        let mut shapes = Vec::new();
+        for element in raw.surface.list(kind) {
+            if kind_of(element) != '{' {
+                return Err(Error::new(format!("{origin}: an element is not an object")));
             }
-            map.insert(name, *element);
+            let shape: RawShape<'_> = serde_json::from_str(element.get())
+                .map_err(|e| Error::new(format!("{origin}: {e}")))?;
+            let arguments = match shape.arguments {
+                None => Arguments::Absent,
+                Some(a) if kind_of(a) == 'n' => Arguments::Absent,
+                Some(a) if kind_of(a) == '[' => {
+                    let list: Vec<&RawValue> = serde_json::from_str(a.get())
+                        .map_err(|e| Error::new(format!("{origin}: {e}")))?;
+                    Arguments::Names(
+                        list.iter()
+                            .map(|arg| {
+                                kind_of(arg) == '{'
+                                    && serde_json::from_str::<ArgName>(arg.get())
+                                        .is_ok_and(|n| n.name.is_some_and(|v| v.is_string()))
+                            })
+                            .collect(),
+                    )
+                }
+                Some(_) => Arguments::NotArray,
+            };
+            let key = match kind {
+                Kind::Tool | Kind::Prompt => shape.name,
+                Kind::Resource => shape.uri,
+                Kind::Template => shape.uri_template,
+            };
+            names.push(key.unwrap_or(serde_json::Value::Null));
+            let missing = names.last().is_some_and(serde_json::Value::is_null);
+            shapes.push((
+                missing,
+                shape.input_schema.map(kind_of),
+                shape.output_schema.map(kind_of),
+                arguments,
+            ));
+        }
+        let mut seen = HashSet::new();
+        for (i, ((missing, input, output, arguments), name)) in
+            shapes.into_iter().zip(&names).enumerate()
+        {
+            let shape = Shape {
+                key: (!missing).then_some(name),
+                input_schema: input,
+                output_schema: output,
+                arguments,
+            };
+            check_element(origin, kind, i, &shape, &mut seen, true)?;
+        }
+        for (name, element) in names.into_iter().zip(raw.surface.list(kind)) {
+            if let serde_json::Value::String(name) = name {
+                map.insert(name, *element);
+            }
         }
         index.push(map);
     }
@@ -147,7 +213,12 @@ pub fn compare_files(
             .unwrap_or_else(|_| Err(Error::new("scanning the baseline failed")));
         (sa, sb)
     });
-    let (sa, sb) = (sa?, sb?);
+    let (sa, sb) = match (sa, sb) {
+        (Ok(sa), Ok(sb)) => (sa, sb),
+        // The full reader decides: its error, or (for what only the scan minds) the
+        // full comparison.
+        _ => return compare_full(rules, a, b, budget),
+    };
     let mut pa = Surface::default();
     let mut pb = Surface::default();
     let mut subjects = Vec::new();
@@ -182,6 +253,33 @@ pub fn compare_files(
         servers: (sa.server, sb.server),
         changes,
         subjects,
+    })
+}
+
+/// [`compare_files`] the slow way: both files read whole, as `check` does without
+/// `--against`.
+fn compare_full(
+    rules: &Rules,
+    a: (&[u8], &str),
+    b: (&[u8], &str),
+    budget: usize,
+) -> Result<Compared> {
+    let la = Lockfile::parse(a.0, a.1)?;
+    let lb = Lockfile::parse(b.0, b.1)?;
+    let mut changes = diff_with_budget(rules, &la.surface, &lb.surface, budget);
+    changes.extend(diff_server(rules, &la.server, &lb.server));
+    let mut subjects = std::collections::BTreeSet::new();
+    for surface in [&la.surface, &lb.surface] {
+        for kind in Kind::ALL {
+            for e in surface.list(kind) {
+                subjects.insert(format!("{}:{}", kind.word(), key_of(e, kind.key_field())));
+            }
+        }
+    }
+    Ok(Compared {
+        servers: (la.server, lb.server),
+        changes,
+        subjects: subjects.into_iter().collect(),
     })
 }
 
