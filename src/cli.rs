@@ -750,8 +750,11 @@ impl LockSource {
         if file.exists()? {
             Ok(LockSource::Git(file))
         } else {
+            // A warning, not a note: a lockfile that moved looks new, and would hide
+            // what its server removed.
             eprintln!(
-                "mcp-covenant: {} is not in revision {rev}: a new lockfile, every element is new",
+                "warning: {} is not in revision {rev}: a new lockfile, every element is new (if it moved, compare with --baseline git:{rev}:OLD_PATH --against {})",
+                lockfile.display(),
                 lockfile.display()
             );
             Ok(LockSource::Absent(file))

@@ -64,7 +64,7 @@ lockfile = "locks/billing.lock"
     Several servers. `snapshot`, `check` and `lint` given no server on the command line
     (no -- CMD, --http, --against or --from) run every entry, and --server NAME picks
     one. name: letters, digits, `.`, `_`, `-`, unique. command: the program and its
-    arguments, started without a shell; or http: a Streamable HTTP endpoint, whose
+    arguments, started without a shell in the current directory; or http: a Streamable HTTP endpoint, whose
     headers_from_env maps a header to the environment variable holding its value (no
     secret in the file; MCP_COVENANT_HEADER_* variables are not sent to configured
     servers). lockfile: relative to covenant.toml, one per server; `snapshot` writes it,
