@@ -952,9 +952,15 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
             },
         })
     }
+    // Servers REV configured and this covenant.toml no longer does: everything they
+    // served is gone for their clients.
+    let removed = match (&args.baseline_rev, &servers) {
+        (Some(rev), Some(_)) if args.server.is_none() => removed_servers(rules, config, rev)?,
+        _ => Vec::new(),
+    };
     let single = match servers.as_deref() {
         None => Some((Live::Cli, PathBuf::from(DEFAULT_LOCKFILE))),
-        Some([one]) => Some((Live::Server(one), one.lockfile.clone())),
+        Some([one]) if removed.is_empty() => Some((Live::Server(one), one.lockfile.clone())),
         Some(_) => None,
     };
     if let Some((live, default_baseline)) = single {
@@ -975,8 +981,16 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
             "--baseline names one lockfile, and covenant.toml has several [[server]] entries (each compares with its `lockfile`); pick one with --server NAME",
         ));
     }
+    let mut servers = servers;
+    servers.extend(removed.iter());
     let (mut code, reports) = for_each_server(&servers, |s| {
-        let target = target(&args, &s.lockfile, Live::Server(s))?;
+        let mut target = target(&args, &s.lockfile, Live::Server(s))?;
+        if removed.iter().any(|r| std::ptr::eq(r, s)) {
+            // Compared with nothing: every element is removed.
+            if let LockSource::Git(g) | LockSource::Absent(g) = &target.base {
+                target.against = Some(LockSource::Absent(g.clone()));
+            }
+        }
         check_one(rules, config, &args, &target, fail_on)
     });
     for (_, r) in &reports {
@@ -996,6 +1010,58 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
         &|o| render_grouped(&grouped, Format::Human, o),
     )?;
     Ok(code)
+}
+
+/// The `[[server]]` entries of covenant.toml at revision `rev` that the current one no
+/// longer has (by name), with their lockfiles; a warning names each. A covenant.toml REV
+/// lacks, or cannot read, gives none (the latter with a warning).
+fn removed_servers(rules: &Rules, config: &Config, rev: &str) -> Result<Vec<Server>> {
+    let path = config
+        .file
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_FILE));
+    let Some(rel) = path.to_str().filter(|_| path.is_relative()) else {
+        return Ok(Vec::new());
+    };
+    let rel = if rel.starts_with("./") || rel.starts_with("../") {
+        rel.to_string()
+    } else {
+        format!("./{rel}")
+    };
+    let Some(Ok(file)) = GitFile::parse(&format!("git:{rev}:{rel}")) else {
+        return Ok(Vec::new());
+    };
+    if !file.exists()? {
+        return Ok(Vec::new());
+    }
+    let parsed = file.read().and_then(|bytes| {
+        let text = String::from_utf8_lossy(&bytes);
+        Config::parse(&text, &file.to_string(), rules, &LintRules::embedded()?)
+    });
+    let old = match parsed {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("warning: cannot read the [[server]] entries of {file} ({e}); servers it has and this covenant.toml lacks are not compared");
+            return Ok(Vec::new());
+        }
+    };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let mut removed = Vec::new();
+    for mut s in old.servers {
+        if config.servers.iter().any(|c| c.name == s.name) {
+            continue;
+        }
+        eprintln!(
+            "warning: server {} is in {file} and not in {}: everything it served is reported as removed",
+            s.name,
+            path.display()
+        );
+        if let Some(dir) = dir.filter(|_| s.lockfile.is_relative()) {
+            s.lockfile = dir.join(&s.lockfile);
+        }
+        removed.push(s);
+    }
+    Ok(removed)
 }
 
 /// Compare one target and build its report (versions verified, anchors when the

@@ -295,3 +295,44 @@ fn server_entries_are_validated_with_their_place() {
         "server api: environment variable MCP_COVENANT_TEST_UNSET_TOKEN (for the Authorization header) is not set",
     );
 }
+
+/// `check --baseline-rev REV` over [[server]] entries: each lockfile against itself at
+/// REV, and a server REV had and this change dropped is reported as everything removed.
+#[test]
+fn baseline_rev_covers_every_server_and_a_dropped_one() {
+    let d = project("rev", "");
+    let o = run(&d, &["snapshot"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    git_init(&d);
+    git_commit(&d, "two servers");
+    git(&d, &["checkout", "-q", "-b", "pr"]);
+    let o = run(&d, &["check", "--baseline-rev", "main"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The pull request drops billing from covenant.toml, and its lockfile with it.
+    let config = fs::read_to_string(d.join("covenant.toml")).unwrap();
+    let kept = &config[..config.find("\n[[server]]\nname = \"billing\"").unwrap()];
+    fs::write(d.join("covenant.toml"), format!("{kept}\n")).unwrap();
+    fs::remove_file(d.join("locks/billing.lock")).unwrap();
+    git_commit(&d, "drop billing");
+    let o = run(&d, &["check", "--baseline-rev", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "warning: server billing is in git:main:./covenant.toml and not in covenant.toml"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let out = stdout(&o);
+    let billing = out
+        .find("== server billing (locks/billing.lock)")
+        .expect(&out);
+    assert!(
+        out[billing..].contains("x tool:charge — tool was removed"),
+        "{out}"
+    );
+    assert!(
+        out[billing..].contains("x tool:refund — tool was removed"),
+        "{out}"
+    );
+}
