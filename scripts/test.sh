@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test: installs the real MCP servers the tests capture (tests/servers/setup.sh:
 # npm ci and two Python venvs), then runs the whole suite including the `#[ignore]`d tests
-# that need them. Tests that need root (a tmpfs mount, a chroot) run when this script runs
-# as root (as CI does); otherwise they are skipped and this script says so.
+# that need them. Tests that need root (a tmpfs mount, a static binary in a chroot, built
+# here by scripts/static-build.sh) run when this script runs as root (as CI does);
+# otherwise they are skipped and this script says so.
 # Extra arguments go to `cargo test` (e.g. `scripts/test.sh --release`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,5 +20,7 @@ skip=()
 if [ "$(id -u)" != 0 ]; then
   echo "scripts/test.sh: not root: skipping the as_root:: tests (full disk, static chroot)" >&2
   skip=(--skip as_root::)
+else
+  scripts/static-build.sh
 fi
 cargo test "$@" -- --include-ignored "${skip[@]}"
