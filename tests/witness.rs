@@ -52,6 +52,36 @@ fn lockfiles() -> Vec<(PathBuf, PathBuf)> {
     pairs
 }
 
+/// The tools' schemas named by `fields` in the golden and corpus lockfiles (the new
+/// side of each pair too when `both`), each under 20,000 bytes.
+fn seed_schemas(fields: &[&str], both: bool) -> Vec<Value> {
+    let mut seeds = Vec::new();
+    for (a, b) in lockfiles() {
+        let files = if both { vec![a, b] } else { vec![a] };
+        for p in files {
+            let Some(lock) = raw(&p) else { continue };
+            let tools = lock.pointer("/surface/tools").and_then(Value::as_array);
+            for t in tools.into_iter().flatten() {
+                for f in fields {
+                    if let Some(s) = t.get(*f).filter(|s| s.is_object()) {
+                        if s.to_string().len() < 20_000 {
+                            seeds.push(s.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    seeds
+}
+
+/// A lockfile holding one tool `t` whose `field` is `schema`.
+fn one_tool(field: &str, schema: &Value) -> Option<Lockfile> {
+    let doc = json!({"covenant_version": "0.2.0", "captured_at_unix": 0, "server": {"name": "d"},
+                     "surface": {"tools": [{"name": "t", field: schema}]}});
+    Lockfile::parse(doc.to_string().as_bytes(), "generated").ok()
+}
+
 fn raw(p: &Path) -> Option<Value> {
     serde_json::from_slice(&fs::read(p).ok()?).ok()
 }
@@ -318,29 +348,7 @@ fn no_instance_breaks_without_a_breaking_change() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(600);
     // Seed schemas: every input and output schema of the golden and corpus lockfiles.
-    let mut seeds: Vec<Value> = Vec::new();
-    for (a, b) in lockfiles() {
-        for p in [a, b] {
-            let Some(lock) = raw(&p) else { continue };
-            let Some(doc) = lock.get("surface") else {
-                continue;
-            };
-            for t in doc
-                .get("tools")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                for f in ["inputSchema", "outputSchema"] {
-                    if let Some(s) = t.get(f).filter(|s| s.is_object()) {
-                        if s.to_string().len() < 20_000 {
-                            seeds.push(s.clone());
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let seeds = seed_schemas(&["inputSchema", "outputSchema"], true);
     assert!(!seeds.is_empty());
     let mut r = Rng(0x5eed_c0de);
     let (mut tried, mut instances, mut missed) = (0, 0, Vec::new());
@@ -363,16 +371,7 @@ fn no_instance_breaks_without_a_breaking_change() {
             } else {
                 "outputSchema"
             };
-            let tool = |s: &Value| json!({"name": "t", field: s});
-            let doc = |s: &Value| {
-                json!({"covenant_version": "0.2.0", "captured_at_unix": 0, "server": {"name": "d"},
-                       "surface": {"tools": [tool(s)]}})
-                .to_string()
-            };
-            let (Ok(la), Ok(lb)) = (
-                Lockfile::parse(doc(&old).as_bytes(), "old"),
-                Lockfile::parse(doc(&new).as_bytes(), "new"),
-            ) else {
+            let (Some(la), Some(lb)) = (one_tool(field, &old), one_tool(field, &new)) else {
                 continue;
             };
             let changes = diff::diff(&rules, &la.surface, &lb.surface);
@@ -439,25 +438,7 @@ fn site_path(pointer: &str) -> String {
 #[test]
 fn every_schema_change_is_reported() {
     let rules = Rules::embedded().unwrap();
-    let mut seeds: Vec<Value> = Vec::new();
-    for (a, _) in lockfiles() {
-        let Some(lock) = raw(&a) else { continue };
-        let Some(doc) = lock.get("surface") else {
-            continue;
-        };
-        for t in doc
-            .get("tools")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(s) = t.get("inputSchema").filter(|s| s.is_object()) {
-                if s.to_string().len() < 20_000 {
-                    seeds.push(s.clone());
-                }
-            }
-        }
-    }
+    let seeds = seed_schemas(&["inputSchema"], false);
     let mut r = Rng(0xc0ffee);
     let (mut tried, mut silent) = (0, Vec::new());
     for _ in 0..2000 {
@@ -473,15 +454,8 @@ fn every_schema_change_is_reported() {
             continue;
         }
         tried += 1;
-        let doc = |s: &Value| {
-            json!({"covenant_version": "0.2.0", "captured_at_unix": 0, "server": {"name": "d"},
-                   "surface": {"tools": [{"name": "t", "inputSchema": s}]}})
-            .to_string()
-        };
-        let (Ok(la), Ok(lb)) = (
-            Lockfile::parse(doc(&old).as_bytes(), "old"),
-            Lockfile::parse(doc(&new).as_bytes(), "new"),
-        ) else {
+        let (Some(la), Some(lb)) = (one_tool("inputSchema", &old), one_tool("inputSchema", &new))
+        else {
             continue;
         };
         if diff::diff(&rules, &la.surface, &lb.surface).is_empty() {

@@ -257,7 +257,7 @@ impl<'v> View<'v> {
 static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
 
 /// Resolve a local JSON pointer reference (`#/$defs/Name`) against `root`.
-fn resolve<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
+pub(crate) fn resolve<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
     let pointer = reference.strip_prefix('#')?;
     if pointer.is_empty() {
         return Some(root);

@@ -14,6 +14,7 @@
 use serde_json::{Map, Value};
 
 use super::pattern::Pattern;
+use super::walker::resolve;
 use super::Change;
 use crate::rules::{Direction, Severity};
 
@@ -193,14 +194,6 @@ pub fn validate(schema: &Value, x: &Value) -> Truth {
 struct Validator<'a> {
     root: &'a Value,
     steps: usize,
-}
-
-fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    root.pointer(pointer)
 }
 
 fn type_matches(t: &str, x: &Value) -> bool {
