@@ -322,7 +322,7 @@ fn fails_cleanly(name: &str, spec: Value, extra: &[&str], needle: &str) {
         "{name}: lockfile touched"
     );
     let spec_path = d.join("spec.json").display().to_string();
-    let left = processes_mentioning(&spec_path);
+    let left = processes_left(&spec_path);
     assert!(
         left.is_empty(),
         "{name}: server processes left running: {left:?}"
@@ -471,7 +471,7 @@ fn ctrl_c_and_sigterm_reap_the_server() {
         assert_eq!(o.status.code(), Some(130), "{signal}: {}", stderr(&o));
         assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
         assert_eq!(stderr(&o).matches("error:").count(), 1, "{}", stderr(&o));
-        let left: Vec<u32> = processes_mentioning(&needle);
+        let left: Vec<u32> = processes_left(&needle);
         assert!(left.is_empty(), "{signal}: server left running: {left:?}");
         assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n");
     }
@@ -496,7 +496,7 @@ fn the_whole_process_group_is_ended_after_a_capture() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(read(&out)["surface"]["tools"].as_array().unwrap().len(), 5);
     let spec_path = d.join("spec.json").display().to_string();
-    let left = processes_mentioning(&spec_path);
+    let left = processes_left(&spec_path);
     assert!(left.is_empty(), "left running: {left:?}");
 }
 

@@ -90,6 +90,19 @@ pub fn processes_mentioning(needle: &str) -> Vec<u32> {
     found
 }
 
+/// The processes whose command line mentions `needle` once they have had up to 5 s to
+/// go: a process killed with its group needs a moment to exit, more on a loaded machine.
+pub fn processes_left(needle: &str) -> Vec<u32> {
+    let start = std::time::Instant::now();
+    loop {
+        let left = processes_mentioning(needle);
+        if left.is_empty() || start.elapsed().as_secs() >= 5 {
+            return left;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// A server process killed (and reaped) when dropped.
 pub struct Running {
     pub child: std::process::Child,
