@@ -1264,7 +1264,7 @@ fn run_lint(
             Some(source) => source.read_lenient()?,
             None => capture(&live, &args.source)?,
         };
-        let findings = lint::lint(rules, &lock.surface);
+        let findings = lint::lint_lockfile(rules, &lock);
         let anchors = match (&from, args.format) {
             (Some(source), LintFormat::Github | LintFormat::Sarif) => {
                 anchor::lint_anchors(&lock, Path::new(&source.uri()), &findings)
@@ -1290,7 +1290,7 @@ fn run_lint(
     let mut groups: Vec<(String, Option<Vec<lint::Finding>>)> = captured
         .iter()
         .map(|(name, lock)| {
-            let findings = lock.as_ref().map(|l| lint::lint(rules, &l.surface));
+            let findings = lock.as_ref().map(|l| lint::lint_lockfile(rules, l));
             (format!("server {name}"), findings)
         })
         .collect();

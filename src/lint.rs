@@ -55,6 +55,9 @@ pub enum Target {
     Template,
     #[serde(rename = "schema")]
     Schema,
+    /// The server's own fields (name, title, version, instructions).
+    #[serde(rename = "server")]
+    Server,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -73,6 +76,14 @@ pub enum Predicate {
     TypeMissing,
     /// Across the configured servers: one tool (or prompt) name served by two or more.
     NameCollision,
+    /// A text field (`fields`) holds a control, bidi, zero-width or tag character.
+    HiddenCharacters,
+    /// A text field (`fields`) contains a phrase of the word list `list` (case and
+    /// whitespace ignored, invisible characters removed).
+    Contains,
+    /// Two names that differ only by confusable characters (the `list` of pairs) or
+    /// case, or by invisible characters.
+    ConfusableNames,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -84,6 +95,10 @@ pub struct LintRule {
     pub predicate: Predicate,
     pub field: Option<String>,
     pub max: Option<u64>,
+    /// The text fields a hidden_characters or contains predicate reads.
+    pub fields: Option<Vec<String>>,
+    /// The `[lists]` entry a contains or confusable_names predicate uses.
+    pub list: Option<String>,
     pub message: String,
 }
 
@@ -91,6 +106,10 @@ pub struct LintRule {
 #[serde(deny_unknown_fields)]
 struct RawTable {
     rule: Vec<LintRule>,
+    /// Named word lists (phrases; for confusables, two-character strings: a character
+    /// and the one it imitates).
+    #[serde(default)]
+    lists: HashMap<String, Vec<String>>,
 }
 
 #[derive(Clone, Debug)]
@@ -98,6 +117,7 @@ pub struct LintRules {
     pub rows: Vec<LintRule>,
     pub source: &'static str,
     overrides: HashMap<String, Level>,
+    lists: HashMap<String, Vec<String>>,
 }
 
 impl LintRules {
@@ -156,6 +176,50 @@ impl LintRules {
                     "name_collision applies to `target = \"tool\"` or `\"prompt\"`",
                 ));
             }
+            let text_pred = matches!(
+                r.predicate,
+                Predicate::HiddenCharacters | Predicate::Contains
+            );
+            if text_pred != r.fields.is_some() || (text_pred && r.target == Target::Schema) {
+                return Err(bad(
+                    "`fields` goes with the hidden_characters and contains predicates (on any target but schema), and only with them",
+                ));
+            }
+            let list_pred = matches!(
+                r.predicate,
+                Predicate::Contains | Predicate::ConfusableNames
+            );
+            match &r.list {
+                Some(name) if list_pred => match raw.lists.get(name) {
+                    None => return Err(bad(&format!("no list `{name}` in [lists]"))),
+                    Some(words) if r.predicate == Predicate::ConfusableNames
+                        && words.iter().any(|w| w.chars().count() != 2) =>
+                    {
+                        return Err(bad(&format!(
+                            "list `{name}`: each confusable is two characters, the look-alike and what it imitates"
+                        )))
+                    }
+                    Some(_) => {}
+                },
+                None if !list_pred => {}
+                _ => {
+                    return Err(bad(
+                        "`list` goes with the contains and confusable_names predicates, and only with them",
+                    ))
+                }
+            }
+            if r.predicate == Predicate::ConfusableNames
+                && !matches!(r.target, Target::Tool | Target::Prompt)
+            {
+                return Err(bad(
+                    "confusable_names applies to `target = \"tool\"` or `\"prompt\"`",
+                ));
+            }
+            if r.target == Target::Server && !text_pred {
+                return Err(bad(
+                    "`target = \"server\"` goes with the hidden_characters and contains predicates",
+                ));
+            }
             if r.level == Level::None {
                 return Err(bad("a rule's default level is error, warning or info"));
             }
@@ -163,6 +227,7 @@ impl LintRules {
         Ok(LintRules {
             rows: raw.rule,
             source,
+            lists: raw.lists,
             overrides: HashMap::new(),
         })
     }
@@ -220,8 +285,9 @@ impl Linter<'_> {
         let r = &self.rules.rows[rule];
         let max = r.max.map(|m| m.to_string()).unwrap_or_default();
         let field = r.field.clone().unwrap_or_default();
-        let mut all: Vec<(&str, &str)> = vec![("max", &max), ("field", &field)];
-        all.extend_from_slice(vars);
+        // The finding's own values first: they win over the row's.
+        let mut all: Vec<(&str, &str)> = vars.to_vec();
+        all.extend([("max", max.as_str()), ("field", field.as_str())]);
         self.findings.push(Finding {
             code: r.id.clone(),
             level,
@@ -276,8 +342,22 @@ fn valid_name(name: &str, max: u64) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
-/// Every finding on `surface`, sorted by level, subject, path, code.
+/// Every finding on `surface`, sorted by level, subject, path, code. The server's own
+/// fields are not looked at: see [`lint_lockfile`].
 pub fn lint(rules: &LintRules, surface: &Surface) -> Vec<Finding> {
+    lint_with(rules, surface, None)
+}
+
+/// Every finding on a lockfile: its surface and its server's fields (instructions).
+pub fn lint_lockfile(rules: &LintRules, lock: &crate::lockfile::Lockfile) -> Vec<Finding> {
+    lint_with(rules, &lock.surface, Some(&lock.server))
+}
+
+fn lint_with(
+    rules: &LintRules,
+    surface: &Surface,
+    server: Option<&crate::lockfile::ServerInfo>,
+) -> Vec<Finding> {
     let mut l = Linter {
         rules,
         findings: Vec::new(),
@@ -286,7 +366,19 @@ pub fn lint(rules: &LintRules, surface: &Surface) -> Vec<Finding> {
         if rule.predicate == Predicate::NameCollision {
             continue; // across servers: see `collisions`
         }
+        if matches!(
+            rule.predicate,
+            Predicate::HiddenCharacters | Predicate::Contains
+        ) {
+            text_rule(&mut l, i, rule, surface, server);
+            continue;
+        }
+        if rule.predicate == Predicate::ConfusableNames {
+            confusable_rule(&mut l, i, rule, surface);
+            continue;
+        }
         match rule.target {
+            Target::Server => {}
             Target::Tool => tool_rule(&mut l, i, rule, &surface.tools),
             Target::ToolParam => {
                 let field = rule.field.as_deref().unwrap_or("");
@@ -586,5 +678,215 @@ fn check_node(
             }
         }
         _ => {}
+    }
+}
+
+/// The text fields a rule reads: (subject, path, field, text), for its target.
+fn texts<'s>(
+    target: Target,
+    fields: &[String],
+    surface: &'s Surface,
+    server: Option<&'s crate::lockfile::ServerInfo>,
+) -> Vec<(String, Option<String>, String, &'s str)> {
+    let mut out = Vec::new();
+    let element = |subject: String,
+                   base: Option<String>,
+                   key: &'s str,
+                   e: &'s Map<String, Value>,
+                   out: &mut Vec<_>| {
+        for f in fields {
+            let text = if f == "name" && !key.is_empty() {
+                Some(key)
+            } else {
+                e.get(f.as_str()).and_then(Value::as_str)
+            };
+            if let Some(text) = text {
+                // A name is the element or parameter itself; other fields are in it.
+                let path = match (&base, f == "name") {
+                    (Some(b), true) => Some(b.clone()),
+                    (None, true) => None,
+                    (Some(b), false) => Some(join(b, f)),
+                    (None, false) => Some(f.clone()),
+                };
+                out.push((subject.clone(), path, f.clone(), text));
+            }
+        }
+    };
+    match target {
+        Target::Tool | Target::Prompt | Target::Resource | Target::Template => {
+            let kind = match target {
+                Target::Tool => Kind::Tool,
+                Target::Prompt => Kind::Prompt,
+                Target::Resource => Kind::Resource,
+                _ => Kind::Template,
+            };
+            for e in surface.list(kind) {
+                let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                element(subject, None, "", e, &mut out);
+            }
+        }
+        Target::ToolParam => {
+            for tool in &surface.tools {
+                let subject = format!("tool:{}", key_of(tool, "name"));
+                let props = tool
+                    .get("inputSchema")
+                    .and_then(|s| s.get("properties"))
+                    .and_then(Value::as_object);
+                for (name, schema) in props.into_iter().flatten() {
+                    let base = join("inputSchema.properties", name);
+                    if let Some(schema) = schema.as_object() {
+                        element(subject.clone(), Some(base), name, schema, &mut out);
+                    } else if fields.iter().any(|f| f == "name") {
+                        out.push((subject.clone(), Some(base), "name".into(), name));
+                    }
+                }
+            }
+        }
+        Target::PromptArg => {
+            for prompt in &surface.prompts {
+                let subject = format!("prompt:{}", key_of(prompt, "name"));
+                for arg in prompt
+                    .get("arguments")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_object)
+                {
+                    let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
+                    element(
+                        subject.clone(),
+                        Some(join("arguments", name)),
+                        "",
+                        arg,
+                        &mut out,
+                    );
+                }
+            }
+        }
+        Target::Server => {
+            if let Some(s) = server {
+                let all = [
+                    ("name", Some(s.name.as_str())),
+                    ("title", s.title.as_deref()),
+                    ("version", s.version.as_deref()),
+                    ("instructions", s.instructions.as_deref()),
+                ];
+                for (f, text) in all {
+                    if let Some(text) = text.filter(|_| fields.iter().any(|x| x == f)) {
+                        out.push(("server".into(), Some(f.into()), f.into(), text));
+                    }
+                }
+            }
+        }
+        Target::Schema => {}
+    }
+    out
+}
+
+/// Lower case, invisible characters dropped, runs of whitespace as one space: what a
+/// phrase list is matched against, so `IGNORE  previous\ninstructions` and a phrase
+/// broken by a zero-width space still match.
+fn folded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if crate::report::escape::risky(c) {
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn text_rule(
+    l: &mut Linter<'_>,
+    i: usize,
+    rule: &LintRule,
+    surface: &Surface,
+    server: Option<&crate::lockfile::ServerInfo>,
+) {
+    let fields = rule.fields.clone().unwrap_or_default();
+    let words: Vec<String> = rule
+        .list
+        .as_ref()
+        .and_then(|n| l.rules.lists.get(n))
+        .map(|w| w.iter().map(|w| folded(w)).collect())
+        .unwrap_or_default();
+    for (subject, path, field, text) in texts(rule.target, &fields, surface, server) {
+        let found = match rule.predicate {
+            Predicate::HiddenCharacters => text
+                .chars()
+                .find(|c| {
+                    // Line breaks and tabs are ordinary text; the zero-width joiner and
+                    // variation selectors build emoji.
+                    crate::report::escape::risky(*c)
+                        && !matches!(c, '\n' | '\t' | '\r' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}')
+                })
+                .map(|c| format!("U+{:04X}", c as u32)),
+            _ => {
+                let t = folded(text);
+                words.iter().find(|w| t.contains(w.as_str())).cloned()
+            }
+        };
+        if let Some(value) = found {
+            l.report(i, &subject, path, &[("field", &field), ("value", &value)]);
+        }
+    }
+}
+
+/// A name as it looks: look-alike characters mapped to what they imitate, lower case,
+/// invisible characters dropped.
+fn skeleton(name: &str, pairs: &HashMap<char, char>) -> String {
+    name.chars()
+        .filter(|c| !crate::report::escape::risky(*c))
+        .map(|c| *pairs.get(&c).unwrap_or(&c))
+        .flat_map(char::to_lowercase)
+        .map(|c| *pairs.get(&c).unwrap_or(&c))
+        .collect()
+}
+
+fn confusable_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, surface: &Surface) {
+    let pairs: HashMap<char, char> = rule
+        .list
+        .as_ref()
+        .and_then(|n| l.rules.lists.get(n))
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let mut cs = p.chars();
+            Some((cs.next()?, cs.next()?))
+        })
+        .collect();
+    let kind = if rule.target == Target::Prompt {
+        Kind::Prompt
+    } else {
+        Kind::Tool
+    };
+    let mut names: Vec<&str> = surface
+        .list(kind)
+        .iter()
+        .map(|e| key_of(e, "name"))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut first: HashMap<String, &str> = HashMap::new();
+    for name in names {
+        match first.get(&skeleton(name, &pairs)) {
+            Some(other) => {
+                let subject = format!("{}:{name}", kind.word());
+                l.report(i, &subject, None, &[("name", name), ("value", other)]);
+            }
+            None => {
+                first.insert(skeleton(name, &pairs), name);
+            }
+        }
     }
 }
