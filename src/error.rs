@@ -62,11 +62,18 @@ impl Error {
     }
 }
 
+/// A line for stderr (an error, a warning, the server's own stderr): registered
+/// secrets masked ([`crate::redact`]), then every control, bidi and line-separator
+/// character escaped ([`crate::escape::text`]).
+pub fn log(s: &str) -> String {
+    crate::escape::text(&crate::redact::secrets(s)).into_owned()
+}
+
 /// Shown as one line whatever went into it: secrets masked, control, bidi and line
 /// separator characters escaped (a server's error text is part of many messages).
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::report::escape::log(&self.msg))
+        f.write_str(&log(&self.msg))
     }
 }
 

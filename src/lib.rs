@@ -17,6 +17,8 @@ pub mod config;
 #[doc(hidden)]
 pub mod diff;
 pub(crate) mod error;
+#[doc(hidden)]
+pub mod escape;
 pub(crate) mod git;
 pub(crate) mod keywords;
 #[doc(hidden)]

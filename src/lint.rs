@@ -794,7 +794,7 @@ fn folded(text: &str) -> String {
             space = !out.is_empty();
             continue;
         }
-        if crate::report::escape::risky(c) {
+        if crate::escape::risky(c) {
             continue;
         }
         if space {
@@ -827,7 +827,7 @@ fn text_rule(
                 .find(|c| {
                     // Line breaks and tabs are ordinary text; the zero-width joiner and
                     // variation selectors build emoji.
-                    crate::report::escape::risky(*c)
+                    crate::escape::risky(*c)
                         && !matches!(c, '\n' | '\t' | '\r' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}')
                 })
                 .map(|c| format!("U+{:04X}", c as u32)),
@@ -846,7 +846,7 @@ fn text_rule(
 /// invisible characters dropped.
 fn skeleton(name: &str, pairs: &HashMap<char, char>) -> String {
     name.chars()
-        .filter(|c| !crate::report::escape::risky(*c))
+        .filter(|c| !crate::escape::risky(*c))
         .map(|c| *pairs.get(&c).unwrap_or(&c))
         .flat_map(char::to_lowercase)
         .map(|c| *pairs.get(&c).unwrap_or(&c))

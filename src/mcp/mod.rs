@@ -138,7 +138,7 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
     transport.close();
     if result.is_err() && !opts.show_server_stderr {
         for line in transport.stderr_tail() {
-            eprintln!("server: {}", crate::report::escape::log(&line));
+            eprintln!("server: {}", crate::error::log(&line));
         }
     }
     result

@@ -290,7 +290,7 @@ impl<'t> Session<'t> {
             .unwrap_or(offer)
             .to_string();
         if !LEGACY_VERSIONS.contains(&version.as_str()) {
-            eprintln!("warning: {}", crate::report::escape::log(&format!("{} negotiated protocol version {version}, which mcp-covenant does not know; listing anyway", self.transport.describe())));
+            eprintln!("warning: {}", crate::error::log(&format!("{} negotiated protocol version {version}, which mcp-covenant does not know; listing anyway", self.transport.describe())));
         }
         self.transport.set_protocol_version(&version);
         self.notify("notifications/initialized")?;

@@ -216,7 +216,7 @@ async fn read_stdout(
             if *noise <= NOISE_WARNINGS {
                 eprintln!(
                     "warning: {name} stdout line {number}: {}; skipped",
-                    crate::report::escape::log(what)
+                    crate::error::log(what)
                 );
             } else if *noise == NOISE_WARNINGS + 1 {
                 eprintln!("warning: {name}: further non-JSON stdout lines are skipped silently");
@@ -278,7 +278,7 @@ async fn read_stderr(err: async_process::ChildStderr, tail: Shared<VecDeque<Stri
         }
         let text = String::from_utf8_lossy(trim_line(&line)).into_owned();
         if show {
-            eprintln!("server: {}", crate::report::escape::log(&text));
+            eprintln!("server: {}", crate::error::log(&text));
         }
         let mut t = lock(&tail);
         if t.len() == STDERR_TAIL {

@@ -61,12 +61,6 @@ pub fn text(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// A line for stderr (a warning, an error, the server's own stderr): registered
-/// secrets masked ([`crate::redact`]), then [`text`].
-pub fn log(s: &str) -> String {
-    text(&crate::redact::secrets(s)).into_owned()
-}
-
 /// [`text`], cut to at most `max` characters (an ellipsis and the number of characters
 /// left out mark the cut).
 pub fn truncated(s: &str, max: usize) -> String {
