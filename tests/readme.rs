@@ -1,0 +1,96 @@
+//! README.md's classification table against the rule tables: every code the table names
+//! (`schema.{maxLength,minLength}.tightened`, `*.icons.changed`, `schema.items.added` /
+//! `.removed`) is a rule id, or a pattern that matches some, and every rule id in
+//! rules/surface.toml and rules/schema.toml is named by the table.
+
+use std::fs;
+use std::path::Path;
+
+use globset::Glob;
+use mcp_covenant::rules::Rules;
+
+/// The codes of the table's first column, as glob patterns.
+fn table_codes() -> Vec<(String, String)> {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme
+        .find("## How changes are classified")
+        .expect("README has the classification section");
+    let mut codes = Vec::new();
+    for row in readme[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with("| code |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+    {
+        let first = row.split('|').nth(1).unwrap_or("");
+        let mut previous = String::new();
+        for (i, token) in first.split('`').enumerate() {
+            if i % 2 == 0 {
+                continue; // outside backticks
+            }
+            let code_like = token
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._*{},".contains(c));
+            if !code_like || !token.contains('.') {
+                continue;
+            }
+            let full = if let Some(suffix) = token.strip_prefix('.') {
+                // `.removed` after `schema.items.added`: the same stem, a new ending.
+                let keep = previous.split('.').count() - suffix.split('.').count();
+                let stem: Vec<&str> = previous.split('.').take(keep).collect();
+                format!("{}.{suffix}", stem.join("."))
+            } else {
+                token.to_string()
+            };
+            let kinds = [
+                "tool.",
+                "resource.",
+                "template.",
+                "prompt.",
+                "schema.",
+                "server.",
+                "surface.",
+                "*.",
+            ];
+            if kinds.iter().any(|k| full.starts_with(k)) {
+                previous = full.clone();
+                codes.push((full, row.to_string()));
+            }
+        }
+    }
+    assert!(codes.len() > 40, "the table was not found: {codes:?}");
+    codes
+}
+
+#[test]
+fn the_readme_table_names_exactly_the_rule_ids() {
+    let rules = Rules::embedded().unwrap();
+    let ids: Vec<&str> = rules.rows.iter().map(|r| r.id.as_str()).collect();
+    let codes = table_codes();
+    let matchers: Vec<_> = codes
+        .iter()
+        .map(|(code, _)| Glob::new(code).unwrap().compile_matcher())
+        .collect();
+    let mut problems = Vec::new();
+    for ((code, row), m) in codes.iter().zip(&matchers) {
+        if !ids.iter().any(|id| m.is_match(id)) {
+            problems.push(format!("`{code}` names no rule id (in: {row})"));
+        }
+    }
+    let mut unnamed: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| !matchers.iter().any(|m| m.is_match(id)))
+        .collect();
+    unnamed.sort_unstable();
+    unnamed.dedup();
+    for id in unnamed {
+        problems.push(format!("`{id}` is not in README's classification table"));
+    }
+    assert!(
+        problems.is_empty(),
+        "README.md, How changes are classified:\n  {}",
+        problems.join("\n  ")
+    );
+}
