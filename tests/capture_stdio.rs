@@ -559,7 +559,16 @@ fn signals_have_their_default_effect_after_a_capture() {
         while processes_mentioning(&needle).len() > 1 && start.elapsed().as_secs() < 30 {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        std::thread::sleep(std::time::Duration::from_millis(300));
+        // The capture is over once the report blocks on the full stdout pipe (the
+        // kernel says so in wchan); a fixed pause is too short on a loaded machine.
+        let wchan = format!("/proc/{}/wchan", child.id());
+        while !fs::read_to_string(&wchan)
+            .unwrap_or_default()
+            .contains("pipe_write")
+            && start.elapsed().as_secs() < 40
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         assert_eq!(
             child.try_wait().unwrap(),
             None,
