@@ -277,6 +277,8 @@ mod tests {
         let git = |args: &[&str]| {
             let o = Command::new("git")
                 .current_dir(&dir)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
                 .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
                 .args(args)
                 .output()
