@@ -58,6 +58,22 @@ impl Override {
     }
 }
 
+/// The change ids the `consumer` profile makes breaking: changes to what the model is
+/// told (a description or title of an element or schema appearing, changing or going,
+/// the server's instructions, a tool annotation).
+fn model_facing(id: &str) -> bool {
+    let parts: Vec<&str> = id.split('.').collect();
+    matches!(
+        parts.as_slice(),
+        [
+            "tool" | "resource" | "template" | "prompt" | "schema",
+            "description" | "title",
+            _
+        ] | ["server", "instructions", _]
+            | ["tool", "annotation", ..]
+    )
+}
+
 /// One `[[ignore]]` entry: every pattern it gives must match.
 #[derive(Clone, Debug)]
 pub struct Ignore {
@@ -198,6 +214,9 @@ struct RawServer {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
+    /// `consumer`: what the model is told (descriptions, titles, instructions,
+    /// annotations) is part of the contract; `provider` (the default): it is not.
+    profile: Option<Spanned<String>>,
     fail_on: Option<FailOn>,
     lint_fail_on: Option<LintFailOn>,
     #[serde(default)]
@@ -325,6 +344,26 @@ impl Config {
                 },
             };
             config.severity.insert(id.get_ref().clone(), o);
+        }
+        if let Some(profile) = &raw.profile {
+            match profile.get_ref().as_str() {
+                "provider" => {}
+                // [severity] entries written out still win over the profile.
+                "consumer" => {
+                    for id in change_ids.iter().filter(|id| model_facing(id)) {
+                        config.severity.entry(id.to_string()).or_insert(Override {
+                            all: Some(Severity::Breaking),
+                            ..Override::default()
+                        });
+                    }
+                }
+                other => {
+                    return Err(Error::new(format!(
+                        "{}: unknown profile `{other}`; expected consumer or provider",
+                        at(profile.span())
+                    )))
+                }
+            }
         }
 
         let lint_ids: Vec<&str> = lint.rows.iter().map(|r| r.id.as_str()).collect();

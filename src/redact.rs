@@ -51,7 +51,13 @@ fn lock() -> std::sync::MutexGuard<'static, Vec<String>> {
 pub fn register(value: &str) {
     let mut all = lock();
     let value = value.trim();
-    let words = value.split_whitespace();
+    // An authorization scheme (`Bearer`, `Basic`) is no secret, and masking it would
+    // garble the hints that name it.
+    let mut words: Vec<&str> = value.split_whitespace().collect();
+    if words.len() > 1 && words[0].len() <= 10 && words[0].chars().all(|c| c.is_ascii_alphabetic())
+    {
+        words.remove(0);
+    }
     for s in std::iter::once(value).chain(words) {
         if s.chars().count() >= MIN_SECRET && !all.iter().any(|k| k == s) {
             all.push(s.to_string());
@@ -181,6 +187,8 @@ mod tests {
         );
         let s = secrets("401: bad Bearer abc-unit-test-3 from pw-unit-test-1 tok-unit-test-2");
         assert_eq!(s, "401: bad *** from *** ***");
+        let s = secrets("pass --header 'Authorization: Bearer ...'; got abc-unit-test-3");
+        assert_eq!(s, "pass --header 'Authorization: Bearer ...'; got ***");
         assert_eq!(secrets("nothing here"), "nothing here");
     }
 }

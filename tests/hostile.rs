@@ -794,3 +794,129 @@ fn snapshot_never_writes_what_check_refuses() {
         );
     }
 }
+
+// --- messages: one error line, no secret, no control character -----------------------
+
+#[test]
+fn server_stderr_and_errors_are_one_escaped_line_each() {
+    let d = tmpdir("stderr-escaped");
+    let spec = write_spec(
+        &d,
+        &json!({
+            "stderr": ["\u{1b}[2J\u{1b}[31mred\r::add-mask::x\n::error::injected", "\u{202E}evil\u{2028}::warning::y"],
+            "exitAtStart": 3
+        }),
+    );
+    let o = bin()
+        .current_dir(&d)
+        .args(["snapshot", "-o", "out.lock", "--"])
+        .arg(fixture())
+        .arg(&spec)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    no_raw("stderr", &err);
+    no_commands("stderr", &err);
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("error:")).count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("\\u{1b}[2J"), "{err}");
+
+    // A hostile name inside an error message.
+    let spec = write_spec(
+        &d,
+        &json!({"tools": [{"name": "x\n::error::pwned\u{1b}[2J"}, {"name": "x\n::error::pwned\u{1b}[2J"}]}),
+    );
+    let o = bin()
+        .current_dir(&d)
+        .args(["snapshot", "-o", "out.lock", "--"])
+        .arg(fixture())
+        .arg(&spec)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_fails_cleanly(&o, "duplicate tool `x\\u{a}::error::pwned\\u{1b}[2J`");
+    no_raw("stderr", &err);
+    no_commands("stderr", &err);
+}
+
+/// A server that answers every request with 401 and a body echoing the request's
+/// headers (as some do), so the credentials come back in the error.
+fn echoing_401_server() -> (u16, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut head = String::new();
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                head.push_str(&line);
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            // The credentials first: the error shows the start of a body.
+            let mut lines: Vec<&str> = head.lines().collect();
+            lines.sort_by_key(|l| {
+                let l = l.to_ascii_lowercase();
+                !(l.starts_with("authorization") || l.starts_with("x-api-key"))
+            });
+            let echo = format!("unauthorized; you sent:\n{}\u{1b}[2J", lines.join("\n"));
+            let _ = write!(
+                stream,
+                "HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{echo}",
+                echo.len()
+            );
+        }
+    });
+    (port, handle)
+}
+
+#[test]
+fn errors_never_echo_header_values_or_url_secrets() {
+    let (port, _server) = echoing_401_server();
+    let d = tmpdir("no-secret-echo");
+    let o = bin()
+        .current_dir(&d)
+        .env("MCP_COVENANT_HEADER_X_API_KEY", "env-secret-value-42")
+        .args(["snapshot", "-o", "out.lock", "--timeout", "10"])
+        .arg("--http")
+        .arg(format!(
+            "http://user:url-password-7@127.0.0.1:{port}/mcp?access_token=query-token-9"
+        ))
+        .args(["--header", "Authorization: Bearer flag-secret-token-1"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for secret in [
+        "flag-secret-token-1",
+        "env-secret-value-42",
+        "url-password-7",
+        "query-token-9",
+    ] {
+        assert!(!err.contains(secret), "`{secret}` in: {err}");
+    }
+    no_raw("stderr", &err);
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("error:")).count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("401") && err.contains("authorization: ***") && err.contains("x-api-key: ***"),
+        "the echo is there, masked: {err}"
+    );
+}
