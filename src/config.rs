@@ -299,7 +299,19 @@ impl Config {
 
         let change_ids: Vec<&str> = rules.rows.iter().map(|r| r.id.as_str()).collect();
         for (id, value) in &raw.severity {
-            if !change_ids.contains(&id.get_ref().as_str()) {
+            let renamed = rules.renamed(id.get_ref());
+            if !renamed.is_empty() {
+                eprintln!(
+                    "warning: {}: rule id `{}` is deprecated; it is now {}",
+                    at(id.span()),
+                    id.get_ref(),
+                    renamed
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                );
+            } else if !change_ids.contains(&id.get_ref().as_str()) {
                 return Err(unknown_id(
                     &at(id.span()),
                     id.get_ref(),
@@ -343,7 +355,13 @@ impl Config {
                     ..Override::default()
                 },
             };
-            config.severity.insert(id.get_ref().clone(), o);
+            if renamed.is_empty() {
+                config.severity.insert(id.get_ref().clone(), o);
+            } else {
+                for new_id in renamed {
+                    config.severity.insert(new_id.to_string(), o);
+                }
+            }
         }
         if let Some(profile) = &raw.profile {
             match profile.get_ref().as_str() {

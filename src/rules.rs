@@ -286,6 +286,9 @@ pub struct Rule {
     pub certainty: Certainty,
     /// Why a schema row states only one direction.
     pub reason: Option<String>,
+    /// Former ids of this row: still accepted in covenant.toml, with a deprecation
+    /// warning naming the current id. An id split in two is an alias on both rows.
+    pub aliases: Vec<String>,
     pub source: &'static str,
 }
 
@@ -358,6 +361,8 @@ struct RawRule {
     reason: Option<String>,
     #[serde(default)]
     certainty: Certainty,
+    #[serde(default)]
+    aliases: Vec<String>,
 }
 
 /// How a keyword (or element field) is compared, and the rows that classify it.
@@ -402,6 +407,14 @@ impl Rules {
     }
 
     fn index(rows: Vec<Rule>) -> Result<Rules> {
+        for r in &rows {
+            if let Some(a) = r.aliases.iter().find(|a| rows.iter().any(|o| &o.id == *a)) {
+                return Err(Error::new(format!(
+                    "{}: `{}` lists `{a}` as a former id, but a row still has that id",
+                    r.source, r.id
+                )));
+            }
+        }
         let mut schema: HashMap<String, Binding> = HashMap::new();
         let mut surface: HashMap<(Kind, Option<String>), Binding> = HashMap::new();
         let (mut schema_unhandled, mut surface_unhandled, mut walk_limit) = (None, None, None);
@@ -457,6 +470,19 @@ impl Rules {
             server,
             overrides: HashMap::new(),
         })
+    }
+
+    /// The current ids of the rows that list `old` among their `aliases` (empty: `old`
+    /// is no former id).
+    pub fn renamed(&self, old: &str) -> Vec<&str> {
+        let mut ids: Vec<&str> = self
+            .rows
+            .iter()
+            .filter(|r| r.aliases.iter().any(|a| a == old))
+            .map(|r| r.id.as_str())
+            .collect();
+        ids.dedup();
+        ids
     }
 
     pub fn set_overrides(&mut self, overrides: HashMap<String, crate::config::Override>) {
@@ -698,6 +724,7 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
         message: r.message,
         reason: r.reason,
         certainty: r.certainty,
+        aliases: r.aliases,
         source,
     })
 }
