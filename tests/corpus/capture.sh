@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Installs published MCP servers (npm, PyPI, crates.io) at pinned versions and captures
+# each one's lockfile into tests/corpus/<package>/<version>.lock with this checkout's
+# release binary. A developer tool, never run in CI: it needs the registries and takes a
+# while (the crates.io server compiles). The lockfiles it writes are committed, so the
+# corpus test (tests/corpus.rs) needs no network.
+#
+#   tests/corpus/capture.sh                 # every server below
+#   tests/corpus/capture.sh server-memory   # only lines whose package name contains this
+#   CORPUS_REGISTRY=pypi tests/corpus/capture.sh   # only one registry (npm, pypi, crate)
+#
+# Installs go to $CORPUS_INSTALL (default /tmp/mcp-covenant-corpus), never into the
+# repository. An existing lockfile is captured over in place: an unchanged interface
+# rewrites the same bytes (its captured_at_unix is kept).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+inst="${CORPUS_INSTALL:-/tmp/mcp-covenant-corpus}"
+filter="${1:-}"
+bin="$root/target/release/mcp-covenant"
+[ -x "$bin" ] || (cd "$root" && cargo build --release)
+mkdir -p "$inst/fs-root"
+
+# registry  package  version  [with=REQ,REQ]  command to start it over stdio.
+# with= installs more packages next to it, pinning what an old release resolves wrongly today:
+# - PyPI releases that declare `mcp>=1.x` with no upper bound get mcp 2.x, which no longer
+#   has `mcp.shared.exceptions.McpError` (ImportError at start): `with=mcp<2`;
+# - npm releases that convert zod with zod-to-json-schema get zod 4 hoisted by today's SDK,
+#   which zod-to-json-schema 3 cannot read: every inputSchema comes out `{}`: `with=zod@3`.
+# proto=V pins the protocol revision (`--protocol V`; default auto). The rmcp 0.6 server
+# exits when its first message is not `initialize` ("ConnectionClosed(\"initialized
+# request\")"), so auto's `server/discover` probe kills it: it is captured with
+# proto=2025-11-25.
+# $D is the install directory, $R the fixed directory the filesystem server may read.
+# A line starting with # is skipped: `#held` marks servers whose lockfiles are not in the
+# corpus yet (tests/corpus/README.md says why).
+servers() {
+  cat <<'EOF'
+#held npm  @modelcontextprotocol/server-filesystem      2025.7.1    with=zod@3 node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
+#held npm  @modelcontextprotocol/server-filesystem      2025.8.21   with=zod@3 node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
+#held npm  @modelcontextprotocol/server-filesystem      2025.11.25  node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
+#held npm  @modelcontextprotocol/server-filesystem      2026.8.31   node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
+#held npm  @modelcontextprotocol/server-memory          0.6.2       node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+#held npm  @modelcontextprotocol/server-memory          2025.9.25   node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+#held npm  @modelcontextprotocol/server-memory          2025.11.25  node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+#held npm  @modelcontextprotocol/server-memory          2026.8.31   node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+#held npm  @modelcontextprotocol/server-everything      2025.9.25   node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
+#held npm  @modelcontextprotocol/server-everything      2025.11.25  node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
+#held npm  @modelcontextprotocol/server-everything      2026.1.26   node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
+#held npm  @modelcontextprotocol/server-everything      2026.8.31   node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
+#held npm  @modelcontextprotocol/server-sequential-thinking 0.6.2   node $D/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
+#held npm  @modelcontextprotocol/server-sequential-thinking 2025.12.18 node $D/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
+#held npm  @modelcontextprotocol/server-sequential-thinking 2026.8.31 node $D/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
+#held npm  @playwright/mcp                              0.0.40      node $D/node_modules/@playwright/mcp/cli.js
+#held npm  @playwright/mcp                              0.0.55      node $D/node_modules/@playwright/mcp/cli.js
+#held npm  @playwright/mcp                              0.0.64      node $D/node_modules/@playwright/mcp/cli.js
+#held npm  @playwright/mcp                              0.0.82      node $D/node_modules/@playwright/mcp/cli.js
+#held npm  @playwright/mcp                              0.0.83      node $D/node_modules/@playwright/mcp/cli.js
+#held npm  @upstash/context7-mcp                        1.0.31      node $D/node_modules/@upstash/context7-mcp/dist/index.js
+#held npm  @upstash/context7-mcp                        2.1.8       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+#held npm  @upstash/context7-mcp                        2.2.0       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+#held npm  @upstash/context7-mcp                        3.2.0       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+#held npm  @upstash/context7-mcp                        4.0.7       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+#held npm  @upstash/context7-mcp                        4.1.1       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+pypi mcp-server-time                              0.6.2       with=mcp<2 $D/bin/mcp-server-time --local-timezone UTC
+pypi mcp-server-time                              2026.1.26   with=mcp<2 $D/bin/mcp-server-time --local-timezone UTC
+pypi mcp-server-time                              2026.10.19  $D/bin/mcp-server-time --local-timezone UTC
+pypi mcp-server-fetch                             0.6.2       with=mcp<2 $D/bin/mcp-server-fetch
+pypi mcp-server-fetch                             2025.4.7    with=mcp<2 $D/bin/mcp-server-fetch
+pypi mcp-server-fetch                             2026.10.24  $D/bin/mcp-server-fetch
+pypi mcp-server-git                               0.6.2       with=mcp<2 $D/bin/mcp-server-git
+pypi mcp-server-git                               2025.7.1    with=mcp<2 $D/bin/mcp-server-git
+pypi mcp-server-git                               2025.12.18  with=mcp<2 $D/bin/mcp-server-git
+pypi mcp-server-git                               2026.6.16   with=mcp<2 $D/bin/mcp-server-git
+pypi mcp-server-git                               2026.10.19  $D/bin/mcp-server-git
+pypi awslabs.aws-documentation-mcp-server         1.1.20      with=mcp<2 $D/bin/awslabs.aws-documentation-mcp-server
+pypi awslabs.aws-documentation-mcp-server         1.2.3       $D/bin/awslabs.aws-documentation-mcp-server
+crate mcp-server-time                             0.1.0       proto=2025-11-25 $D/bin/mcp-server-time
+crate mcp-server-time                             0.2.0       proto=2025-11-25 $D/bin/mcp-server-time
+crate mcp-server-time                             0.3.0       proto=2025-11-25 $D/bin/mcp-server-time
+EOF
+}
+
+# the directory name a package gets under tests/corpus/: registry prefix for crates
+# (mcp-server-time exists on both PyPI and crates.io), scope and slashes flattened
+safe_name() {
+  local reg="$1" pkg="$2" s
+  s="${pkg#@}"; s="${s//\//__}"
+  [ "$reg" = crate ] && s="crate-$s"
+  printf '%s' "$s"
+}
+
+install() {
+  local reg="$1" pkg="$2" ver="$3" dir="$4" with="$5"
+  [ -e "$dir/.installed" ] && return 0
+  rm -rf "$dir"; mkdir -p "$dir"
+  case "$reg" in
+    npm)
+      (cd "$dir" && echo '{"private":true}' > package.json &&
+        # shellcheck disable=SC2086 # one word per extra package
+        npm install --no-audit --no-fund --loglevel=error --ignore-scripts "$pkg@$ver" ${with//,/ }) ;;
+    pypi)
+      python3 -m venv "$dir"
+      # shellcheck disable=SC2086 # one word per extra requirement
+      "$dir/bin/pip" install --quiet --disable-pip-version-check "$pkg==$ver" ${with//,/ } ;;
+    crate)
+      cargo install --quiet --locked --root "$dir" "$pkg@$ver" ||
+        cargo install --quiet --root "$dir" "$pkg@$ver" ;;
+  esac
+  touch "$dir/.installed"
+}
+
+status=0
+while read -r reg pkg ver cmd; do
+  case "$reg" in '' | '#'*) continue ;; esac
+  case "$pkg" in *"$filter"*) ;; *) continue ;; esac
+  case "$reg" in ${CORPUS_REGISTRY:-*}) ;; *) continue ;; esac
+  name="$(safe_name "$reg" "$pkg")"
+  D="$inst/$name-$ver"; R="$inst/fs-root"
+  with=""
+  case "$cmd" in with=*) with="${cmd%% *}"; with="${with#with=}"; cmd="${cmd#* }" ;; esac
+  proto=auto
+  case "$cmd" in proto=*) proto="${cmd%% *}"; proto="${proto#proto=}"; cmd="${cmd#* }" ;; esac
+  echo "== $reg $pkg@$ver${with:+ with $with}" >&2
+  if ! install "$reg" "$pkg" "$ver" "$D" "$with" >"$inst/$name-$ver.install.log" 2>&1; then
+    echo "   install failed: see $inst/$name-$ver.install.log" >&2; status=1; continue
+  fi
+  mkdir -p "$here/$name"
+  cmd="${cmd//\$D/$D}"; cmd="${cmd//\$R/$R}"
+  # shellcheck disable=SC2086 # the command is split on whitespace on purpose
+  if ! (cd "$inst" && HOME="$inst/home" MEMORY_FILE_PATH="$inst/memory.json" \
+        "$bin" snapshot --protocol "$proto" --timeout 60 -o "$here/$name/$ver.lock" -- $cmd); then
+    echo "   capture failed" >&2; status=1
+  fi
+done < <(servers)
+exit $status
