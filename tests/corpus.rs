@@ -35,18 +35,12 @@ fn pairs() -> Vec<(String, String, String)> {
 /// The expectation file holds the JSON report followed by one line `exit N`, so a change in
 /// the exit status shows in the same diff.
 fn run_pair(package: &str, old: &str, new: &str) -> String {
-    let rel = |v: &str| format!("tests/corpus/{package}/{v}.lock");
+    // Run in tests/corpus, which has no covenant.toml: the defaults, whatever the
+    // repository root configures.
+    let rel = |v: &str| format!("{package}/{v}.lock");
     let out = Command::new(env!("CARGO_BIN_EXE_mcp-covenant"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "check",
-            "--config",
-            "/dev/null",
-            "--format",
-            "json",
-            "--color",
-            "never",
-        ])
+        .current_dir(corpus_root())
+        .args(["check", "--format", "json", "--color", "never"])
         .args(["--baseline", &rel(old), "--against", &rel(new)])
         .env_remove("NO_COLOR")
         .output()
