@@ -32,36 +32,35 @@ mkdir -p "$inst/fs-root"
 # request\")"), so auto's `server/discover` probe kills it: it is captured with
 # proto=2025-11-25.
 # $D is the install directory, $R the fixed directory the filesystem server may read.
-# A line starting with # is skipped: `#held` marks servers whose lockfiles are not in the
-# corpus yet (tests/corpus/README.md says why).
+# A line starting with # is skipped.
 servers() {
   cat <<'EOF'
-#held npm  @modelcontextprotocol/server-filesystem      2025.7.1    with=zod@3 node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
-#held npm  @modelcontextprotocol/server-filesystem      2025.8.21   with=zod@3 node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
-#held npm  @modelcontextprotocol/server-filesystem      2025.11.25  node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
-#held npm  @modelcontextprotocol/server-filesystem      2026.8.31   node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
-#held npm  @modelcontextprotocol/server-memory          0.6.2       node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
-#held npm  @modelcontextprotocol/server-memory          2025.9.25   node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
-#held npm  @modelcontextprotocol/server-memory          2025.11.25  node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
-#held npm  @modelcontextprotocol/server-memory          2026.8.31   node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
-#held npm  @modelcontextprotocol/server-everything      2025.9.25   node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
-#held npm  @modelcontextprotocol/server-everything      2025.11.25  node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
-#held npm  @modelcontextprotocol/server-everything      2026.1.26   node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
-#held npm  @modelcontextprotocol/server-everything      2026.8.31   node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
-#held npm  @modelcontextprotocol/server-sequential-thinking 0.6.2   node $D/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
-#held npm  @modelcontextprotocol/server-sequential-thinking 2025.12.18 node $D/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
-#held npm  @modelcontextprotocol/server-sequential-thinking 2026.8.31 node $D/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
-#held npm  @playwright/mcp                              0.0.40      node $D/node_modules/@playwright/mcp/cli.js
-#held npm  @playwright/mcp                              0.0.55      node $D/node_modules/@playwright/mcp/cli.js
-#held npm  @playwright/mcp                              0.0.64      node $D/node_modules/@playwright/mcp/cli.js
-#held npm  @playwright/mcp                              0.0.82      node $D/node_modules/@playwright/mcp/cli.js
-#held npm  @playwright/mcp                              0.0.83      node $D/node_modules/@playwright/mcp/cli.js
-#held npm  @upstash/context7-mcp                        1.0.31      node $D/node_modules/@upstash/context7-mcp/dist/index.js
-#held npm  @upstash/context7-mcp                        2.1.8       node $D/node_modules/@upstash/context7-mcp/dist/index.js
-#held npm  @upstash/context7-mcp                        2.2.0       node $D/node_modules/@upstash/context7-mcp/dist/index.js
-#held npm  @upstash/context7-mcp                        3.2.0       node $D/node_modules/@upstash/context7-mcp/dist/index.js
-#held npm  @upstash/context7-mcp                        4.0.7       node $D/node_modules/@upstash/context7-mcp/dist/index.js
-#held npm  @upstash/context7-mcp                        4.1.1       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+npm  @modelcontextprotocol/server-filesystem      2025.7.1    with=zod@3 node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
+npm  @modelcontextprotocol/server-filesystem      2025.8.21   with=zod@3 node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
+npm  @modelcontextprotocol/server-filesystem      2025.11.25  node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
+npm  @modelcontextprotocol/server-filesystem      2026.8.31   node $D/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js $R
+npm  @modelcontextprotocol/server-memory          0.6.2       node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+npm  @modelcontextprotocol/server-memory          2025.9.25   node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+npm  @modelcontextprotocol/server-memory          2025.11.25  node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+npm  @modelcontextprotocol/server-memory          2026.8.31   node $D/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+npm  @modelcontextprotocol/server-everything      2025.9.25   node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
+npm  @modelcontextprotocol/server-everything      2025.11.25  node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
+npm  @modelcontextprotocol/server-everything      2026.1.26   node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
+npm  @modelcontextprotocol/server-everything      2026.8.31   node $D/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
+npm  @modelcontextprotocol/server-sequential-thinking 0.6.2   node $D/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
+npm  @modelcontextprotocol/server-sequential-thinking 2025.12.18 node $D/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
+npm  @modelcontextprotocol/server-sequential-thinking 2026.8.31 node $D/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
+npm  @playwright/mcp                              0.0.40      node $D/node_modules/@playwright/mcp/cli.js
+npm  @playwright/mcp                              0.0.55      node $D/node_modules/@playwright/mcp/cli.js
+npm  @playwright/mcp                              0.0.64      node $D/node_modules/@playwright/mcp/cli.js
+npm  @playwright/mcp                              0.0.82      node $D/node_modules/@playwright/mcp/cli.js
+npm  @playwright/mcp                              0.0.83      node $D/node_modules/@playwright/mcp/cli.js
+npm  @upstash/context7-mcp                        1.0.31      node $D/node_modules/@upstash/context7-mcp/dist/index.js
+npm  @upstash/context7-mcp                        2.1.8       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+npm  @upstash/context7-mcp                        2.2.0       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+npm  @upstash/context7-mcp                        3.2.0       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+npm  @upstash/context7-mcp                        4.0.7       node $D/node_modules/@upstash/context7-mcp/dist/index.js
+npm  @upstash/context7-mcp                        4.1.1       node $D/node_modules/@upstash/context7-mcp/dist/index.js
 pypi mcp-server-time                              0.6.2       with=mcp<2 $D/bin/mcp-server-time --local-timezone UTC
 pypi mcp-server-time                              2026.1.26   with=mcp<2 $D/bin/mcp-server-time --local-timezone UTC
 pypi mcp-server-time                              2026.10.19  $D/bin/mcp-server-time --local-timezone UTC
