@@ -15,6 +15,12 @@ file:line:column (and a "did you mean" for a misspelt id). A command-line flag w
 the file, the file over the built-in defaults. `mcp-covenant init` writes a commented
 starter file.
 
+profile = "consumer"
+    For a team that pins a third-party server its agents depend on: description, title,
+    server instructions and tool annotation changes become breaking, because they change
+    what the model is told (a silently rewritten description fails the check). A
+    [severity] entry still wins. The default, "provider", leaves them to the rule tables.
+
 fail_on = "breaking"
     The level at which `check` exits 1: breaking, minor, patch or never (--fail-on).
 
