@@ -39,8 +39,12 @@
 //!   toolsNotArray  answer tools/list with `tools: "nope"`
 //!   cursorLoop     always answer with the same nextCursor
 //!   generateTools  add this many generated tools (~20 properties each)
+//!   descriptionBytes  pad each generated tool's description with this many bytes
+//!   toolsListFile  answer tools/list with this file's bytes as the result, streamed
+//!                  as they are (for memory benchmarks: the server stays small)
 //!   deepSchema     add a tool whose input schema nests this deep
-//!   HTTP only:     httpStatus (answer every POST with it), redirectLoop, sse (answer
+//!   HTTP only:     httpStatus (answer every POST with it), announceLength (answer with
+//!                  this Content-Length and a short body), redirectLoop, sse (answer
 //!                  with an event stream: priming event, progress, result),
 //!                  sseNeverData (a stream of comments only), requireSession
 
@@ -75,7 +79,12 @@ impl Server {
                         json!({"type": "string", "description": format!("Field {p} of generated tool {i}"), "enum": ["a", "b", "c"]}),
                     );
                 }
-                all.push(json!({"name": format!("gen_{i:05}"), "description": "generated",
+                let pad = spec
+                    .get("descriptionBytes")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0) as usize;
+                let description = format!("generated{}", "x".repeat(pad));
+                all.push(json!({"name": format!("gen_{i:05}"), "description": description,
                     "inputSchema": {"type": "object", "properties": props, "required": ["field_0"]}}));
             }
             spec["tools"] = Value::Array(all);
@@ -315,6 +324,18 @@ impl Server {
     }
 }
 
+/// The raw tools/list answer of `toolsListFile`, for a request `msg`.
+fn raw_tools_list(spec: &Value, msg: &Value) -> Option<Vec<u8>> {
+    let file = spec.get("toolsListFile").and_then(Value::as_str)?;
+    if msg.get("method").and_then(Value::as_str) != Some("tools/list") {
+        return None;
+    }
+    let mut out = format!(r#"{{"jsonrpc":"2.0","id":{},"result":"#, msg.get("id")?).into_bytes();
+    out.extend(std::fs::read(file).expect("toolsListFile"));
+    out.push(b'}');
+    Some(out)
+}
+
 fn write_line(out: &mut impl Write, v: &Value) {
     let _ = writeln!(out, "{v}");
     let _ = out.flush();
@@ -337,6 +358,12 @@ fn stdio(mut server: Server) {
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
+        if let Some(raw) = raw_tools_list(&spec, &msg) {
+            let _ = stdout.write_all(&raw);
+            let _ = stdout.write_all(b"\n");
+            let _ = stdout.flush();
+            continue;
+        }
         for reply in server.handle(&msg) {
             if flag(&spec, "invalidUtf8") {
                 let _ = stdout.write_all(b"\xff\xfe not utf-8\n");
@@ -411,6 +438,13 @@ fn handle_http(server: &mut Server, stream: TcpStream) {
             "scripted failure",
         );
     }
+    if let Some(len) = spec.get("announceLength").and_then(Value::as_u64) {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n{{}}"
+        );
+        return;
+    }
     if flag(&spec, "redirectLoop") {
         return respond(
             &mut stream,
@@ -455,6 +489,15 @@ fn handle_http(server: &mut Server, stream: TcpStream) {
         // What the TypeScript SDK's stateful transport does with a request before initialize.
         return respond(&mut stream, "400 Bad Request", "", "application/json",
             &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Server not initialized"}}).to_string());
+    }
+    if let Some(raw) = raw_tools_list(&spec, &msg) {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            raw.len()
+        );
+        let _ = stream.write_all(&raw);
+        return;
     }
     let replies = server.handle(&msg);
     if msg.get("id").is_none() || msg.get("method").is_none() {

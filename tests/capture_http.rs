@@ -138,6 +138,11 @@ fn http_failures_are_clean_exit_2() {
         ("404", json!({"httpStatus": 404}), "answered HTTP 404"),
         ("500", json!({"httpStatus": 500}), "answered HTTP 500"),
         (
+            "content-length",
+            json!({"announceLength": 600_000_000u64}),
+            "announced a 600000000-byte response (Content-Length), over the 512 MiB",
+        ),
+        (
             "redirect",
             json!({"redirectLoop": true}),
             "does not follow redirects",

@@ -193,6 +193,15 @@ impl Transport for HttpTransport {
                 "got HTTP {status} redirecting to {to}; mcp-covenant does not follow redirects, pass the final URL to --http"
             )));
         }
+        // A body announced larger than we read is refused before a byte of it is read.
+        if let Some(len) = header("content-length").and_then(|v| v.trim().parse::<u64>().ok()) {
+            if len > MAX_BODY && status < 400 {
+                return Err(Error::new(format!(
+                    "announced a {len}-byte response (Content-Length), over the {} MiB mcp-covenant reads",
+                    MAX_BODY >> 20
+                )));
+            }
+        }
         let mut body = resp.into_body();
         if status >= 400 {
             let text = body

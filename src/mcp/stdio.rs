@@ -188,6 +188,10 @@ async fn read_stdout(
     let mut noise = 0usize;
     let mut number = 0usize;
     loop {
+        if line.capacity() > 1 << 20 {
+            // A big message's buffer is not kept for the small ones after it.
+            line = Vec::new();
+        }
         line.clear();
         // A bounded read: a server that never ends its line cannot exhaust memory.
         match (&mut reader)
