@@ -34,29 +34,12 @@ use toml::Spanned;
 use crate::diff::Change;
 use crate::error::{Error, Result};
 use crate::lint::{Level, LintRules};
-use crate::rules::{Direction, Rules, Severity};
+use crate::rules::{Rules, Severity};
 
 pub const DEFAULT_FILE: &str = "covenant.toml";
 
-/// A severity override for one rule id.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Override {
-    /// For every direction (and for direction-less surface changes).
-    pub all: Option<Severity>,
-    pub input: Option<Severity>,
-    pub output: Option<Severity>,
-}
-
-impl Override {
-    pub fn get(&self, direction: Option<Direction>) -> Option<Severity> {
-        let specific = match direction {
-            Some(Direction::Input) => self.input,
-            Some(Direction::Output) => self.output,
-            None => None,
-        };
-        specific.or(self.all)
-    }
-}
+/// A `[severity]` entry: defined with the rule tables it overrides.
+pub use crate::rules::Override;
 
 /// The change ids the `consumer` profile makes breaking: changes to what the model is
 /// told (a description or title of an element or schema appearing, changing or going,

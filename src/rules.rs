@@ -266,6 +266,26 @@ pub enum Scope {
     Server { field: String },
 }
 
+/// A severity override for one rule id (covenant.toml's `[severity]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Override {
+    /// For every direction (and for direction-less surface changes).
+    pub all: Option<Severity>,
+    pub input: Option<Severity>,
+    pub output: Option<Severity>,
+}
+
+impl Override {
+    pub fn get(&self, direction: Option<Direction>) -> Option<Severity> {
+        let specific = match direction {
+            Some(Direction::Input) => self.input,
+            Some(Direction::Output) => self.output,
+            None => None,
+        };
+        specific.or(self.all)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Rule {
     pub id: String,
@@ -384,7 +404,7 @@ pub struct Rules {
     /// Rows about the server's own declarations.
     server: Vec<usize>,
     /// Severities from covenant.toml, by rule id.
-    overrides: HashMap<String, crate::config::Override>,
+    overrides: HashMap<String, Override>,
 }
 
 impl Rules {
@@ -485,7 +505,7 @@ impl Rules {
         ids
     }
 
-    pub fn set_overrides(&mut self, overrides: HashMap<String, crate::config::Override>) {
+    pub fn set_overrides(&mut self, overrides: HashMap<String, Override>) {
         self.overrides = overrides;
     }
 
