@@ -1130,6 +1130,11 @@ fn render_grouped(
                 out.write_all(heading.as_bytes())?;
                 out.reset()?;
                 match report {
+                    // One comment: the servers share GitHub's size limit.
+                    Some(r) if format == Format::Markdown => out.write_all(
+                        report::markdown_within(r, report::MARKDOWN_BUDGET / reports.len())
+                            .as_bytes(),
+                    )?,
                     Some(r) => report::render(r, format, out)?,
                     None if format == Format::Github => {}
                     None => out.write_all(b"could not be checked: see the error above\n\n")?,
@@ -1361,6 +1366,11 @@ fn render_lint_grouped(
                     (None, _) if format == LintFormat::Github => {}
                     (None, _) => out.write_all(b"could not be linted: see the error above\n")?,
                     (Some(f), None) => report::lint::write_human(f, out)?,
+                    // One comment: the groups share GitHub's size limit.
+                    (Some(f), Some(_)) if format == LintFormat::Markdown => out.write_all(
+                        report::lint::to_markdown_within(f, report::MARKDOWN_BUDGET / groups.len())
+                            .as_bytes(),
+                    )?,
                     (Some(_), Some(text)) => out.write_all(text.as_bytes())?,
                 }
             }

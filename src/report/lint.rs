@@ -99,13 +99,21 @@ pub fn to_json(findings: &[Finding]) -> String {
 
 /// `lint --format markdown`: the counts, then a table per level.
 pub fn to_markdown(findings: &[Finding]) -> String {
-    let mut doc = super::markdown::Doc::new(format!(
-        "### mcp-covenant lint\n\n**{} finding(s)**: {} error, {} warning, {} info\n",
-        findings.len(),
-        count(findings, Level::Error),
-        count(findings, Level::Warning),
-        count(findings, Level::Info)
-    ));
+    to_markdown_within(findings, super::MARKDOWN_BUDGET)
+}
+
+/// `lint --format markdown` within `budget` characters (several servers share one).
+pub fn to_markdown_within(findings: &[Finding], budget: usize) -> String {
+    let mut doc = super::markdown::Doc::new(
+        format!(
+            "### mcp-covenant lint\n\n**{} finding(s)**: {} error, {} warning, {} info\n",
+            findings.len(),
+            count(findings, Level::Error),
+            count(findings, Level::Warning),
+            count(findings, Level::Info)
+        ),
+        budget,
+    );
     for (level, title) in [
         (Level::Error, "Errors"),
         (Level::Warning, "Warnings"),

@@ -5,8 +5,9 @@ use crate::rules::Severity;
 
 /// GitHub refuses a comment longer than this many characters.
 pub const COMMENT_LIMIT: usize = 65_536;
-/// What the tables and witnesses may use, leaving room for the headline and the note.
-const BUDGET: usize = 60_000;
+/// What the tables and witnesses of one comment may use, leaving room for the headline
+/// and the note (several servers in one comment share it).
+pub const BUDGET: usize = 60_000;
 /// The longest server string shown in a table cell.
 const CELL_MAX: usize = 200;
 /// The longest witness shown.
@@ -17,13 +18,16 @@ const WITNESS_MAX: usize = 1_000;
 pub(crate) struct Doc {
     out: String,
     chars: usize,
+    budget: usize,
     rows_cut: usize,
     witnesses_cut: usize,
 }
 
 impl Doc {
-    pub(crate) fn new(head: String) -> Doc {
+    /// A document whose text may use `budget` characters.
+    pub(crate) fn new(head: String, budget: usize) -> Doc {
         Doc {
+            budget,
             chars: head.chars().count(),
             out: head,
             rows_cut: 0,
@@ -34,7 +38,7 @@ impl Doc {
     /// Append `piece` when it fits the budget (`force`: always, for our own short text).
     fn push(&mut self, piece: &str, force: bool) -> bool {
         let n = piece.chars().count();
-        if !force && self.chars + n > BUDGET {
+        if !force && self.chars + n > self.budget {
             return false;
         }
         self.out.push_str(piece);
@@ -121,6 +125,11 @@ pub(crate) fn anchor_location(a: &super::anchor::Anchor) -> String {
 }
 
 pub fn to_string(report: &Report<'_>) -> String {
+    to_string_within(report, BUDGET)
+}
+
+/// The comment, its tables and witnesses within `budget` characters.
+pub fn to_string_within(report: &Report<'_>, budget: usize) -> String {
     let mut head = String::new();
     let n = report.changes.len();
     let bump = report.bump();
@@ -143,7 +152,7 @@ pub fn to_string(report: &Report<'_>) -> String {
             escape::md_text(&report.config_name, CELL_MAX, false)
         ));
     }
-    let mut doc = Doc::new(head);
+    let mut doc = Doc::new(head, budget);
     for (severity, title) in [
         (Severity::Breaking, "Breaking"),
         (Severity::Minor, "Minor"),
@@ -184,7 +193,7 @@ fn witnesses(doc: &mut Doc, report: &Report<'_>) {
     );
     let close = "</details>\n";
     // Room for the closing tag is always kept, so the block is always closed.
-    if doc.chars + open.chars().count() + close.len() > BUDGET {
+    if doc.chars + open.chars().count() + close.len() > doc.budget {
         doc.witnesses_cut += proven.len();
         return;
     }
@@ -198,7 +207,7 @@ fn witnesses(doc: &mut Doc, report: &Report<'_>) {
             escape::code_span(&c.code, CELL_MAX, false),
             fenced(&sentence)
         );
-        if doc.chars + item.chars().count() + close.len() > BUDGET {
+        if doc.chars + item.chars().count() + close.len() > doc.budget {
             doc.witnesses_cut += left;
             break;
         }

@@ -159,6 +159,15 @@ pub fn render(report: &Report<'_>, format: Format, out: &mut dyn WriteColor) -> 
     }
 }
 
+/// The characters one markdown comment's tables and witnesses may use in all.
+pub const MARKDOWN_BUDGET: usize = markdown::BUDGET;
+
+/// `--format markdown` within `budget` characters: one of several servers' sections of
+/// one comment, which together stay under GitHub's limit.
+pub fn markdown_within(report: &Report<'_>, budget: usize) -> String {
+    markdown::to_string_within(report, budget)
+}
+
 /// The headline word for a bump.
 pub fn bump_word(s: Severity) -> &'static str {
     match s {
