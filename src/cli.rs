@@ -844,8 +844,11 @@ struct Compared {
     changes: Vec<diff::Change>,
     versions: (Option<String>, Option<String>),
     subjects: Vec<String>,
-    /// Both lockfiles in full, when the format points at their lines.
+    /// Both lockfiles in full, when the format points at their lines and the fast
+    /// path could not count them.
     files: Option<(Lockfile, Lockfile)>,
+    /// The line maps of both files, counted by the fast path.
+    lines: Option<(lockfile::LineMap, lockfile::LineMap)>,
 }
 
 fn compare(
@@ -855,9 +858,11 @@ fn compare(
     against: Option<&LockSource>,
     live: &Live<'_>,
 ) -> Result<Compared> {
-    // Two files and no line anchors needed: the fast path, which never builds the
-    // elements that are byte-identical on both sides.
-    if let (Some(against), false) = (against, args.format.needs_anchors()) {
+    // Two files: the fast path, which never builds the elements that are
+    // byte-identical on both sides. The formats that point at lines count them in the
+    // files' bytes; a file that is not canonical takes the full parse below, whose
+    // lines are those of the canonical text (and which says so).
+    if let Some(against) = against {
         let (a, b) = std::thread::scope(|s| {
             let b = s.spawn(|| against.bytes());
             let a = base.baseline_bytes();
@@ -866,18 +871,21 @@ fn compare(
                 .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
             Ok::<_, Error>((a?, b?))
         })?;
-        let c = diff::fast::compare_files(
-            rules,
-            (&a, &base.name()),
-            (&b, &against.name()),
-            args.walk_budget,
-        )?;
-        return Ok(Compared {
-            changes: c.changes,
-            versions: (c.servers.0.version, c.servers.1.version),
-            subjects: c.subjects,
-            files: None,
-        });
+        let (a, b) = ((&a[..], &base.name()[..]), (&b[..], &against.name()[..]));
+        let c = if args.format.needs_anchors() {
+            diff::fast::compare_files_with_lines(rules, a, b, args.walk_budget)?
+        } else {
+            diff::fast::compare_files(rules, a, b, args.walk_budget)?
+        };
+        if !args.format.needs_anchors() || c.lines.is_some() {
+            return Ok(Compared {
+                changes: c.changes,
+                versions: (c.servers.0.version, c.servers.1.version),
+                subjects: c.subjects,
+                files: None,
+                lines: c.lines,
+            });
+        }
     }
     let (baseline, current) = match against {
         // Both files: read them on two threads.
@@ -914,6 +922,7 @@ fn compare(
         ),
         subjects: subjects.into_iter().collect(),
         files: Some((baseline, current)),
+        lines: None,
     })
 }
 
@@ -1083,7 +1092,15 @@ fn check_one<'r>(
     );
     report.verbose = args.verbose;
     report.fail_on = fail_on.level();
-    if let (true, Some((baseline, current))) = (args.format.needs_anchors(), &compared.files) {
+    if let (true, Some((base_lines, cur_lines))) = (args.format.needs_anchors(), &compared.lines) {
+        let uris = (base.uri(), against.map(LockSource::uri));
+        report.anchors = anchor::anchors_in(
+            &report.changes,
+            (base_lines, &uris.0),
+            uris.1.as_deref().map(|uri| (cur_lines, uri)),
+        );
+    } else if let (true, Some((baseline, current))) = (args.format.needs_anchors(), &compared.files)
+    {
         let (base_disk, against_disk) = (base.disk_path(), against.map(LockSource::disk_path));
         let files = anchor::Files {
             baseline: (baseline, base.uri(), &base_disk),

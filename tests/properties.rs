@@ -9,8 +9,10 @@ use common::{reordered, reversed_text};
 use fastrand::Rng;
 use mcp_covenant::diff;
 use mcp_covenant::lockfile::Lockfile;
+use mcp_covenant::report::anchor;
 use mcp_covenant::rules::Rules;
 use serde_json::{json, Map, Value};
+use std::path::Path;
 
 const NAMES: &[&str] = &[
     "id", "name", "kind", "tags", "limit", "q", "meta", "a.b", "x y", "value",
@@ -179,6 +181,96 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
             diff::sort(&mut full);
             diff::sort(&mut fast);
             assert_eq!(fast, full, "seed {seed}, canonical {canonical}");
+            // SARIF and GitHub lines: counted in the bytes when both files are
+            // canonical, the same as the full parse's; otherwise no line map (the
+            // full parse is taken).
+            let lines = diff::fast::compare_files_with_lines(
+                &rules,
+                (ta.as_bytes(), "a"),
+                (tb.as_bytes(), "b"),
+                diff::DEFAULT_WORK_BUDGET,
+            )
+            .unwrap()
+            .lines;
+            let Some((la, lb)) = lines else {
+                assert!(!canonical, "seed {seed}: canonical files give a line map");
+                continue;
+            };
+            assert!(
+                canonical,
+                "seed {seed}: no line map for a file not canonical"
+            );
+            let nowhere = Path::new("/nonexistent/covenant.lock");
+            let files = anchor::Files {
+                baseline: (&a, "a".into(), nowhere),
+                current: Some((&b, "b".into(), nowhere)),
+            };
+            assert_eq!(
+                anchor::anchors_in(&full, (&la, "a"), Some((&lb, "b"))),
+                anchor::anchors(&full, &files),
+                "seed {seed}: anchors"
+            );
         }
     }
+}
+
+/// One file canonical except where no element changed: the layout, the order, or an
+/// element's text. The line map is refused, so the full parse (and its warning) runs.
+#[test]
+fn a_file_not_canonical_outside_the_changes_gives_no_line_map() {
+    let rules = Rules::embedded().unwrap();
+    let mut r = Rng::with_seed(7);
+    let x: Vec<Value> = (0..4).map(|i| tool(&mut r, i)).collect();
+    let mut y = x.clone();
+    y[1] = tool(&mut r, 1);
+    let canon = |tools: &Vec<Value>| {
+        Lockfile::parse(lockfile(tools.clone()).to_string().as_bytes(), "x")
+            .unwrap()
+            .to_text()
+    };
+    let (ta, tb) = (canon(&x), canon(&y));
+    let lines = |ta: &str, tb: &str| {
+        diff::fast::compare_files_with_lines(
+            &rules,
+            (ta.as_bytes(), "a"),
+            (tb.as_bytes(), "b"),
+            diff::DEFAULT_WORK_BUDGET,
+        )
+        .unwrap()
+        .lines
+    };
+    assert!(lines(&ta, &tb).is_some());
+    // A blank line between two tools; trailing spaces; tools out of order.
+    let blank = ta.replacen("      },\n", "      },\n\n", 1);
+    assert!(lines(&blank, &tb).is_none());
+    assert!(lines(&ta, &format!("{}  ", tb.trim_end())).is_none());
+    let mut swapped: Value = serde_json::from_str(&ta).unwrap();
+    swapped["surface"]["tools"]
+        .as_array_mut()
+        .unwrap()
+        .swap(0, 1);
+    let swapped = serde_json::to_string_pretty(&swapped).unwrap() + "\n";
+    assert!(lines(&swapped, &tb).is_none());
+    // The changed tool written on one line.
+    let b: Value = serde_json::from_str(&tb).unwrap();
+    let one_line = serde_json::to_string(&b["surface"]["tools"][1]).unwrap();
+    let start = tb.find("      {\n        \"name\": \"t1\"").unwrap() + 6;
+    let end = start + tb[start..].find("\n      }").unwrap() + 8;
+    let edited = format!("{}{one_line}{}", &tb[..start], &tb[end..]);
+    assert_eq!(
+        diff::fast::compare_files(
+            &rules,
+            (ta.as_bytes(), "a"),
+            (edited.as_bytes(), "b"),
+            1 << 20
+        )
+        .unwrap()
+        .changes
+        .len(),
+        diff::fast::compare_files(&rules, (ta.as_bytes(), "a"), (tb.as_bytes(), "b"), 1 << 20)
+            .unwrap()
+            .changes
+            .len()
+    );
+    assert!(lines(&ta, &edited).is_none());
 }

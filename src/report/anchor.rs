@@ -55,45 +55,46 @@ pub fn anchors(changes: &[Change], files: &Files<'_>) -> Vec<Anchor> {
         map
     };
     let base = map(files.baseline.0, files.baseline.2);
-    let cur: Option<(LineMap, &str)> = files
+    let cur = files
         .current
         .as_ref()
-        .map(|(lock, uri, path)| (map(lock, path), uri.as_str()));
+        .map(|(lock, uri, path)| (map(lock, path), uri));
+    anchors_in(
+        changes,
+        (&base, &files.baseline.1),
+        cur.as_ref().map(|(m, uri)| (m, uri.as_str())),
+    )
+}
+
+/// One anchor per change, in order, from line maps already made: the baseline's, and
+/// the new lockfile's when the check compared against a file.
+pub fn anchors_in(
+    changes: &[Change],
+    base: (&LineMap, &str),
+    cur: Option<(&LineMap, &str)>,
+) -> Vec<Anchor> {
+    let at = |uri: &str, (start, end): (usize, usize)| Anchor {
+        uri: uri.to_string(),
+        start,
+        end,
+    };
     changes
         .iter()
         .map(|c| {
             let (word, key) = c.subject.split_once(':').unwrap_or(("", ""));
             let Some(kind) = Kind::from_word(word) else {
-                return Anchor {
-                    uri: files.baseline.1.clone(),
-                    start: 1,
-                    end: 1,
-                };
+                return at(base.1, (1, 1));
             };
             let path = c.path.as_deref();
-            if let Some((start, end)) = base.find(kind, key, path) {
-                return Anchor {
-                    uri: files.baseline.1.clone(),
-                    start,
-                    end,
-                };
+            if let Some(span) = base.0.find(kind, key, path) {
+                return at(base.1, span);
             }
-            if let Some((map, uri)) = &cur {
-                if let Some((start, end)) = map.find(kind, key, path) {
-                    return Anchor {
-                        uri: uri.to_string(),
-                        start,
-                        end,
-                    };
-                }
+            if let Some(span) = cur.and_then(|(map, _)| map.find(kind, key, path)) {
+                return at(cur.map_or(base.1, |c| c.1), span);
             }
             // An addition found live: the list it joins, in the baseline.
-            let line = base.lists.get(&kind).copied().unwrap_or(1);
-            Anchor {
-                uri: files.baseline.1.clone(),
-                start: line,
-                end: line,
-            }
+            let line = base.0.lists.get(&kind).copied().unwrap_or(1);
+            at(base.1, (line, line))
         })
         .collect()
 }
