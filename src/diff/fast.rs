@@ -374,7 +374,9 @@ fn line_map(bytes: &[u8], side: &Side<'_>, parsed: &Surface) -> Option<LineMap> 
         return None;
     }
     // Lines: count newlines once, in offset order, up to the last place asked for.
-    let mut wanted: Vec<(usize, Kind, Option<(&str, &Element)>)> = Kind::ALL
+    // (offset, kind, the changed element there or None for the list's own line)
+    type Place<'e> = (usize, Kind, Option<(&'e str, &'e Element)>);
+    let mut wanted: Vec<Place<'_>> = Kind::ALL
         .into_iter()
         .zip(list_at)
         .map(|(kind, at)| (at, kind, None))
