@@ -26,6 +26,8 @@
 //!   neverAnswer    read requests, answer nothing
 //!   exitAtStart    exit with this code right away (after `stderr`)
 //!   exitAfterInitialize  exit with this code after answering initialize
+//!   initializeFirst  exit (1) when the first message is not `initialize`, as rmcp 0.6
+//!                  servers do
 //!   serverRequests before answering tools/list, send ping and roots/list requests and
 //!                  wait for the client's answers
 //!   notifications  send log and list_changed notifications before each answer
@@ -358,6 +360,12 @@ fn stdio(mut server: Server) {
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
+        let method = msg.get("method").and_then(Value::as_str);
+        if flag(&spec, "initializeFirst") && !answered_initialize && method != Some("initialize") {
+            // As rmcp 0.6 does: anything before `initialize` ends the connection.
+            eprintln!("Error: ConnectionClosed(\"initialized request\")");
+            std::process::exit(1);
+        }
         if let Some(raw) = raw_tools_list(&spec, &msg) {
             let _ = stdout.write_all(&raw);
             let _ = stdout.write_all(b"\n");

@@ -448,29 +448,45 @@ impl Lockfile {
 /// The deepest nesting serde_json reads (its recursion limit).
 pub(crate) const MAX_DEPTH: usize = 127;
 
-/// How deep arrays and objects nest in JSON text (strings skipped).
+/// How deep arrays and objects nest in JSON text (strings skipped). It reads every byte
+/// of both lockfiles of an offline check, so it skips eight bytes at a time while none
+/// of them can matter (a byte loop here cost a third of the check).
 pub(crate) fn max_depth(bytes: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &b in bytes {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A high bit in every byte of `w` equal to `b`; exact up to the first match.
+    let has = |w: u64, b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    let (mut depth, mut max, mut i, mut in_string) = (0usize, 0usize, 0usize, false);
+    while i < bytes.len() {
+        while let Some(chunk) = bytes.get(i..i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            let hits = if in_string {
+                has(w, b'"') | has(w, b'\\')
+            } else {
+                has(w, b'"') | has(w, b'[') | has(w, b']') | has(w, b'{') | has(w, b'}')
+            };
+            if hits == 0 {
+                i += 8;
+            } else {
+                i += (hits.trailing_zeros() / 8) as usize;
+                break;
             }
-            continue;
         }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
+        let Some(&b) = bytes.get(i) else { break };
+        match (in_string, b) {
+            (true, b'\\') => i += 1, // the escaped byte is skipped too
+            (true, b'"') | (false, b'"') => in_string = !in_string,
+            (false, b'[' | b'{') => {
                 depth += 1;
                 max = max.max(depth);
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
+            (false, b']' | b'}') => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     max
 }
@@ -922,6 +938,55 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn max_depth_skips_strings_and_escapes_and_never_panics() {
+        use super::max_depth;
+        // The plain byte loop it replaced, as the reference.
+        fn slow(bytes: &[u8]) -> usize {
+            let (mut d, mut m, mut s, mut e) = (0usize, 0usize, false, false);
+            for &b in bytes {
+                if s {
+                    if e {
+                        e = false;
+                    } else if b == b'\\' {
+                        e = true;
+                    } else if b == b'"' {
+                        s = false;
+                    }
+                    continue;
+                }
+                match b {
+                    b'"' => s = true,
+                    b'[' | b'{' => {
+                        d += 1;
+                        m = m.max(d);
+                    }
+                    b']' | b'}' => d = d.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            m
+        }
+        let alphabet = [b'"', b'\\', b'[', b']', b'{', b'}', b'a', b' '];
+        let mut x: u64 = 0x9e37_79b9;
+        for _ in 0..20_000 {
+            let n = (x % 64) as usize;
+            let mut text = Vec::with_capacity(n);
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                text.push(alphabet[(x % alphabet.len() as u64) as usize]);
+            }
+            assert_eq!(
+                max_depth(&text),
+                slow(&text),
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+        }
+    }
+
     use super::*;
 
     const MINIMAL: &str = r#"{"covenant_version":"0.1.1","captured_at_unix":5,

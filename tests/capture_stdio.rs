@@ -202,6 +202,37 @@ fn a_server_silent_on_unknown_methods_costs_no_probe_wait() {
 }
 
 #[test]
+fn a_server_that_exits_on_the_era_probe_is_started_again_in_the_handshake_era() {
+    // rmcp 0.6 (the Rust SDK) ends the connection when its first message is not
+    // `initialize`: the probe killed it, and a Rust server could not be captured with
+    // the default --protocol auto.
+    let d = tmpdir("initialize-first");
+    let (o, out) = snapshot(
+        &d,
+        &json!({"era": "legacy", "tools": tools(), "initializeFirst": true}),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("starting it again with --protocol 2025-11-25"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).matches("error:").count(), 0, "{}", stderr(&o));
+    let lock = read(&out);
+    assert_eq!(lock["server"]["protocolVersion"], "2025-11-25");
+    assert_eq!(lock["surface"]["tools"].as_array().unwrap().len(), 5);
+    // With the era given, there is no probe and no second start.
+    let (o, _) = snapshot(
+        &d,
+        &json!({"era": "legacy", "tools": tools(), "initializeFirst": true}),
+        &["--protocol", "2025-11-25"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("starting it again"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_declared_but_missing_list_is_recorded_empty_with_a_warning() {
     for era in ["legacy", "modern"] {
         let d = tmpdir(&format!("missing-list-{era}"));

@@ -120,6 +120,33 @@ pub fn claim_error_line() -> bool {
 
 /// Capture a server's surface.
 pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
+    let first = capture_once(opts);
+    // Some handshake-era servers (rmcp 0.6, the Rust SDK) exit when their first message
+    // is not `initialize`, so the era probe ends them before either answer. Start the
+    // server again and speak the handshake era only.
+    let probe_killed = |e: &Error| {
+        e.kind() == crate::error::ErrorKind::Fatal
+            && e.message().contains(PROBE_KILLED)
+            && e.message().contains("exited")
+    };
+    match (&first, &opts.protocol, &opts.endpoint) {
+        (Err(e), Protocol::Auto, Endpoint::Stdio(_)) if probe_killed(e) => {
+            let fallback = LEGACY_VERSIONS[0];
+            eprintln!(
+                "warning: the server exited on the era probe (it accepts nothing before `initialize`); starting it again with --protocol {fallback}"
+            );
+            let mut again = opts.clone();
+            again.protocol = Protocol::Version(fallback.to_string());
+            capture_once(&again)
+        }
+        _ => first,
+    }
+}
+
+/// What a server that died on the era probe was waiting for (see `capture`).
+pub(crate) const PROBE_KILLED: &str = "before answering server/discover and initialize";
+
+fn capture_once(opts: &CaptureOptions) -> Result<Captured> {
     let deadline = Instant::now()
         .checked_add(opts.timeout)
         .ok_or_else(|| Error::new("--timeout is too large"))?;
