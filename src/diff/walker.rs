@@ -591,6 +591,16 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.entries(&va, &vb, path, &chain);
     }
 
+    /// For an input property that is (now) required but has a `default`: zod's
+    /// output-mode schemas, among others, list defaulted fields as required, so the
+    /// schema rejects an omission the server itself may still accept. Said, not excused.
+    fn default_hint(&self, schema: Option<&Value>) -> Option<String> {
+        (self.direction == Direction::Input && schema.and_then(|s| s.get("default")).is_some())
+            .then(|| {
+                "it has a default, so the server itself may still accept calls that omit it".into()
+            })
+    }
+
     /// The row binding for keyword `k` (a vendor extension falls back to `x-*`).
     fn binding(&self, k: &str) -> Option<&'r crate::rules::Binding> {
         let rules = self.em.rules;
@@ -899,15 +909,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             if req_a != req_b {
                 let mut ev = Event::new(if req_b { "required" } else { "optional" });
                 ev.cond = cond(req_b);
-                if req_b
-                    && self.direction == Direction::Input
-                    && sb.and_then(|s| s.get("default")).is_some()
-                {
-                    // zod's output-mode schemas (and others) list defaulted fields as
-                    // required: the schema rejects an omission the server may still take.
-                    ev.hint = Some(
-                        "it has a default, so the server itself may still accept calls that omit it".into(),
-                    );
+                if req_b {
+                    ev.hint = self.default_hint(sb);
                 }
                 self.classify("properties", &child, ev);
             }
@@ -945,6 +948,9 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         for &(name, schema, req) in &came {
             let mut ev = Event::new("added");
             ev.cond = cond(req);
+            if req {
+                ev.hint = self.default_hint(schema);
+            }
             if let Some(old) = only(&went, schema).filter(|old| {
                 only(&came, went.iter().find(|w| w.0 == *old).and_then(|w| w.1)) == Some(name)
             }) {
