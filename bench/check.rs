@@ -7,7 +7,7 @@
 //!   check   what `check --against` does in-process: read both lockfiles, scan them
 //!           (two threads), build and diff the elements whose bytes differ, sort and
 //!           render the JSON report
-//!   full    the same through the full parse of both lockfiles (the path SARIF takes)
+//!   full    the same through the full parse of both lockfiles (the path a lockfile not in canonical form takes)
 //! The files are left in bench/out/ so the binary can be timed on them too
 //! (bench/run.sh does that, with peak RSS).
 
