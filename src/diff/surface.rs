@@ -140,19 +140,35 @@ pub fn diff_with_budget(
 /// bump the changes require).
 pub fn diff_server(rules: &Rules, before: &ServerInfo, after: &ServerInfo) -> Vec<Change> {
     let mut em = Emitter::new(rules);
-    let text = |s: &Option<String>| s.clone().map(Value::String);
-    let (a, b) = (text(&before.instructions), text(&after.instructions));
-    let field = "instructions";
-    let rows: Vec<usize> = (0..rules.rows.len())
-        .filter(|&i| matches!(&rules.rows[i].scope, Scope::Server { field: f } if f == field))
-        .collect();
-    for ev in compare::events(Comparator::Text, None, a.as_ref(), b.as_ref()).unwrap_or_default() {
-        let rule = rows
-            .iter()
-            .copied()
-            .find(|&i| rules.rows[i].event == ev.event)
-            .unwrap_or_else(|| rules.surface_unhandled());
-        em.emit(rule, "server", Some(field), None, field, ev);
+    // An empty name is no name (a capture that found no identity).
+    let text = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(|s| Value::String(s.into()));
+    let fields = [
+        ("name", text(Some(&before.name)), text(Some(&after.name))),
+        (
+            "title",
+            text(before.title.as_deref()),
+            text(after.title.as_deref()),
+        ),
+        (
+            "instructions",
+            text(before.instructions.as_deref()),
+            text(after.instructions.as_deref()),
+        ),
+    ];
+    for (field, a, b) in fields {
+        let rows: Vec<usize> = (0..rules.rows.len())
+            .filter(|&i| matches!(&rules.rows[i].scope, Scope::Server { field: f } if f == field))
+            .collect();
+        for ev in
+            compare::events(Comparator::Text, None, a.as_ref(), b.as_ref()).unwrap_or_default()
+        {
+            let rule = rows
+                .iter()
+                .copied()
+                .find(|&i| rules.rows[i].event == ev.event)
+                .unwrap_or_else(|| rules.surface_unhandled());
+            em.emit(rule, "server", Some(field), None, field, ev);
+        }
     }
     em.changes
 }
