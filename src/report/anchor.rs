@@ -37,6 +37,9 @@ pub struct Files<'a> {
 /// One anchor per change, in order. Warns (once per file) when a file on disk is not
 /// the canonical text the lines are counted in.
 pub fn anchors(changes: &[Change], files: &Files<'_>) -> Vec<Anchor> {
+    if changes.is_empty() {
+        return Vec::new(); // nothing to point at: no line map to build
+    }
     let wanted: HashSet<(Kind, String)> = changes
         .iter()
         .filter_map(|c| {
