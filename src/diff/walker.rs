@@ -732,7 +732,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// applies there: its own position, else its rest (`false` for a closed tuple).
     fn tuple(&mut self, va: &View<'v>, vb: &View<'v>, path: &str, chain: &Option<Rc<Chain>>) {
         let (ta, tb) = (tuple_parts(va), tuple_parts(vb));
-        let ((kw_a, xs, rest_a), (kw_b, ys, rest_b)) = match (ta, tb) {
+        let ((_, xs, rest_a), (kw_b, ys, rest_b)) = match (ta, tb) {
             (None, None) => return,
             (None, Some((kw, _, _))) => {
                 return self.classify(
@@ -750,7 +750,6 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             (Some(x), Some(y)) => (x, y),
         };
-        let _ = kw_a;
         let at = |i: usize| format!("{path}.{kw_b}[{i}]");
         let cond = |rest: Option<&Value>| {
             Some(if matches!(rest, Some(Value::Bool(false))) {
@@ -1285,11 +1284,15 @@ fn through_refs<'v>(root: &'v Value, mut v: &'v Value) -> &'v Value {
 /// `$ref`s) nothing but an `anyOf` or `oneOf` opened up into its own variants; each
 /// with its path below the keyword (`[0]`, `[0].oneOf[1]`).
 fn flatten<'v>(root: &'v Value, keyword: &str, list: &'v [Value]) -> Vec<(String, &'v Value)> {
-    let mut out = Vec::new();
-    let mut stack: Vec<(String, &'v [Value], usize)> = vec![(String::new(), list, 0)];
-    while let Some((prefix, items, depth)) = stack.pop() {
+    // Each variant with its position (indexes down the nesting), to keep the written order.
+    let mut out: Vec<(Vec<usize>, String, &'v Value)> = Vec::new();
+    let mut stack: Vec<(Vec<usize>, String, &'v [Value], usize)> =
+        vec![(Vec::new(), String::new(), list, 0)];
+    while let Some((at, prefix, items, depth)) = stack.pop() {
         for (i, v) in items.iter().enumerate() {
             let here = format!("{prefix}[{i}]");
+            let mut position = at.clone();
+            position.push(i);
             let seen = through_refs(root, v);
             let inner = if keyword == "allOf" || depth >= 8 {
                 None
@@ -1307,13 +1310,13 @@ fn flatten<'v>(root: &'v Value, keyword: &str, list: &'v [Value]) -> Vec<(String
                 })
             };
             match inner {
-                Some((k, xs)) => stack.push((format!("{here}.{k}"), xs, depth + 1)),
-                None => out.push((here, v)),
+                Some((k, xs)) => stack.push((position, format!("{here}.{k}"), xs, depth + 1)),
+                None => out.push((position, here, v)),
             }
         }
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
+    out.into_iter().map(|(_, path, v)| (path, v)).collect()
 }
 
 /// Variants no value can match twice: each allows one JSON type no other allows
