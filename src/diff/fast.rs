@@ -297,7 +297,12 @@ fn compare(
     let mut changes = diff_with_budget(rules, &pa, &pb, budget);
     changes.extend(diff_server(rules, &sa.server, &sb.server));
     let lines = match with_lines {
-        true => line_map(a.0, &sa, &pa).zip(line_map(b.0, &sb, &pb)),
+        // Each file's lines on its own thread, as the scans.
+        true => std::thread::scope(|s| {
+            let la = s.spawn(|| line_map(a.0, &sa, &pa));
+            let lb = line_map(b.0, &sb, &pb);
+            la.join().ok().flatten().zip(lb)
+        }),
         false => None,
     };
     Ok(Compared {
