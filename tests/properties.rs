@@ -274,3 +274,45 @@ fn a_file_not_canonical_outside_the_changes_gives_no_line_map() {
     );
     assert!(lines(&ta, &edited).is_none());
 }
+
+/// Pairing thousands of `anyOf` variants that are all different scores every left-over
+/// pair, and that work counts against the walk budget: past it the schema is reported as
+/// too large to compare (breaking), never silently, and never after minutes of work.
+#[test]
+fn variant_pairing_counts_against_the_walk_budget() {
+    let rules = Rules::embedded().unwrap();
+    let variants = |n: usize, t: &str| -> Vec<Value> {
+        (0..n)
+            .map(|i| json!({"type": "object", "properties": {format!("p{i}"): {"type": t}}, "required": [format!("p{i}")]}))
+            .collect()
+    };
+    let doc = |v: Vec<Value>| {
+        let tools = vec![json!({"name": "t", "inputSchema": {"anyOf": v}})];
+        Lockfile::parse(lockfile(tools).to_string().as_bytes(), "x").unwrap()
+    };
+    // 3,000 × 3,000 pairs to score: over the default budget of 1,000,000.
+    let changes = diff::diff(
+        &rules,
+        &doc(variants(3000, "string")).surface,
+        &doc(variants(3000, "integer")).surface,
+    );
+    assert!(
+        changes.iter().any(|c| c.code == "schema.walk.truncated"),
+        "{:?}",
+        changes.iter().map(|c| &c.code).collect::<Vec<_>>()
+    );
+    // 100 × 100 is well within it: every variant is compared and reported.
+    let changes = diff::diff(
+        &rules,
+        &doc(variants(100, "string")).surface,
+        &doc(variants(100, "integer")).surface,
+    );
+    assert!(changes.iter().all(|c| c.code != "schema.walk.truncated"));
+    assert_eq!(
+        changes
+            .iter()
+            .filter(|c| c.code == "schema.type.changed")
+            .count(),
+        100
+    );
+}

@@ -373,18 +373,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         while let Some(task) = self.work.pop() {
             self.visited += 1;
             if self.visited > self.budget {
-                let rule = self.em.rules.walk_limit();
-                let mut ev = Event::new("exceeded");
-                ev.after = Some(Value::from(self.budget as u64));
-                let root = self.root_path(&task.path);
-                self.em.emit(
-                    rule,
-                    self.subject,
-                    Some(&root),
-                    Some(self.direction),
-                    "$walk",
-                    ev,
-                );
+                self.exhausted(&task.path);
                 return;
             }
             if let Some((since, opening)) = task.after_variant {
@@ -401,6 +390,25 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             self.step(task);
         }
+    }
+
+    /// Report that the work budget ran out (breaking: what was not compared may hide a
+    /// break) and stop the walk.
+    fn exhausted(&mut self, path: &str) {
+        let rule = self.em.rules.walk_limit();
+        let mut ev = Event::new("exceeded");
+        ev.after = Some(Value::from(self.budget as u64));
+        let root = self.root_path(path);
+        self.em.emit(
+            rule,
+            self.subject,
+            Some(&root),
+            Some(self.direction),
+            "$walk",
+            ev,
+        );
+        self.work.clear();
+        self.visited = self.budget.saturating_add(1);
     }
 
     /// The path of the schema the walk started from (for the budget report).
@@ -1054,23 +1062,34 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             xs.iter().map(|v| through_refs(self.roots[0], v)).collect(),
             ys.iter().map(|v| through_refs(self.roots[1], v)).collect(),
         );
-        // Equal as written first, then equal through their `$ref`s.
+        // Equal as written first, then equal through their `$ref`s: by text, through a
+        // map, so thousands of variants cost no more than their text.
         for seen in [[&xs, &ys], [&rx, &ry]] {
-            let (cx, cy): (Vec<String>, Vec<String>) = (
-                seen[0].iter().map(|v| canonical(v)).collect(),
-                seen[1].iter().map(|v| canonical(v)).collect(),
-            );
+            let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, v) in seen[0].iter().enumerate().rev() {
+                if !used_a[i] {
+                    by_text.entry(canonical(v)).or_default().push(i);
+                }
+            }
             for j in 0..ys.len() {
                 if pair_of_b[j].is_some() {
                     continue;
                 }
-                if let Some(i) = (0..xs.len()).find(|&i| !used_a[i] && cx[i] == cy[j]) {
+                if let Some(i) = by_text.get_mut(&canonical(seen[1][j])).and_then(Vec::pop) {
                     used_a[i] = true;
                     pair_of_b[j] = Some(i);
                 }
             }
         }
-        // The rest pair by structure (same type, shared keywords), not by position.
+        // The rest pair by structure (same type, shared keywords), not by position: every
+        // left-over pair is scored, and that work counts against the walk budget.
+        let left_a = used_a.iter().filter(|u| !**u).count();
+        let left_b = pair_of_b.iter().filter(|p| p.is_none()).count();
+        let cost = left_a.saturating_mul(left_b);
+        if self.visited.saturating_add(cost) > self.budget {
+            return self.exhausted(path);
+        }
+        self.visited += cost;
         for (j, y) in ry.iter().enumerate() {
             if pair_of_b[j].is_some() {
                 continue;
@@ -1084,15 +1103,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 pair_of_b[j] = Some(i);
             }
         }
+        // oneOf accepts a value matching exactly one variant, so a change inside a
+        // variant has no fixed direction, unless the variants cannot overlap (distinct
+        // types or discriminator values).
+        let bracket =
+            keyword == "oneOf" && xs.len().max(ys.len()) > 1 && !(disjoint(&rx) && disjoint(&ry));
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
                 Some(i) => {
-                    // oneOf accepts a value matching exactly one variant, so a change
-                    // inside a variant has no fixed direction, unless the variants
-                    // cannot overlap (distinct types or discriminator values).
-                    let bracket = keyword == "oneOf"
-                        && xs.len().max(ys.len()) > 1
-                        && !(disjoint(&rx) && disjoint(&ry));
                     let since = Rc::new(std::cell::Cell::new(0));
                     let marker = |opening: bool| Task {
                         a: None,
