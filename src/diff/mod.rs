@@ -78,6 +78,8 @@ impl<'a> Event<'a> {
 pub(crate) struct Emitter<'r> {
     pub rules: &'r Rules,
     pub changes: Vec<Change>,
+    /// Validator steps left for building witnesses in this comparison.
+    pub witness_budget: usize,
 }
 
 impl<'r> Emitter<'r> {
@@ -85,6 +87,7 @@ impl<'r> Emitter<'r> {
         Emitter {
             rules,
             changes: Vec::new(),
+            witness_budget: witness::TOTAL_STEPS,
         }
     }
 

@@ -262,7 +262,13 @@ fn compare_elements(
                 Some(&xa),
                 Some(&xb),
             );
-            witness::attach(&mut em.changes[start..], field, Some(&xa), Some(&xb));
+            witness::attach(
+                &mut em.changes[start..],
+                &mut em.witness_budget,
+                field,
+                Some(&xa),
+                Some(&xb),
+            );
             continue;
         }
         // A schema field with presence rows (outputSchema) reports its coming and going
@@ -277,7 +283,13 @@ fn compare_elements(
         } else {
             let start = em.changes.len();
             walker::compare_schemas(em, budget, subject, direction, field, false, sa, sb);
-            witness::attach(&mut em.changes[start..], field, sa, sb);
+            witness::attach(
+                &mut em.changes[start..],
+                &mut em.witness_budget,
+                field,
+                sa,
+                sb,
+            );
         }
     }
 

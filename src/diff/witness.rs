@@ -28,6 +28,7 @@ const MAX_STEPS: usize = 20_000;
 /// argument list, already turned into an object schema.
 pub(crate) fn attach(
     changes: &mut [Change],
+    budget: &mut usize,
     field: &str,
     before: Option<&Value>,
     after: Option<&Value>,
@@ -48,13 +49,33 @@ pub(crate) fn attach(
         if field == "arguments" && !segs.is_empty() {
             segs.insert(0, Seg::Name("properties".into()));
         }
-        change.witness = find(direction, a, b, &segs);
+        change.witness = find_within(direction, a, b, &segs, budget);
     }
 }
+
+/// Validator steps one comparison of two surfaces may spend on witnesses in all: past
+/// it, further breaking changes get no witness (reported as unproven), so a hostile pair
+/// of lockfiles with thousands of breaking changes cannot make a check slow.
+pub(crate) const TOTAL_STEPS: usize = 50_000_000;
 
 /// An instance that `a` accepts and `b` rejects (input), or `b` accepts and `a`
 /// rejects (output), found near `segs`.
 pub fn find(direction: Direction, a: &Value, b: &Value, segs: &[Seg]) -> Option<Value> {
+    let mut budget = TOTAL_STEPS;
+    find_within(direction, a, b, segs, &mut budget)
+}
+
+/// `find`, spending at most `budget` validator steps (deducted).
+fn find_within(
+    direction: Direction,
+    a: &Value,
+    b: &Value,
+    segs: &[Seg],
+    budget: &mut usize,
+) -> Option<Value> {
+    if *budget == 0 {
+        return None;
+    }
     let (src, tgt) = match direction {
         Direction::Input => (a, b),
         Direction::Output => (b, a),
@@ -76,7 +97,27 @@ pub fn find(direction: Direction, a: &Value, b: &Value, segs: &[Seg]) -> Option<
         .into_iter()
         .map(|(_, v)| v)
         .take(MAX_CANDIDATES)
-        .find(|x| validate(src, x) == Truth::Yes && validate(tgt, x) == Truth::No)
+        .find(|x| {
+            let mut proves = || {
+                let yes = validate_counted(src, x, budget)? == Truth::Yes;
+                Some(yes && validate_counted(tgt, x, budget)? == Truth::No)
+            };
+            proves().unwrap_or(false)
+        })
+}
+
+/// `validate`, deducting its steps from `budget`; `None` once the budget is spent.
+fn validate_counted(schema: &Value, x: &Value, budget: &mut usize) -> Option<Truth> {
+    if *budget == 0 {
+        return None;
+    }
+    let mut v = Validator {
+        root: schema,
+        steps: 0,
+    };
+    let t = v.check(schema, x, 0);
+    *budget = budget.saturating_sub(v.steps);
+    Some(t)
 }
 
 /// Candidate instances of schema `src` near `segs`, pushed towards `other`'s edges,
@@ -312,7 +353,10 @@ impl Validator<'_> {
             }
             "pattern" => match (x.as_str(), v.as_str().and_then(Pattern::parse)) {
                 (None, _) => Truth::Yes,
-                (Some(s), Some(p)) => Truth::of(p.is_match(s)),
+                (Some(s), Some(p)) => match p.matches(s) {
+                    Some(m) => Truth::of(m),
+                    None => Truth::Unknown,
+                },
                 // A feature outside the small engine's subset: undecided.
                 (Some(_), None) => Truth::Unknown,
             },
@@ -618,13 +662,13 @@ impl Validator<'_> {
             }
             let mut matched = false;
             for (pattern, s) in &compiled {
-                match pattern {
-                    Some(p) if p.is_match(key) => {
+                match pattern.as_ref().map(|p| p.matches(key)) {
+                    Some(Some(true)) => {
                         matched = true;
                         t = t.and(self.check(s, value, depth + 1));
                     }
-                    Some(_) => {}
-                    None => t = t.and(Truth::Unknown), // undecided whether it applies
+                    Some(Some(false)) => {}
+                    _ => t = t.and(Truth::Unknown), // undecided whether it applies
                 }
             }
             if declared.is_none() && !matched {
@@ -1474,6 +1518,18 @@ mod tests {
         let w = find(Direction::Input, &a, &b, &parse_path(".properties.limit")).unwrap();
         assert_eq!(validate(&a, &w), Truth::Yes);
         assert_eq!(validate(&b, &w), Truth::No);
+    }
+
+    #[test]
+    fn a_spent_witness_budget_builds_no_witness() {
+        let a = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        let b =
+            json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+        let segs = parse_path(".properties.q");
+        assert!(find_within(Direction::Input, &a, &b, &segs, &mut 0).is_none());
+        let mut budget = 1_000;
+        assert!(find_within(Direction::Input, &a, &b, &segs, &mut budget).is_some());
+        assert!(budget < 1_000, "the steps are deducted");
     }
 
     #[test]
