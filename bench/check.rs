@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 
 use mcp_covenant::diff;
 use mcp_covenant::lockfile::Lockfile;
+use mcp_covenant::policy;
 use mcp_covenant::report::{self, Format, Report};
-use mcp_covenant::rules::Rules;
+use mcp_covenant::rules::{Rules, Severity};
 use serde_json::{json, Value};
 
 struct Rng(u64);
@@ -181,7 +182,14 @@ fn main() {
                 )
                 .unwrap()
                 .changes;
-                let report = Report::new(&rules, found, "before.lock".into(), &Default::default());
+                let outcome = policy::apply(
+                    &rules,
+                    &Default::default(),
+                    found,
+                    (None, None),
+                    Some(Severity::Breaking),
+                );
+                let report = Report::new(&rules, outcome, "before.lock".into());
                 changes = report.changes.len();
                 let mut sink = termcolor::NoColor::new(Vec::new());
                 report::render(&report, Format::Json, &mut sink).unwrap();

@@ -16,6 +16,7 @@ use crate::git::GitFile;
 use crate::lint::{self, Level, LintRules};
 use crate::lockfile::{self, Lockfile};
 use crate::mcp;
+use crate::policy;
 use crate::report::{self, anchor, Format, Report};
 use crate::rules::{Rules, Severity};
 use crate::stdout::PipeTolerant;
@@ -577,12 +578,12 @@ fn snapshot_check(
         output.display()
     );
     let changes = diff::diff(rules, &previous.surface, &lock.surface);
-    let mut report = Report::new(rules, changes, output.display().to_string(), config);
-    report.verify_version(
+    let versions = (
         previous.server.version.as_deref(),
         lock.server.version.as_deref(),
-        config,
     );
+    let outcome = policy::apply(rules, config, changes, versions, Some(Severity::Breaking));
+    let report = Report::new(rules, outcome, output.display().to_string());
     let io_err = |e: std::io::Error| Error::new(format!("cannot write the report: {e}"));
     if let Some(name) = heading {
         writeln!(out, "== server {name} ({})", output.display()).map_err(io_err)?;
@@ -982,7 +983,7 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
             &|o| report::render(&report, args.format, o),
             &|o| report::render(&report, Format::Human, o),
         )?;
-        return Ok(u8::from(report.fails(fail_on.level())));
+        return Ok(u8::from(report.fails));
     }
     let servers = servers.unwrap_or_default();
     if args.baseline.is_some() {
@@ -1004,7 +1005,7 @@ fn check(rules: &Rules, config: &Config, args: CheckArgs, out: &mut dyn WriteCol
     });
     for (_, r) in &reports {
         if let Some(r) = r {
-            code = code.max(u8::from(r.fails(fail_on.level())));
+            code = code.max(u8::from(r.fails));
         }
     }
     let grouped: Vec<(&Server, Option<&Report<'_>>)> = servers
@@ -1084,14 +1085,13 @@ fn check_one<'r>(
 ) -> Result<Report<'r>> {
     let (base, against) = (&target.base, target.against.as_ref());
     let compared = compare(rules, args, base, against, &target.live)?;
-    let mut report = Report::new(rules, compared.changes, base.name(), config);
-    report.verify_version(
+    let versions = (
         compared.versions.0.as_deref(),
         compared.versions.1.as_deref(),
-        config,
     );
+    let outcome = policy::apply(rules, config, compared.changes, versions, fail_on.level());
+    let mut report = Report::new(rules, outcome, base.name());
     report.verbose = args.verbose;
-    report.fail_on = fail_on.level();
     if let (true, Some((base_lines, cur_lines))) = (args.format.needs_anchors(), &compared.lines) {
         let uris = (base.uri(), against.map(LockSource::uri));
         report.anchors = anchor::anchors_in(

@@ -30,6 +30,8 @@ pub mod mcp;
 #[doc(hidden)]
 pub mod path;
 #[doc(hidden)]
+pub mod policy;
+#[doc(hidden)]
 pub mod redact;
 pub(crate) mod reference;
 #[doc(hidden)]

@@ -31,8 +31,8 @@ use mcp_covenant::config::Config;
 use mcp_covenant::diff;
 use mcp_covenant::lint::{self, LintRules};
 use mcp_covenant::lockfile::Lockfile;
-use mcp_covenant::report::Report;
-use mcp_covenant::rules::{Direction, Rules, Scope};
+use mcp_covenant::policy;
+use mcp_covenant::rules::{Direction, Rules, Scope, Severity};
 use termcolor::NoColor;
 
 fn main() {
@@ -273,13 +273,15 @@ fn every_rule_row_is_fired_by_a_golden_case() {
             .unwrap_or(diff::DEFAULT_WORK_BUDGET);
         let mut changes = diff::diff_with_budget(&rules, &a.surface, &b.surface, budget);
         changes.extend(diff::diff_server(&rules, &a.server, &b.server));
-        let mut report = Report::new(&rules, changes.clone(), String::new(), &Config::default());
-        report.verify_version(
-            a.server.version.as_deref(),
-            b.server.version.as_deref(),
+        let versions = (a.server.version.as_deref(), b.server.version.as_deref());
+        let outcome = policy::apply(
+            &rules,
             &Config::default(),
+            changes.clone(),
+            versions,
+            Some(Severity::Breaking),
         );
-        for c in changes.iter().chain(report.changes.iter()) {
+        for c in changes.iter().chain(outcome.changes.iter()) {
             fired.insert((c.rule, c.direction));
         }
     }

@@ -109,7 +109,7 @@ pub fn required_bump(changes: &[Change]) -> Severity {
         .unwrap_or(Severity::None)
 }
 
-/// The version finding for `changes` (those the report keeps) between the two declared
+/// The version finding for `changes` (those the policy step keeps) between the two declared
 /// versions, or `None` when the version is in order, absent, or not semver.
 pub fn verify(
     rules: &Rules,

@@ -27,7 +27,7 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
     let n = report.changes.len();
     write_str(out, "mcp-covenant: ")?;
     write_str(out, &format!("{n} change(s) — required version bump: "))?;
-    let bump = report.bump();
+    let bump = report.bump;
     out.set_color(ColorSpec::new().set_bold(true).set_fg(match bump {
         Severity::None => None,
         s => Some(style(s).2),

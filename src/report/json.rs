@@ -46,7 +46,7 @@ fn is_zero(n: &usize) -> bool {
 pub fn to_string(report: &Report<'_>) -> String {
     let doc = JsonReport {
         covenant_version: COVENANT_VERSION,
-        required_bump: report.bump().bump(),
+        required_bump: report.bump.bump(),
         counts: Counts {
             breaking: report.count(Severity::Breaking),
             minor: report.count(Severity::Minor),

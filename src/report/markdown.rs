@@ -132,7 +132,7 @@ pub fn to_string(report: &Report<'_>) -> String {
 pub fn to_string_within(report: &Report<'_>, budget: usize) -> String {
     let mut head = String::new();
     let n = report.changes.len();
-    let bump = report.bump();
+    let bump = report.bump;
     head.push_str("### mcp-covenant\n\n");
     if n == 0 {
         head.push_str("No interface changes: **no version bump required**.\n");

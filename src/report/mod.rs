@@ -13,19 +13,24 @@ use std::io::{self, Write};
 
 use termcolor::WriteColor;
 
-use crate::config::Config;
-use crate::diff::{self, Change};
+use crate::diff::Change;
+use crate::policy::Outcome;
 use crate::rules::{Rules, Severity};
 
 pub use human::write_human;
 
-/// What a `check` found, ready to render.
+/// What a `check` found, ready to render: the policy step's outcome (`policy`), with
+/// what the formats need to place it.
 pub struct Report<'r> {
     pub rules: &'r Rules,
     /// Sorted changes at severity breaking/minor/patch (silenced ones are not here).
     pub changes: Vec<Change>,
     /// Changes left out by an `[[ignore]]` entry or a `none` severity, with why.
     pub ignored: Vec<(Change, String)>,
+    /// The bump the interface changes owe (the version findings do not count).
+    pub bump: Severity,
+    /// A change is at or above `fail_on`: the gate fails (exit 1).
+    pub fails: bool,
     /// The lockfile the changes are anchored to, as shown to the user.
     pub baseline: String,
     /// The config file's name, for "ignored by covenant.toml".
@@ -41,41 +46,28 @@ pub struct Report<'r> {
 }
 
 impl<'r> Report<'r> {
-    pub fn new(
-        rules: &'r Rules,
-        changes: Vec<Change>,
-        baseline: String,
-        config: &Config,
-    ) -> Report<'r> {
-        let mut kept = Vec::new();
-        let mut ignored = Vec::new();
-        for c in changes {
-            if c.severity == Severity::None {
-                // Silenced: by covenant.toml (counted, so nothing hides unseen), or by
-                // a table row that is `none` by default (not interface, not counted).
-                if config.severity.contains_key(&c.code) {
-                    ignored.push((c, format!("{} [severity] sets it to none", config.name())));
-                }
-            } else if let Some(i) = config.ignore.iter().find(|i| i.matches(&c)) {
-                ignored.push((c, format!("{}: {}", i.origin, i.reason)));
-            } else {
-                kept.push(c);
-            }
-        }
-        diff::sort(&mut kept);
-        ignored.sort_by(|a, b| {
-            (&a.0.subject, &a.0.path, &a.0.code).cmp(&(&b.0.subject, &b.0.path, &b.0.code))
-        });
+    /// The report of `outcome`, anchored to the lockfile `baseline` names.
+    pub fn new(rules: &'r Rules, outcome: Outcome, baseline: String) -> Report<'r> {
+        let Outcome {
+            changes,
+            ignored,
+            bump,
+            fail_on,
+            fails,
+            config_name,
+        } = outcome;
         Report {
             rules,
-            changes: kept,
+            changes,
             ignored,
+            bump,
+            fails,
             baseline,
-            config_name: config.name(),
+            config_name,
             verbose: false,
             anchors: Vec::new(),
             elements: Vec::new(),
-            fail_on: Some(Severity::Breaking),
+            fail_on,
         }
     }
 
@@ -84,38 +76,6 @@ impl<'r> Report<'r> {
             .iter()
             .filter(|c| c.severity == severity)
             .count()
-    }
-
-    /// The bump the interface changes owe (the version findings do not count).
-    pub fn bump(&self) -> Severity {
-        diff::version::required_bump(&self.changes)
-    }
-
-    /// Check the server's declared version against the changes kept
-    /// (`server.version.insufficient`, `.unchanged`, `.downgraded`; see
-    /// `diff::version`); the finding is itself subject to ignores.
-    pub fn verify_version(&mut self, before: Option<&str>, after: Option<&str>, config: &Config) {
-        let Some(change) = diff::version::verify(self.rules, &self.changes, before, after) else {
-            return;
-        };
-        match config.ignore.iter().find(|i| i.matches(&change)) {
-            Some(i) => self
-                .ignored
-                .push((change, format!("{}: {}", i.origin, i.reason))),
-            None if change.severity == Severity::None => {}
-            None => {
-                self.changes.push(change);
-                diff::sort(&mut self.changes);
-            }
-        }
-    }
-
-    /// True when a change is at or above `fail_on` (`None` = never fail).
-    pub fn fails(&self, fail_on: Option<Severity>) -> bool {
-        match fail_on {
-            None => false,
-            Some(level) => self.changes.iter().any(|c| c.severity <= level),
-        }
     }
 }
 
