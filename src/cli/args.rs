@@ -1,0 +1,317 @@
+//! The arguments: what clap parses (commands, flags, help text and headings). Nothing
+//! here is resolved against covenant.toml; `settings` does that.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::{FailOn, LintFailOn};
+use crate::diff;
+use crate::mcp;
+use crate::report::Format;
+
+const ABOUT: &str = "Semver for an MCP server's interface.
+
+mcp-covenant snapshots what an MCP server exposes (tools, resources, resource \
+templates, prompts, with their JSON Schemas) into a committed lockfile, and fails CI \
+when a later change would break existing clients. Every change is classified \
+breaking / minor / patch, direction-aware: a tool's inputSchema is what a caller sends, \
+its outputSchema what a caller receives, and the same change has opposite blast radius \
+in the two.";
+
+const AFTER_HELP: &str =
+    "Exit status: 0 nothing at or above the --fail-on level; 1 a change at or \
+above it; 2 mcp-covenant could not do its job (bad arguments, unreadable lockfile or \
+config, server failure, timeout), always with one `error:` line on stderr.
+
+Examples:
+  mcp-covenant snapshot -o mcp-covenant.lock -- node dist/server.js
+  mcp-covenant check -- node dist/server.js
+  mcp-covenant check --baseline old.lock --against new.lock --format json
+  mcp-covenant check --baseline-rev origin/main     # a pull request's changes
+
+Configuration: `mcp-covenant help config` is the covenant.toml reference (severities,
+ignores that expire, several servers); `mcp-covenant init` writes a starter covenant.toml
+and the GitHub workflow.";
+
+/// The help heading of the flags that shape the report (format, output, gate).
+const REPORT: &str = "Report";
+/// The help heading of the flags of a live capture (the server and how to talk to it).
+const CAPTURE: &str = "Live capture";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mcp-covenant",
+    version,
+    about = ABOUT,
+    after_help = AFTER_HELP,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    /// When to colour the output: auto (a terminal, and NO_COLOR unset), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
+
+    /// The project config (default: ./covenant.toml when it exists).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Capture a server's interface into a lockfile.
+    ///
+    /// Re-running it on an unchanged server rewrites the same bytes (the capture time
+    /// is kept), so the lockfile only shows up in a diff when the interface changed.
+    Snapshot(SnapshotArgs),
+    /// Compare a server (or a second lockfile) against the baseline lockfile.
+    ///
+    /// Prints every change, classified breaking / minor / patch, and the semver bump it
+    /// requires; exits 1 when a change is at or above --fail-on.
+    Check(CheckArgs),
+    /// Check one surface for what makes it hard to use well (missing descriptions,
+    /// invalid names, empty enums, unresolved $refs, ...).
+    Lint(LintArgs),
+    /// List every rule id with its default and effective severity and its source.
+    ///
+    /// Shows what covenant.toml changed. Give an id to see one rule in full.
+    Rules(RulesArgs),
+    /// Write a commented starter covenant.toml and the GitHub workflow
+    /// (.github/workflows/mcp-covenant.yml). Never overwrites: when either exists,
+    /// nothing is written.
+    Init(InitArgs),
+    /// Print help: `help COMMAND` for a command, `help config` for the covenant.toml
+    /// reference.
+    Help(HelpArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// The command that starts the server over stdio, written into the workflow
+    /// (after `--`; otherwise a placeholder to replace).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct HelpArgs {
+    /// `config`, or a command: snapshot, check, lint, rules, init.
+    pub topic: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct LintArgs {
+    /// Lint this lockfile instead of a live server (a path, or git:REF:PATH to read it
+    /// at a git revision).
+    #[arg(long, value_name = "LOCKFILE", conflicts_with_all = ["http", "command"])]
+    pub from: Option<PathBuf>,
+
+    /// Exit 1 when a finding is at or above this level [default: error, or
+    /// `lint_fail_on` in covenant.toml].
+    #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<LintFailOn>,
+
+    /// Report format.
+    #[arg(long, help_heading = REPORT, value_enum, default_value_t = LintFormat::Human)]
+    pub format: LintFormat,
+
+    /// Write the report to FILE (atomically) and print the human report to stdout.
+    #[arg(long, help_heading = REPORT, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Lint only this [[server]] of covenant.toml (by default: all of them, when there
+    /// are entries and no server is given on the command line).
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+
+    #[command(flatten)]
+    pub source: LiveSource,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    Human,
+    Json,
+    /// A pull-request comment: counts, then a table per level.
+    Markdown,
+    /// GitHub Actions workflow commands, anchored to the --from lockfile's lines.
+    Github,
+    /// SARIF 2.1.0, anchored to the --from lockfile's lines.
+    Sarif,
+}
+
+#[derive(Args, Debug)]
+pub struct RulesArgs {
+    /// Show only this rule id (change or lint rule).
+    pub id: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct SnapshotArgs {
+    /// Where to write the lockfile [default: mcp-covenant.lock, or each [[server]]'s
+    /// `lockfile`].
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Capture only this [[server]] of covenant.toml (by default: all of them, when
+    /// there are entries and no server is given on the command line).
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+
+    /// Write nothing: exit 0 when the lockfile is exactly what the capture would write,
+    /// 1 when it is not (or missing), listing how the server differs from it. The CI
+    /// check that the committed lockfile is up to date.
+    #[arg(long)]
+    pub check: bool,
+
+    #[command(flatten)]
+    pub source: LiveSource,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The lockfile to compare against: a path, or git:REF:PATH to read it at a git
+    /// revision (e.g. git:origin/main:mcp-covenant.lock, the base branch's)
+    /// [default: mcp-covenant.lock, or each [[server]]'s `lockfile`].
+    #[arg(long, value_name = "LOCKFILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Compare against this lockfile instead of a live server (a path, or git:REF:PATH).
+    #[arg(long, value_name = "LOCKFILE", conflicts_with_all = ["http", "command"])]
+    pub against: Option<PathBuf>,
+
+    /// Compare the lockfile (--baseline's, or each [[server]]'s) with itself at git
+    /// revision REV, e.g. origin/main: what a pull request changed, whatever it
+    /// committed. No server runs. A lockfile REV does not have is new: every element is
+    /// reported as added.
+    #[arg(long, value_name = "REV", conflicts_with_all = ["against", "http", "command"])]
+    pub baseline_rev: Option<String>,
+
+    /// Exit 1 when a change is at or above this level [default: breaking, or `fail_on`
+    /// in covenant.toml].
+    #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<FailOn>,
+
+    /// Also list the changes covenant.toml ignored, with their reasons.
+    #[arg(short, long, help_heading = REPORT)]
+    pub verbose: bool,
+
+    /// Report format.
+    #[arg(long, help_heading = REPORT, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Node pairs one schema comparison may visit; past it the schema is reported as
+    /// `schema.walk.truncated` (breaking), never silently passed.
+    #[arg(long, default_value_t = diff::DEFAULT_WORK_BUDGET, value_name = "N")]
+    pub walk_budget: usize,
+
+    /// Write the report to FILE (atomically) and print the human report to stdout.
+    #[arg(long, help_heading = REPORT, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Check only this [[server]] of covenant.toml (by default: all of them, when there
+    /// are entries and no server is given on the command line).
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+
+    #[command(flatten)]
+    pub source: LiveSource,
+}
+
+/// Where a live capture comes from: a command over stdio, or a Streamable HTTP URL.
+#[derive(Args, Debug)]
+#[command(next_help_heading = CAPTURE)]
+pub struct LiveSource {
+    /// The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub http: Option<String>,
+
+    /// An HTTP header for every request, `Name: value` (repeatable). Also read from
+    /// MCP_COVENANT_HEADER_<NAME> variables (`_` in NAME becomes `-`). Never logged or
+    /// written to the lockfile.
+    #[arg(long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+
+    /// Seconds the whole capture may take, server start-up included (more than 0, at
+    /// most 86400).
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_timeout)]
+    pub timeout: Duration,
+
+    /// Protocol revision: auto (probe server/discover, fall back to the initialize
+    /// handshake), or one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05.
+    #[arg(long, default_value = "auto", value_name = "VERSION", value_parser = parse_protocol)]
+    pub protocol: mcp::Protocol,
+
+    /// Client capabilities to offer, comma-separated. None by default, so the lockfile
+    /// records what a minimal client sees (some servers list more tools to richer
+    /// clients).
+    #[arg(long, value_name = "LIST", value_enum, value_delimiter = ',')]
+    pub client_capabilities: Vec<ClientCapability>,
+
+    /// Pass the server's stderr through as it runs (by default it is shown only when
+    /// the capture fails).
+    #[arg(long)]
+    pub show_server_stderr: bool,
+
+    /// The command that starts the server on stdio (after `--`; run without a shell).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// A client capability `--client-capabilities` may offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClientCapability {
+    Roots,
+    Sampling,
+    Elicitation,
+}
+
+impl ClientCapability {
+    /// The capability's name in the protocol.
+    pub fn word(self) -> &'static str {
+        match self {
+            ClientCapability::Roots => "roots",
+            ClientCapability::Sampling => "sampling",
+            ClientCapability::Elicitation => "elicitation",
+        }
+    }
+}
+
+/// The longest `--timeout`: a day.
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// `--timeout`: seconds, more than 0 and at most a day.
+fn parse_timeout(s: &str) -> std::result::Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= MAX_TIMEOUT_SECS) {
+        return Err(format!(
+            "the timeout must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// `--protocol`: auto or a revision this client speaks.
+fn parse_protocol(s: &str) -> std::result::Result<mcp::Protocol, String> {
+    mcp::Protocol::parse(s).map_err(|e| e.to_string())
+}
+
+impl LiveSource {
+    /// A server was given on the command line (`-- CMD` or `--http`).
+    pub(crate) fn given(&self) -> bool {
+        self.http.is_some() || !self.command.is_empty()
+    }
+}

@@ -1,0 +1,425 @@
+//! `check`: the baseline lockfile against a live server or a second lockfile (or, with
+//! `--baseline-rev`, against itself at a git revision), for one server or each
+//! `[[server]]`.
+
+use std::path::{Path, PathBuf};
+
+use termcolor::{NoColor, WriteColor};
+
+use super::output::{emit, for_each_server, merge_sarif};
+use super::settings::CheckSettings;
+use super::source::{capture, Live, LockSource};
+use crate::config::{Config, Server};
+use crate::diff;
+use crate::error::{Error, Result};
+use crate::git::GitFile;
+use crate::lint::LintRules;
+use crate::lockfile::{self, Lockfile};
+use crate::policy;
+use crate::report::{self, anchor, Format, Report};
+use crate::rules::Rules;
+
+/// The changes, the two servers' declarations, and (for JUnit) every element subject.
+struct Compared {
+    changes: Vec<diff::Change>,
+    versions: (Option<String>, Option<String>),
+    subjects: Vec<String>,
+    /// Both lockfiles in full, when the format points at their lines and the fast
+    /// path could not count them.
+    files: Option<(Lockfile, Lockfile)>,
+    /// The line maps of both files, counted by the fast path.
+    lines: Option<(lockfile::LineMap, lockfile::LineMap)>,
+}
+
+fn compare(
+    rules: &Rules,
+    settings: &CheckSettings<'_>,
+    base: &LockSource,
+    against: Option<&LockSource>,
+    live: &Live<'_>,
+) -> Result<Compared> {
+    // Two files: the fast path, which never builds the elements that are
+    // byte-identical on both sides. The formats that point at lines count them in the
+    // files' bytes; a file that is not canonical takes the full parse below, whose
+    // lines are those of the canonical text (and which says so).
+    if let Some(against) = against {
+        let (a, b) = std::thread::scope(|s| {
+            let b = s.spawn(|| against.bytes());
+            let a = base.baseline_bytes();
+            let b = b
+                .join()
+                .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
+            Ok::<_, Error>((a?, b?))
+        })?;
+        let (a, b) = ((&a[..], &base.name()[..]), (&b[..], &against.name()[..]));
+        let c = if settings.format.needs_anchors() {
+            diff::fast::compare_files_with_lines(rules, a, b, settings.walk_budget)?
+        } else {
+            diff::fast::compare_files(rules, a, b, settings.walk_budget)?
+        };
+        if !settings.format.needs_anchors() || c.lines.is_some() {
+            return Ok(Compared {
+                changes: c.changes,
+                versions: (c.servers.0.version, c.servers.1.version),
+                subjects: c.subjects,
+                files: None,
+                lines: c.lines,
+            });
+        }
+    }
+    let (baseline, current) = match against {
+        // Both files: read them on two threads.
+        Some(against) => std::thread::scope(|s| {
+            let b = s.spawn(|| against.read());
+            let a = base.read_baseline();
+            let b = b
+                .join()
+                .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
+            Ok::<_, Error>((a?, b?))
+        })?,
+        None => (base.read_baseline()?, capture(live, &settings.source)?),
+    };
+    let mut changes = diff::diff_with_budget(
+        rules,
+        &baseline.surface,
+        &current.surface,
+        settings.walk_budget,
+    );
+    changes.extend(diff::diff_server(rules, &baseline.server, &current.server));
+    let mut subjects = std::collections::BTreeSet::new();
+    for surface in [&baseline.surface, &current.surface] {
+        for kind in lockfile::Kind::ALL {
+            for e in surface.list(kind) {
+                subjects.insert(format!(
+                    "{}:{}",
+                    kind.word(),
+                    lockfile::key_of(e, kind.key_field())
+                ));
+            }
+        }
+    }
+    Ok(Compared {
+        changes,
+        versions: (
+            baseline.server.version.clone(),
+            current.server.version.clone(),
+        ),
+        subjects: subjects.into_iter().collect(),
+        files: Some((baseline, current)),
+        lines: None,
+    })
+}
+
+/// What one comparison of `check` reads: the baseline, and a lockfile or a live server.
+struct CheckTarget<'a> {
+    base: LockSource,
+    against: Option<LockSource>,
+    live: Live<'a>,
+}
+
+pub(super) fn run(
+    rules: &Rules,
+    config: &Config,
+    settings: CheckSettings<'_>,
+    out: &mut dyn WriteColor,
+) -> Result<u8> {
+    // With --baseline-rev: the lockfile at REV against the lockfile, no server.
+    fn target<'a>(
+        settings: &CheckSettings,
+        lockfile: &Path,
+        live: Live<'a>,
+    ) -> Result<CheckTarget<'a>> {
+        Ok(match &settings.baseline_rev {
+            Some(rev) => CheckTarget {
+                base: LockSource::at_revision(rev, lockfile)?,
+                against: Some(LockSource::File(lockfile.to_path_buf())),
+                live,
+            },
+            None => CheckTarget {
+                base: LockSource::from_arg(lockfile)?,
+                against: settings
+                    .against
+                    .as_deref()
+                    .map(LockSource::from_arg)
+                    .transpose()?,
+                live,
+            },
+        })
+    }
+    // Servers REV configured and this covenant.toml no longer does: everything they
+    // served is gone for their clients.
+    let removed = match (&settings.baseline_rev, &settings.servers) {
+        (Some(rev), Some(_)) if !settings.picked => removed_servers(rules, config, rev)?,
+        _ => Vec::new(),
+    };
+    let single = match settings.servers.as_deref() {
+        None => Some((Live::Cli, settings.baseline(None))),
+        Some([one]) if removed.is_empty() => {
+            Some((Live::Server(one), settings.baseline(Some(one))))
+        }
+        Some(_) => None,
+    };
+    if let Some((live, baseline)) = single {
+        let target = target(&settings, &baseline, live)?;
+        let report = check_one(rules, config, &settings, &target)?;
+        emit(
+            out,
+            settings.output.as_deref(),
+            &|o| report::render(&report, settings.format, o),
+            &|o| report::render(&report, Format::Human, o),
+        )?;
+        return Ok(u8::from(report.fails));
+    }
+    if settings.baseline.is_some() {
+        return Err(Error::new(
+            "--baseline names one lockfile, and covenant.toml has several [[server]] entries (each compares with its `lockfile`); pick one with --server NAME",
+        ));
+    }
+    let mut servers = settings.servers.clone().unwrap_or_default();
+    servers.extend(removed.iter());
+    let (mut code, reports) = for_each_server(&servers, |server| {
+        let mut target = target(&settings, &server.lockfile, Live::Server(server))?;
+        if removed.iter().any(|r| std::ptr::eq(r, server)) {
+            // Compared with nothing: every element is removed.
+            if let LockSource::Git(g) | LockSource::Absent(g) = &target.base {
+                target.against = Some(LockSource::Absent(g.clone()));
+            }
+        }
+        check_one(rules, config, &settings, &target)
+    });
+    for (_, r) in &reports {
+        if let Some(r) = r {
+            code = code.max(u8::from(r.fails));
+        }
+    }
+    let grouped: Vec<(&Server, Option<&Report<'_>>)> = servers
+        .iter()
+        .zip(&reports)
+        .map(|(server, (_, r))| (*server, r.as_ref()))
+        .collect();
+    emit(
+        out,
+        settings.output.as_deref(),
+        &|o| render_grouped(&grouped, settings.format, o),
+        &|o| render_grouped(&grouped, Format::Human, o),
+    )?;
+    Ok(code)
+}
+
+/// The `[[server]]` entries of covenant.toml at revision `rev` that the current one no
+/// longer has (by name), with their lockfiles; a warning names each. A covenant.toml REV
+/// lacks, or cannot read, gives none (the latter with a warning).
+fn removed_servers(rules: &Rules, config: &Config, rev: &str) -> Result<Vec<Server>> {
+    let path = config
+        .file
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_FILE));
+    let Some(rel) = path.to_str().filter(|_| path.is_relative()) else {
+        return Ok(Vec::new());
+    };
+    let rel = if rel.starts_with("./") || rel.starts_with("../") {
+        rel.to_string()
+    } else {
+        format!("./{rel}")
+    };
+    let Some(Ok(file)) = GitFile::parse(&format!("git:{rev}:{rel}")) else {
+        return Ok(Vec::new());
+    };
+    if !file.exists()? {
+        return Ok(Vec::new());
+    }
+    let parsed = file.read().and_then(|bytes| {
+        let text = String::from_utf8_lossy(&bytes);
+        Config::parse(&text, &file.to_string(), rules, &LintRules::embedded()?)
+    });
+    let old = match parsed {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("warning: cannot read the [[server]] entries of {file} ({e}); servers it has and this covenant.toml lacks are not compared");
+            return Ok(Vec::new());
+        }
+    };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let mut removed = Vec::new();
+    for mut s in old.servers {
+        if config.servers.iter().any(|c| c.name == s.name) {
+            continue;
+        }
+        eprintln!(
+            "warning: server {} is in {file} and not in {}: everything it served is reported as removed",
+            s.name,
+            path.display()
+        );
+        if let Some(dir) = dir.filter(|_| s.lockfile.is_relative()) {
+            s.lockfile = dir.join(&s.lockfile);
+        }
+        removed.push(s);
+    }
+    Ok(removed)
+}
+
+/// Compare one target and build its report (versions verified, anchors when the
+/// format points at lines).
+fn check_one<'r>(
+    rules: &'r Rules,
+    config: &Config,
+    settings: &CheckSettings<'_>,
+    target: &CheckTarget<'_>,
+) -> Result<Report<'r>> {
+    let (base, against) = (&target.base, target.against.as_ref());
+    let compared = compare(rules, settings, base, against, &target.live)?;
+    let versions = (
+        compared.versions.0.as_deref(),
+        compared.versions.1.as_deref(),
+    );
+    let outcome = policy::apply(
+        rules,
+        config,
+        compared.changes,
+        versions,
+        settings.fail_on.level(),
+    );
+    let mut report = Report::new(rules, outcome, base.name());
+    report.verbose = settings.verbose;
+    if let (true, Some((base_lines, cur_lines))) =
+        (settings.format.needs_anchors(), &compared.lines)
+    {
+        let uris = (base.uri(), against.map(LockSource::uri));
+        report.anchors = anchor::anchors_in(
+            &report.changes,
+            (base_lines, &uris.0),
+            uris.1.as_deref().map(|uri| (cur_lines, uri)),
+        );
+    } else if let (true, Some((baseline, current))) =
+        (settings.format.needs_anchors(), &compared.files)
+    {
+        let (base_disk, against_disk) = (base.disk_path(), against.map(LockSource::disk_path));
+        let files = anchor::Files {
+            baseline: (baseline, base.uri(), &base_disk),
+            current: against
+                .zip(against_disk.as_deref())
+                .map(|(a, disk)| (current, a.uri(), disk)),
+        };
+        report.anchors = anchor::anchors(&report.changes, &files);
+    }
+    report.elements = compared.subjects;
+    Ok(report)
+}
+
+/// Several servers' reports as one document: the human and markdown reports under a
+/// heading per server, GitHub annotations one after the other (each names its
+/// lockfile), JSON as `{"covenant_version", "servers": [{"name", "lockfile", "report"}]}`,
+/// SARIF as one run per server (`automationDetails.id` = `mcp-covenant/NAME/`), JUnit as
+/// one testsuite per server. A server that failed (its `error:` line is on stderr) is
+/// listed with `"error": true` / as failed.
+fn render_grouped(
+    reports: &[(&Server, Option<&Report<'_>>)],
+    format: Format,
+    out: &mut dyn WriteColor,
+) -> std::io::Result<()> {
+    let text = |r: &Report<'_>, f: Format| -> std::io::Result<String> {
+        let mut buf = NoColor::new(Vec::new());
+        report::render(r, f, &mut buf)?;
+        Ok(String::from_utf8_lossy(&buf.into_inner()).into_owned())
+    };
+    match format {
+        Format::Human | Format::Markdown | Format::Github => {
+            for (i, (server, report)) in reports.iter().enumerate() {
+                let heading = match format {
+                    Format::Human => format!(
+                        "{}== server {} ({})\n",
+                        if i > 0 { "\n" } else { "" },
+                        server.name,
+                        server.lockfile.display()
+                    ),
+                    Format::Markdown => format!("## Server `{}`\n\n", server.name),
+                    _ => String::new(),
+                };
+                out.set_color(termcolor::ColorSpec::new().set_bold(true))?;
+                out.write_all(heading.as_bytes())?;
+                out.reset()?;
+                match report {
+                    // One comment: the servers share GitHub's size limit.
+                    Some(r) if format == Format::Markdown => out.write_all(
+                        report::markdown_within(r, report::MARKDOWN_BUDGET / reports.len())
+                            .as_bytes(),
+                    )?,
+                    Some(r) => report::render(r, format, out)?,
+                    None if format == Format::Github => {}
+                    None => out.write_all(b"could not be checked: see the error above\n\n")?,
+                }
+            }
+        }
+        Format::Json => {
+            let mut doc = format!(
+                "{{\n  \"covenant_version\": {},\n  \"servers\": [",
+                serde_json::json!(lockfile::COVENANT_VERSION)
+            );
+            for (i, (server, report)) in reports.iter().enumerate() {
+                doc.push_str(if i > 0 { ",\n    " } else { "\n    " });
+                let name = serde_json::json!(server.name);
+                let lock = serde_json::json!(server.lockfile.display().to_string());
+                match report {
+                    Some(r) => doc.push_str(&format!(
+                        "{{ \"name\": {name}, \"lockfile\": {lock}, \"report\": {} }}",
+                        text(r, format)?.trim_end()
+                    )),
+                    None => doc.push_str(&format!(
+                        "{{ \"name\": {name}, \"lockfile\": {lock}, \"error\": true }}"
+                    )),
+                }
+            }
+            doc.push_str("\n  ]\n}\n");
+            out.write_all(doc.as_bytes())?;
+        }
+        Format::Sarif => {
+            let mut docs = Vec::new();
+            for (server, report) in reports {
+                if let Some(r) = report {
+                    docs.push((server.name.clone(), text(r, format)?));
+                }
+            }
+            out.write_all(merge_sarif(docs.into_iter())?.as_bytes())?;
+        }
+        Format::Junit => {
+            let (mut tests, mut failures, mut suites) = (0usize, 0usize, String::new());
+            for (server, report) in reports {
+                let Some(r) = report else {
+                    tests += 1;
+                    failures += 1;
+                    suites.push_str(&format!(
+                        "  <testsuite name=\"mcp-covenant check {0}\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n    <testcase classname=\"mcp-covenant.server\" name=\"{0}\">\n      <failure type=\"error\" message=\"could not be checked\">could not be checked</failure>\n    </testcase>\n  </testsuite>\n",
+                        server.name
+                    ));
+                    continue;
+                };
+                let one = text(r, format)?;
+                let attr = |s: &str, key: &str| -> usize {
+                    s.split_once(&format!(" {key}=\""))
+                        .and_then(|(_, rest)| rest.split('"').next()?.parse().ok())
+                        .unwrap_or(0)
+                };
+                let (Some(start), Some(end)) =
+                    (one.find("  <testsuite "), one.rfind("</testsuites>"))
+                else {
+                    continue;
+                };
+                let suite = &one[start..end];
+                tests += attr(suite, "tests");
+                failures += attr(suite, "failures");
+                suites.push_str(&suite.replacen(
+                    "name=\"mcp-covenant check\"",
+                    &format!("name=\"mcp-covenant check {}\"", server.name),
+                    1,
+                ));
+            }
+            out.write_all(
+                format!(
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcp-covenant\" tests=\"{tests}\" failures=\"{failures}\">\n{suites}</testsuites>\n"
+                )
+                .as_bytes(),
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! What every command's output shares: several servers run one after the other, a
+//! report written to `--output` with the human one on stdout, SARIF runs merged.
+
+use std::path::Path;
+
+use termcolor::{NoColor, WriteColor};
+
+use crate::config::Server;
+use crate::error::{Error, Result};
+use crate::lockfile;
+
+/// Run `each` on every server, printing a failure as `error: server NAME: ...` and
+/// going on; the exit code is the worst.
+pub(super) fn for_each_server<T>(
+    servers: &[&Server],
+    mut each: impl FnMut(&Server) -> Result<T>,
+) -> (u8, Vec<(String, Option<T>)>) {
+    let mut code = 0;
+    let mut results = Vec::new();
+    for s in servers {
+        match each(s) {
+            Ok(t) => results.push((s.name.clone(), Some(t))),
+            Err(e) => {
+                eprintln!("error: server {}: {e}", s.name);
+                code = 2;
+                results.push((s.name.clone(), None));
+            }
+        }
+    }
+    (code, results)
+}
+
+/// Write `render`'s output to --output (atomically, no colour) and the human form to
+/// `out`, or `render` to `out` when there is no --output.
+pub(super) fn emit(
+    out: &mut dyn WriteColor,
+    output: Option<&Path>,
+    render: &dyn Fn(&mut dyn WriteColor) -> std::io::Result<()>,
+    human: &dyn Fn(&mut dyn WriteColor) -> std::io::Result<()>,
+) -> Result<()> {
+    let io_err = |e: std::io::Error| Error::new(format!("cannot write the report: {e}"));
+    match output {
+        Some(path) => {
+            let mut buf = NoColor::new(Vec::new());
+            render(&mut buf).map_err(io_err)?;
+            lockfile::write_report(path, &buf.into_inner())?;
+            human(out).map_err(io_err)?;
+        }
+        None => render(out).map_err(io_err)?,
+    }
+    out.flush().map_err(io_err)
+}
+
+/// One SARIF document from several, each run tagged `automationDetails.id =
+/// mcp-covenant/NAME/` (GitHub code scanning tells runs of one tool apart by it).
+pub(super) fn merge_sarif(docs: impl Iterator<Item = (String, String)>) -> std::io::Result<String> {
+    let mut merged: Option<serde_json::Value> = None;
+    let mut runs = Vec::new();
+    for (name, text) in docs {
+        let mut one: serde_json::Value =
+            serde_json::from_str(&text).map_err(std::io::Error::other)?;
+        if let Some(serde_json::Value::Array(rs)) = one.get_mut("runs").map(serde_json::Value::take)
+        {
+            for mut run in rs {
+                run["automationDetails"] =
+                    serde_json::json!({ "id": format!("mcp-covenant/{name}/") });
+                runs.push(run);
+            }
+        }
+        merged.get_or_insert(one);
+    }
+    let mut doc = merged.unwrap_or_else(|| {
+        serde_json::json!({
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0"
+        })
+    });
+    doc["runs"] = serde_json::Value::Array(runs);
+    let mut text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
+    text.push('\n');
+    Ok(text)
+}
