@@ -117,14 +117,6 @@ fn sorted_keys(map: &Map<String, Value>, ctx: Ctx) -> Vec<&String> {
     keys.into_iter().map(|(_, k)| k).collect()
 }
 
-/// Serialize `value` as canonical pretty JSON with a trailing newline.
-pub fn to_string(value: &Value, ctx: Ctx) -> String {
-    let mut out = String::with_capacity(4096);
-    write_value(&mut out, value, ctx, 0);
-    out.push('\n');
-    out
-}
-
 fn write_scalar(out: &mut String, value: &Value) {
     match value {
         Value::String(text) => write_json_string(out, text),
@@ -323,6 +315,15 @@ fn write_tracked(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `value` as canonical pretty JSON with a trailing newline (the lockfile writes
+    /// its parts with the same functions).
+    fn to_string(value: &Value, ctx: Ctx) -> String {
+        let mut out = String::with_capacity(4096);
+        write_value(&mut out, value, ctx, 0);
+        out.push('\n');
+        out
+    }
 
     #[test]
     fn schema_keys_follow_reading_order() {

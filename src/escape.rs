@@ -116,11 +116,6 @@ pub fn xml(s: &str) -> String {
     out
 }
 
-/// Whether `c` is allowed in an XML 1.0 document.
-pub fn xml_char(c: char) -> bool {
-    matches!(c, '\u{9}' | '\u{A}' | '\u{D}' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
-}
-
 /// The longest run of `ch` in `s`.
 pub fn longest_run(s: &str, ch: char) -> usize {
     let (mut best, mut run) = (0, 0);
@@ -203,6 +198,11 @@ pub fn workflow_property(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `c` is allowed in an XML 1.0 document.
+    fn xml_char(c: char) -> bool {
+        matches!(c, '\u{9}' | '\u{A}' | '\u{D}' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+    }
 
     #[test]
     fn text_escapes_controls_bidi_and_separators() {

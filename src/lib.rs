@@ -8,34 +8,36 @@
 //! The library is not a public API: it exists for the binary, its tests and benches.
 //! Modules the tests reach are `pub` but hidden from the docs; the rest are `pub(crate)`.
 
-#[doc(hidden)]
-pub mod canon;
+// Reached by the tests and benches: `pub`, hidden from the docs.
 #[doc(hidden)]
 pub mod cli;
 #[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
 pub mod diff;
-pub(crate) mod error;
-#[doc(hidden)]
-pub mod escape;
-pub(crate) mod git;
-pub(crate) mod keywords;
 #[doc(hidden)]
 pub mod lint;
 #[doc(hidden)]
 pub mod lockfile;
 #[doc(hidden)]
-pub mod mcp;
-#[doc(hidden)]
 pub mod path;
 #[doc(hidden)]
 pub mod policy;
 #[doc(hidden)]
-pub mod redact;
-pub(crate) mod reference;
-#[doc(hidden)]
 pub mod report;
 #[doc(hidden)]
 pub mod rules;
+
+// The rest.
+pub(crate) mod canon;
+pub(crate) mod error;
+pub(crate) mod escape;
+pub(crate) mod git;
+pub(crate) mod keywords;
+pub(crate) mod reference;
 pub(crate) mod stdout;
+// Parts of these serve only HTTP capture (feature `http`).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) mod mcp;
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) mod redact;

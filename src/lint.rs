@@ -169,12 +169,18 @@ impl LintRules {
                     "duplicate_key, invalid_name and not_object apply to `target = \"tool\"`",
                 ));
             }
-            if r.predicate == Predicate::NameCollision
-                && !matches!(r.target, Target::Tool | Target::Prompt)
+            // Predicates that compare names across the server: tools', or prompts'.
+            let across_names = match r.predicate {
+                Predicate::NameCollision => Some("name_collision"),
+                Predicate::ConfusableNames => Some("confusable_names"),
+                _ => None,
+            };
+            if let Some(name) =
+                across_names.filter(|_| !matches!(r.target, Target::Tool | Target::Prompt))
             {
-                return Err(bad(
-                    "name_collision applies to `target = \"tool\"` or `\"prompt\"`",
-                ));
+                return Err(bad(&format!(
+                    "{name} applies to `target = \"tool\"` or `\"prompt\"`"
+                )));
             }
             let text_pred = matches!(
                 r.predicate,
@@ -207,13 +213,6 @@ impl LintRules {
                         "`list` goes with the contains and confusable_names predicates, and only with them",
                     ))
                 }
-            }
-            if r.predicate == Predicate::ConfusableNames
-                && !matches!(r.target, Target::Tool | Target::Prompt)
-            {
-                return Err(bad(
-                    "confusable_names applies to `target = \"tool\"` or `\"prompt\"`",
-                ));
             }
             if r.target == Target::Server && !text_pred {
                 return Err(bad(

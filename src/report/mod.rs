@@ -1,7 +1,7 @@
 //! Reports: the same classified changes, rendered for people and for machines.
 
 pub mod anchor;
-pub use crate::escape;
+pub(crate) use crate::escape;
 mod human;
 mod json;
 mod junit;
