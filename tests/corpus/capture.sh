@@ -8,6 +8,7 @@
 #   tests/corpus/capture.sh                 # every server below
 #   tests/corpus/capture.sh server-memory   # only lines whose package name contains this
 #   CORPUS_REGISTRY=pypi tests/corpus/capture.sh   # only one registry (npm, pypi, crate)
+#   CORPUS_INSTALL_ONLY=1 tests/corpus/capture.sh  # install, capture nothing (no binary needed)
 #
 # Installs go to $CORPUS_INSTALL (default /tmp/mcp-covenant-corpus), never into the
 # repository. An existing lockfile is captured over in place: an unchanged interface
@@ -18,19 +19,23 @@ root="$(cd "$here/../.." && pwd)"
 inst="${CORPUS_INSTALL:-/tmp/mcp-covenant-corpus}"
 filter="${1:-}"
 bin="$root/target/release/mcp-covenant"
-[ -x "$bin" ] || (cd "$root" && cargo build --release)
+[ -n "${CORPUS_INSTALL_ONLY:-}" ] || [ -x "$bin" ] || (cd "$root" && cargo build --release)
 mkdir -p "$inst/fs-root"
 
-# registry  package  version  [with=REQ,REQ]  command to start it over stdio.
+# registry  package  version  [with=REQ,REQ] [env=K=V,K=V] [proto=V]  command to start it over stdio.
 # with= installs more packages next to it, pinning what an old release resolves wrongly today:
 # - PyPI releases that declare `mcp>=1.x` with no upper bound get mcp 2.x, which no longer
 #   has `mcp.shared.exceptions.McpError` (ImportError at start): `with=mcp<2`;
 # - npm releases that convert zod with zod-to-json-schema get zod 4 hoisted by today's SDK,
 #   which zod-to-json-schema 3 cannot read: every inputSchema comes out `{}`: `with=zod@3`.
+# env=K=V,K=V sets variables for the server: dummy credentials that servers demand at
+# start although listing tools needs none (nothing is sent anywhere: the capture only
+# lists).
 # proto=V pins the protocol revision (`--protocol V`; default auto). The rmcp 0.6 server
 # exits when its first message is not `initialize` ("ConnectionClosed(\"initialized
 # request\")"), so auto's `server/discover` probe kills it: it is captured with
 # proto=2025-11-25.
+# The options come in this order: with=, env=, proto=.
 # $D is the install directory, $R the fixed directory the filesystem server may read.
 # A line starting with # is skipped.
 servers() {
@@ -74,6 +79,28 @@ pypi mcp-server-git                               2026.6.16   with=mcp<2 $D/bin/
 pypi mcp-server-git                               2026.10.19  $D/bin/mcp-server-git
 pypi awslabs.aws-documentation-mcp-server         1.1.20      with=mcp<2 $D/bin/awslabs.aws-documentation-mcp-server
 pypi awslabs.aws-documentation-mcp-server         1.2.3       $D/bin/awslabs.aws-documentation-mcp-server
+npm  @notionhq/notion-mcp-server                 1.8.1       env=NOTION_TOKEN=ntn_dummy node $D/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs
+npm  @notionhq/notion-mcp-server                 1.9.1       env=NOTION_TOKEN=ntn_dummy node $D/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs
+npm  @notionhq/notion-mcp-server                 2.0.0       env=NOTION_TOKEN=ntn_dummy node $D/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs
+npm  @notionhq/notion-mcp-server                 2.1.0       env=NOTION_TOKEN=ntn_dummy node $D/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs
+npm  @notionhq/notion-mcp-server                 2.2.1       env=NOTION_TOKEN=ntn_dummy node $D/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs
+npm  @notionhq/notion-mcp-server                 2.4.1       env=NOTION_TOKEN=ntn_dummy node $D/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs
+npm  @modelcontextprotocol/server-github          0.6.2       with=zod@3 env=GITHUB_PERSONAL_ACCESS_TOKEN=ghp_dummy node $D/node_modules/@modelcontextprotocol/server-github/dist/index.js
+npm  @modelcontextprotocol/server-github          2025.1.23   env=GITHUB_PERSONAL_ACCESS_TOKEN=ghp_dummy node $D/node_modules/@modelcontextprotocol/server-github/dist/index.js
+npm  @modelcontextprotocol/server-github          2025.3.28   env=GITHUB_PERSONAL_ACCESS_TOKEN=ghp_dummy node $D/node_modules/@modelcontextprotocol/server-github/dist/index.js
+npm  @modelcontextprotocol/server-github          2025.4.8    env=GITHUB_PERSONAL_ACCESS_TOKEN=ghp_dummy node $D/node_modules/@modelcontextprotocol/server-github/dist/index.js
+npm  firecrawl-mcp                                1.12.0      env=FIRECRAWL_API_KEY=fc-dummy node $D/node_modules/firecrawl-mcp/dist/index.js
+npm  firecrawl-mcp                                2.0.2       env=FIRECRAWL_API_KEY=fc-dummy node $D/node_modules/firecrawl-mcp/dist/index.js
+npm  firecrawl-mcp                                3.1.13      env=FIRECRAWL_API_KEY=fc-dummy node $D/node_modules/firecrawl-mcp/dist/index.js
+npm  firecrawl-mcp                                3.11.0      env=FIRECRAWL_API_KEY=fc-dummy node $D/node_modules/firecrawl-mcp/dist/index.js
+npm  firecrawl-mcp                                3.20.4      env=FIRECRAWL_API_KEY=fc-dummy node $D/node_modules/firecrawl-mcp/dist/index.js
+npm  firecrawl-mcp                                3.26.0      env=FIRECRAWL_API_KEY=fc-dummy node $D/node_modules/firecrawl-mcp/dist/index.js
+pypi awslabs.dynamodb-mcp-server                  1.0.9       env=AWS_REGION=us-east-1 $D/bin/awslabs.dynamodb-mcp-server
+pypi awslabs.dynamodb-mcp-server                  2.0.1       env=AWS_REGION=us-east-1 $D/bin/awslabs.dynamodb-mcp-server
+pypi awslabs.dynamodb-mcp-server                  2.0.24      env=AWS_REGION=us-east-1 $D/bin/awslabs.dynamodb-mcp-server
+pypi arxiv-mcp-server                             0.4.12      with=mcp<2 $D/bin/arxiv-mcp-server --storage-path $D/papers
+pypi arxiv-mcp-server                             0.6.3       $D/bin/arxiv-mcp-server --storage-path $D/papers
+pypi arxiv-mcp-server                             0.8.2       $D/bin/arxiv-mcp-server --storage-path $D/papers
 crate mcp-server-time                             0.1.0       proto=2025-11-25 $D/bin/mcp-server-time
 crate mcp-server-time                             0.2.0       proto=2025-11-25 $D/bin/mcp-server-time
 crate mcp-server-time                             0.3.0       proto=2025-11-25 $D/bin/mcp-server-time
@@ -118,17 +145,20 @@ while read -r reg pkg ver cmd; do
   D="$inst/$name-$ver"; R="$inst/fs-root"
   with=""
   case "$cmd" in with=*) with="${cmd%% *}"; with="${with#with=}"; cmd="${cmd#* }" ;; esac
+  envs=()
+  case "$cmd" in env=*) e="${cmd%% *}"; e="${e#env=}"; cmd="${cmd#* }"; IFS=, read -r -a envs <<<"$e" ;; esac
   proto=auto
   case "$cmd" in proto=*) proto="${cmd%% *}"; proto="${proto#proto=}"; cmd="${cmd#* }" ;; esac
   echo "== $reg $pkg@$ver${with:+ with $with}" >&2
   if ! install "$reg" "$pkg" "$ver" "$D" "$with" >"$inst/$name-$ver.install.log" 2>&1; then
     echo "   install failed: see $inst/$name-$ver.install.log" >&2; status=1; continue
   fi
+  [ -n "${CORPUS_INSTALL_ONLY:-}" ] && continue
   mkdir -p "$here/$name"
   cmd="${cmd//\$D/$D}"; cmd="${cmd//\$R/$R}"
   # shellcheck disable=SC2086 # the command is split on whitespace on purpose
   if ! (cd "$inst" && HOME="$inst/home" MEMORY_FILE_PATH="$inst/memory.json" \
-        "$bin" snapshot --protocol "$proto" --timeout 60 -o "$here/$name/$ver.lock" -- $cmd); then
+        env ${envs[@]+"${envs[@]}"} "$bin" snapshot --protocol "$proto" --timeout 60 -o "$here/$name/$ver.lock" -- $cmd); then
     echo "   capture failed" >&2; status=1
   fi
 done < <(servers)
