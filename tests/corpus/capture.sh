@@ -101,6 +101,16 @@ pypi awslabs.dynamodb-mcp-server                  2.0.24      env=AWS_REGION=us-
 pypi arxiv-mcp-server                             0.4.12      with=mcp<2 $D/bin/arxiv-mcp-server --storage-path $D/papers
 pypi arxiv-mcp-server                             0.6.3       $D/bin/arxiv-mcp-server --storage-path $D/papers
 pypi arxiv-mcp-server                             0.8.2       $D/bin/arxiv-mcp-server --storage-path $D/papers
+pypi awslabs.aws-pricing-mcp-server                1.0.5       with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.aws-pricing-mcp-server
+pypi awslabs.aws-pricing-mcp-server                1.0.14      with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.aws-pricing-mcp-server
+pypi awslabs.aws-pricing-mcp-server                1.0.22      with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.aws-pricing-mcp-server
+pypi awslabs.aws-pricing-mcp-server                1.0.30      with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.aws-pricing-mcp-server
+pypi awslabs.aws-pricing-mcp-server                1.1.1       env=AWS_REGION=us-east-1 $D/bin/awslabs.aws-pricing-mcp-server
+pypi awslabs.cloudwatch-mcp-server                 0.0.5       with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.cloudwatch-mcp-server
+pypi awslabs.cloudwatch-mcp-server                 0.0.15      with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.cloudwatch-mcp-server
+pypi awslabs.cloudwatch-mcp-server                 0.0.26      with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.cloudwatch-mcp-server
+pypi awslabs.cloudwatch-mcp-server                 0.1.5       with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.cloudwatch-mcp-server
+pypi awslabs.cloudwatch-mcp-server                 0.2.1       env=AWS_REGION=us-east-1 $D/bin/awslabs.cloudwatch-mcp-server
 crate mcp-server-time                             0.1.0       proto=2025-11-25 $D/bin/mcp-server-time
 crate mcp-server-time                             0.2.0       proto=2025-11-25 $D/bin/mcp-server-time
 crate mcp-server-time                             0.3.0       proto=2025-11-25 $D/bin/mcp-server-time
