@@ -79,6 +79,8 @@ pypi mcp-server-git                               2026.6.16   with=mcp<2 $D/bin/
 pypi mcp-server-git                               2026.10.19  $D/bin/mcp-server-git
 pypi awslabs.aws-documentation-mcp-server         1.1.20      with=mcp<2 $D/bin/awslabs.aws-documentation-mcp-server
 pypi awslabs.aws-documentation-mcp-server         1.2.3       $D/bin/awslabs.aws-documentation-mcp-server
+npm  @azure/mcp                                   2.0.0-beta.8 node $D/node_modules/@azure/mcp/index.js server start --mode all
+npm  @azure/mcp                                   2.0.5       node $D/node_modules/@azure/mcp/index.js server start --mode all
 npm  @notionhq/notion-mcp-server                 1.8.1       env=NOTION_TOKEN=ntn_dummy node $D/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs
 npm  @notionhq/notion-mcp-server                 1.9.1       env=NOTION_TOKEN=ntn_dummy node $D/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs
 npm  @notionhq/notion-mcp-server                 2.0.0       env=NOTION_TOKEN=ntn_dummy node $D/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs
