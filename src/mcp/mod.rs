@@ -133,7 +133,7 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
         (Err(e), Protocol::Auto, Endpoint::Stdio(_)) if probe_killed(e) => {
             let fallback = LEGACY_VERSIONS[0];
             eprintln!(
-                "warning: the server exited on the era probe (it accepts nothing before `initialize`); starting it again with --protocol {fallback}"
+                "warning: the server exited before answering the era probe (some servers accept nothing before `initialize`); starting it again with --protocol {fallback}"
             );
             let mut again = opts.clone();
             again.protocol = Protocol::Version(fallback.to_string());
