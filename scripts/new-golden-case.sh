@@ -80,7 +80,8 @@ for side in before after; do
 done
 echo "TODO: one line saying what this case proves" >"$dir/proves"
 
-if grep -qE "^keyword = \"\\$?${keyword#\$}\"" rules/*.toml; then
+# (single quotes: in double quotes `$?` would expand to the last exit status)
+if grep -qE '^keyword = "\$?'"${keyword#\$}"'"' rules/*.toml; then
   echo "rows: rules/ already has rows for \`$keyword\`; the case exercises them"
 elif [ ${#events[@]} -gt 0 ]; then
   {

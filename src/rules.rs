@@ -250,6 +250,9 @@ pub enum Condition {
     Closed,
     /// The object or tuple is open: what is not declared is accepted.
     Open,
+    /// The `oneOf` list holding the variant that came or went may overlap (no
+    /// distinct types, no required discriminator): a value can match two variants.
+    Overlapping,
 }
 
 /// Where a row applies.

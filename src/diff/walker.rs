@@ -357,6 +357,23 @@ fn trivial(v: Option<&Value>) -> bool {
     }
 }
 
+/// A schema every string satisfies: a `type` that admits strings and nothing else but
+/// annotations.
+fn any_string(v: Option<&Value>) -> bool {
+    let Some(Value::Object(m)) = v else {
+        return false;
+    };
+    let admits_string = match m.get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+        _ => false,
+    };
+    admits_string
+        && m.keys().all(|k| {
+            k == "type" || matches!(keywords::role(k), Some(Role::Annotation | Role::Identifier))
+        })
+}
+
 struct Walk<'w, 'r, 'v> {
     em: &'w mut Emitter<'r>,
     subject: &'w str,
@@ -654,13 +671,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 continue;
             }
             let (a, b) = (va.get(kw), vb.get(kw));
-            // `contains: {}` still asks for one element; elsewhere `{}` means nothing.
-            let present = |v: Option<&Value>| {
-                if kw == "contains" {
-                    v.is_some()
-                } else {
-                    !trivial(v)
-                }
+            // `contains: {}` still asks for one element; elsewhere `{}` means nothing, and
+            // so does `propertyNames: {type: string}` (zod 4 writes it on every record):
+            // a property name is always a string.
+            let present = |v: Option<&Value>| match kw {
+                "contains" => v.is_some(),
+                "propertyNames" => !trivial(v) && !any_string(v),
+                _ => !trivial(v),
             };
             let child = format!("{path}.{kw}");
             match (present(a), present(b)) {
@@ -1108,6 +1125,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // types or discriminator values).
         let bracket =
             keyword == "oneOf" && xs.len().max(ys.len()) > 1 && !(disjoint(&rx) && disjoint(&ry));
+        // A variant that comes into (goes out of) a oneOf list whose variants may overlap
+        // changes which values match exactly one: a value the new variant shares with an
+        // old one is rejected now; one two old variants shared may be accepted now.
+        let overlapping = |list: &[&Value]| {
+            (keyword == "oneOf" && list.len() > 1 && !disjoint(list))
+                .then_some(Condition::Overlapping)
+        };
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
                 Some(i) => {
@@ -1129,11 +1153,17 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         self.work.push(marker(true));
                     }
                 }
-                None => self.classify(class, &at(&fy[j]), Event::new("variant_added")),
+                None => {
+                    let mut ev = Event::new("variant_added");
+                    ev.cond = overlapping(&ry);
+                    self.classify(class, &at(&fy[j]), ev);
+                }
             }
         }
         for i in (0..xs.len()).filter(|&i| !used_a[i]) {
-            self.classify(class, &at(&fx[i]), Event::new("variant_removed"));
+            let mut ev = Event::new("variant_removed");
+            ev.cond = overlapping(&rx);
+            self.classify(class, &at(&fx[i]), ev);
         }
     }
 }
