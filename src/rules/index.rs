@@ -1,0 +1,217 @@
+//! The index over the rows: the binding of each schema keyword and element field to its
+//! comparator and rows, the catch-all and walk-limit rows, the server rows; lookup by
+//! event (`pick`, `server_row`), by id (`find`) and by former id (`renamed`); and the
+//! severity of a change, with covenant.toml's overrides applied.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::model::{
+    Comparator, Condition, Direction, Override, Rule, Scope, Severity, ANY_KEYWORD, WALK_KEYWORD,
+};
+use crate::error::{Error, Result};
+use crate::lockfile::Kind;
+
+/// How a keyword (or element field) is compared, and the rows that classify it.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    pub comparator: Comparator,
+    pub absent: Option<Value>,
+    pub rows: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Rules {
+    pub rows: Vec<Rule>,
+    schema: HashMap<String, Binding>,
+    surface: HashMap<(Kind, Option<String>), Binding>,
+    schema_unhandled: usize,
+    surface_unhandled: usize,
+    walk_limit: usize,
+    /// Rows about the server's own declarations.
+    server: Vec<usize>,
+    /// Severities from covenant.toml, by rule id.
+    overrides: HashMap<String, Override>,
+}
+impl Rules {
+    pub(super) fn index(rows: Vec<Rule>) -> Result<Rules> {
+        for r in &rows {
+            if let Some(a) = r.aliases.iter().find(|a| rows.iter().any(|o| &o.id == *a)) {
+                return Err(Error::new(format!(
+                    "{}: `{}` lists `{a}` as a former id, but a row still has that id",
+                    r.source, r.id
+                )));
+            }
+        }
+        let mut schema: HashMap<String, Binding> = HashMap::new();
+        let mut surface: HashMap<(Kind, Option<String>), Binding> = HashMap::new();
+        let (mut schema_unhandled, mut surface_unhandled, mut walk_limit) = (None, None, None);
+        let mut server = Vec::new();
+        let mut seen = HashMap::new();
+        for (i, rule) in rows.iter().enumerate() {
+            let dup_key = (rule.scope.clone(), rule.event.clone(), rule.when);
+            if let Some(j) = seen.insert(dup_key, i) {
+                let other: &Rule = &rows[j];
+                return Err(Error::new(format!(
+                    "{}: rules `{}` and `{}` both classify event `{}` on {}",
+                    rule.source,
+                    other.id,
+                    rule.id,
+                    rule.event,
+                    rule.describe_scope()
+                )));
+            }
+            let fresh = || Binding {
+                comparator: rule.comparator,
+                absent: rule.absent.clone(),
+                rows: Vec::new(),
+            };
+            match &rule.scope {
+                Scope::Schema { keyword } if keyword == ANY_KEYWORD => schema_unhandled = Some(i),
+                Scope::Schema { keyword } if keyword == WALK_KEYWORD => walk_limit = Some(i),
+                Scope::Element { kind: None, .. } => surface_unhandled = Some(i),
+                Scope::Server { .. } => server.push(i),
+                Scope::Schema { keyword } => {
+                    merge(schema.entry(keyword.clone()).or_insert_with(fresh), rule, i)?
+                }
+                Scope::Element {
+                    kind: Some(kind),
+                    field,
+                } => merge(
+                    surface.entry((*kind, field.clone())).or_insert_with(fresh),
+                    rule,
+                    i,
+                )?,
+            }
+        }
+        let missing = |what: &str| Error::new(format!("rule tables: no row for {what}"));
+        Ok(Rules {
+            schema_unhandled: schema_unhandled
+                .ok_or_else(|| missing("unmodelled schema keywords (keyword = \"*\")"))?,
+            surface_unhandled: surface_unhandled
+                .ok_or_else(|| missing("unmodelled element fields (element = \"*\")"))?,
+            walk_limit: walk_limit
+                .ok_or_else(|| missing("the walk limit (keyword = \"$walk\")"))?,
+            rows,
+            schema,
+            surface,
+            server,
+            overrides: HashMap::new(),
+        })
+    }
+
+    /// The current ids of the rows that list `old` among their `aliases` (empty: `old`
+    /// is no former id).
+    pub fn renamed(&self, old: &str) -> Vec<&str> {
+        let mut ids: Vec<&str> = self
+            .rows
+            .iter()
+            .filter(|r| r.aliases.iter().any(|a| a == old))
+            .map(|r| r.id.as_str())
+            .collect();
+        ids.dedup();
+        ids
+    }
+
+    pub fn set_overrides(&mut self, overrides: HashMap<String, Override>) {
+        self.overrides = overrides;
+    }
+
+    /// The severity of a change classified by row `rule` in `direction`: the
+    /// covenant.toml override, else the row's default. A row that states no severity
+    /// for this direction never drops the change: its most severe default applies.
+    pub fn severity(&self, rule: usize, direction: Option<Direction>) -> Severity {
+        let row = &self.rows[rule];
+        if let Some(s) = self.overrides.get(&row.id).and_then(|o| o.get(direction)) {
+            return s;
+        }
+        row.default_severity(direction)
+            .unwrap_or_else(|| row.worst_default())
+    }
+
+    pub fn schema_binding(&self, keyword: &str) -> Option<&Binding> {
+        self.schema.get(keyword)
+    }
+
+    pub fn element_binding(&self, kind: Kind, field: Option<&str>) -> Option<&Binding> {
+        self.surface.get(&(kind, field.map(str::to_string)))
+    }
+
+    /// Dotted element fields that rows name for `kind` (compared even when absent on
+    /// both sides, since an absent field may stand for a default).
+    pub fn element_fields(&self, kind: Kind) -> impl Iterator<Item = &str> {
+        self.surface
+            .keys()
+            .filter(move |(k, _)| *k == kind)
+            .filter_map(|(_, f)| f.as_deref())
+    }
+
+    /// The row for `event` in `binding` under `cond`, if any: a row whose `when` names
+    /// the condition wins over one that states none.
+    pub fn pick(&self, binding: &Binding, event: &str, cond: Option<Condition>) -> Option<usize> {
+        let of_event = || {
+            binding
+                .rows
+                .iter()
+                .copied()
+                .filter(move |&i| self.rows[i].event == event)
+        };
+        of_event()
+            .find(|&i| cond.is_some() && self.rows[i].when == cond)
+            .or_else(|| of_event().find(|&i| self.rows[i].when.is_none()))
+    }
+
+    /// The server row for `event`.
+    pub fn server_row(&self, event: &str) -> Option<usize> {
+        self.server
+            .iter()
+            .copied()
+            .find(|&i| self.rows[i].event == event)
+    }
+
+    pub fn schema_unhandled(&self) -> usize {
+        self.schema_unhandled
+    }
+
+    pub fn surface_unhandled(&self) -> usize {
+        self.surface_unhandled
+    }
+
+    pub fn walk_limit(&self) -> usize {
+        self.walk_limit
+    }
+
+    pub fn find<'a>(&'a self, id: &'a str) -> impl Iterator<Item = (usize, &'a Rule)> + 'a {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(move |(_, r)| r.id == id)
+    }
+}
+
+fn merge(binding: &mut Binding, rule: &Rule, i: usize) -> Result<()> {
+    if binding.comparator != rule.comparator {
+        return Err(Error::new(format!(
+            "{}: rule `{}` compares {} with `{}`, but an earlier row uses `{}`",
+            rule.source,
+            rule.id,
+            rule.describe_scope(),
+            rule.comparator.word(),
+            binding.comparator.word()
+        )));
+    }
+    if rule.absent.is_some() && binding.absent.is_some() && rule.absent != binding.absent {
+        return Err(Error::new(format!(
+            "{}: rule `{}` gives {} a different `absent` value than an earlier row",
+            rule.source,
+            rule.id,
+            rule.describe_scope()
+        )));
+    }
+    if binding.absent.is_none() {
+        binding.absent = rule.absent.clone();
+    }
+    binding.rows.push(i);
+    Ok(())
+}

@@ -1,0 +1,316 @@
+//! Loading the rule tables: rules/*.toml, embedded with `include_str!`, parsed strictly
+//! (unknown fields rejected) and checked row by row at start-up: ids, scope, the
+//! comparator's events, both directions (or a reason), structural keywords, `when`.
+//! A failure is one `error:` line naming the table and the row, never a panic. The
+//! checks across rows (duplicates, aliases, bindings) are made as `index` builds.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::model::{Certainty, Comparator, Condition, Rule, Scope, Severity};
+use super::Rules;
+use crate::error::{Error, Result};
+use crate::lockfile::Kind;
+
+/// The embedded tables, in the order their rows are listed.
+pub const TABLES: &[(&str, &str)] = &[
+    (
+        "rules/surface.toml",
+        include_str!("../../rules/surface.toml"),
+    ),
+    ("rules/schema.toml", include_str!("../../rules/schema.toml")),
+];
+
+/// Schema keywords whose comparison is structural (the walker recurses through them);
+/// rows on them must use the comparator given here. Every applicator of
+/// rules/keywords.toml is listed, so no row can compare a subschema by its mere presence
+/// and hide a change inside it (a test checks the two tables agree).
+pub const STRUCTURAL: &[(&str, Comparator)] = &[
+    ("properties", Comparator::Fields),
+    ("items", Comparator::Presence),
+    ("additionalProperties", Comparator::Openness),
+    ("anyOf", Comparator::Variants),
+    ("oneOf", Comparator::Variants),
+    ("allOf", Comparator::Variants),
+    ("prefixItems", Comparator::Variants),
+    ("patternProperties", Comparator::Entries),
+    ("dependentSchemas", Comparator::Entries),
+    ("propertyNames", Comparator::Subschema),
+    ("unevaluatedProperties", Comparator::Subschema),
+    ("unevaluatedItems", Comparator::Subschema),
+    ("additionalItems", Comparator::Subschema),
+    ("contains", Comparator::Subschema),
+    ("not", Comparator::Subschema),
+    ("if", Comparator::Subschema),
+    ("then", Comparator::Subschema),
+    ("else", Comparator::Subschema),
+    ("dependencies", Comparator::Subschema),
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTable {
+    rule: Vec<RawRule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: String,
+    keyword: Option<String>,
+    element: Option<String>,
+    field: Option<String>,
+    comparator: Comparator,
+    event: String,
+    when: Option<Condition>,
+    input: Option<Severity>,
+    output: Option<Severity>,
+    severity: Option<Severity>,
+    absent: Option<toml::Value>,
+    message: String,
+    help: Option<String>,
+    reason: Option<String>,
+    #[serde(default)]
+    certainty: Certainty,
+    #[serde(default)]
+    aliases: Vec<String>,
+}
+
+impl Rules {
+    /// The embedded tables. They are validated by the test suite, so a failure here
+    /// is a build defect; it is still reported as an error, never a panic.
+    pub fn embedded() -> Result<Rules> {
+        Rules::from_tables(TABLES)
+    }
+
+    pub fn from_tables(tables: &[(&'static str, &str)]) -> Result<Rules> {
+        let mut rows = Vec::new();
+        for (source, text) in tables {
+            let raw: RawTable = toml::from_str(text)
+                .map_err(|e| Error::new(format!("{source}: {}", one_line(&e.to_string()))))?;
+            for r in raw.rule {
+                rows.push(convert(r, source)?);
+            }
+        }
+        Rules::index(rows)
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn toml_to_json(v: toml::Value) -> Value {
+    match v {
+        toml::Value::String(s) => Value::String(s),
+        toml::Value::Integer(i) => Value::from(i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Array(a) => Value::Array(a.into_iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => {
+            Value::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect())
+        }
+    }
+}
+
+fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
+    let bad = |msg: String| Error::new(format!("{source}: rule `{}`: {msg}", r.id));
+    if !r
+        .id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$'))
+        || r.id.is_empty()
+    {
+        return Err(bad("ids are dotted words (letters, digits, `_`)".into()));
+    }
+    let scope = match (&r.keyword, &r.element) {
+        (Some(k), None) => {
+            if r.field.is_some() {
+                return Err(bad("`field` goes with `element`, not `keyword`".into()));
+            }
+            Scope::Schema { keyword: k.clone() }
+        }
+        (None, Some(e)) if e == "server" => Scope::Server {
+            field: r
+                .field
+                .clone()
+                .ok_or_else(|| bad("a server row names its `field`".into()))?,
+        },
+        (None, Some(e)) => {
+            let kind = if e == "*" {
+                None
+            } else {
+                Some(Kind::from_word(e).ok_or_else(|| {
+                    bad(format!(
+                        "unknown element `{e}` (expected tool, resource, template, prompt or *)"
+                    ))
+                })?)
+            };
+            Scope::Element {
+                kind,
+                field: r.field.clone(),
+            }
+        }
+        _ => {
+            return Err(bad(
+                "exactly one of `keyword` or `element` is required".into()
+            ))
+        }
+    };
+    if !r.comparator.events().contains(&r.event.as_str()) {
+        return Err(bad(format!(
+            "comparator `{}` has no event `{}` (it has: {})",
+            r.comparator.word(),
+            r.event,
+            r.comparator.events().join(", ")
+        )));
+    }
+    if let Scope::Schema { keyword } = &scope {
+        if let Some((_, c)) = STRUCTURAL.iter().find(|(k, _)| k == keyword) {
+            if *c != r.comparator {
+                return Err(bad(format!(
+                    "keyword `{keyword}` is structural and compares with `{}`",
+                    c.word()
+                )));
+            }
+        }
+        if r.severity.is_some() {
+            return Err(bad(
+                "schema rows state `input` and `output`, not `severity`".into(),
+            ));
+        }
+        if (r.input.is_none() || r.output.is_none()) && r.reason.is_none() {
+            return Err(bad(
+                "a schema row states both `input` and `output`, or a `reason` why one direction does not apply".into(),
+            ));
+        }
+    } else if r.severity.is_some() && (r.input.is_some() || r.output.is_some()) {
+        return Err(bad(
+            "a surface row has either `severity` or `input`/`output`".into(),
+        ));
+    } else if r.severity.is_none() && r.input.is_some() == r.output.is_some() {
+        return Err(bad(
+            "a surface row has `severity`, or exactly one of `input` and `output`".into(),
+        ));
+    }
+    if r.when.is_some()
+        && !matches!(
+            r.comparator,
+            Comparator::Fields | Comparator::Variants | Comparator::Entries
+        )
+    {
+        return Err(bad(
+            "`when` applies to the `fields`, `variants` and `entries` comparators only".into(),
+        ));
+    }
+    if let Scope::Schema { keyword } = &scope {
+        // A keyword that holds subschemas is compared by the walker, never by a value
+        // comparator: a `presence` row there would let a change inside it go unseen.
+        let applicator = crate::keywords::role(keyword) == Some(crate::keywords::Role::Applicator);
+        if applicator && !STRUCTURAL.iter().any(|(k, _)| k == keyword) {
+            return Err(bad(format!(
+                "keyword `{keyword}` holds subschemas, and the walker does not descend into it yet; a row on it could hide a change inside (see CONTRIBUTING.md)"
+            )));
+        }
+    }
+    if r.message.trim().is_empty() {
+        return Err(bad("`message` is empty".into()));
+    }
+    Ok(Rule {
+        help: r.help.clone().unwrap_or_else(|| r.message.clone()),
+        id: r.id,
+        scope,
+        comparator: r.comparator,
+        event: r.event,
+        when: r.when,
+        input: r.input,
+        output: r.output,
+        severity: r.severity,
+        absent: r.absent.map(toml_to_json),
+        message: r.message,
+        reason: r.reason,
+        certainty: r.certainty,
+        aliases: r.aliases,
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_tables_parse_and_validate() {
+        let rules = Rules::embedded().unwrap();
+        assert!(rules.rows.len() > 30);
+    }
+
+    #[test]
+    fn every_schema_row_states_both_directions_or_a_reason() {
+        for r in &Rules::embedded().unwrap().rows {
+            if let Scope::Schema { .. } = r.scope {
+                assert!(
+                    (r.input.is_some() && r.output.is_some()) || r.reason.is_some(),
+                    "{}",
+                    r.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrong_event_is_rejected() {
+        let t = "[[rule]]\nid='x.y'\nkeyword='maxLength'\ncomparator='number'\nevent='grew'\ninput='minor'\noutput='minor'\nmessage='m'\n";
+        let err = Rules::from_tables(&[("t.toml", t)]).unwrap_err();
+        assert!(err.message().contains("has no event `grew`"), "{err}");
+    }
+
+    #[test]
+    fn conflicting_comparators_are_rejected() {
+        let row = |c: &str, e: &str| {
+            format!("[[rule]]\nid='x.{e}'\nkeyword='k'\ncomparator='{c}'\nevent='{e}'\ninput='minor'\noutput='minor'\nmessage='m'\n")
+        };
+        let t = row("number", "increased") + &row("text", "changed");
+        let err = Rules::from_tables(&[("t.toml", &t)]).unwrap_err();
+        assert!(
+            err.message().contains("an earlier row uses `number`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn every_applicator_of_the_vocabulary_is_structural() {
+        use crate::keywords::{vocabulary, Role};
+        let applicators: Vec<&str> = vocabulary()
+            .keywords
+            .iter()
+            .filter(|k| k.role == Role::Applicator)
+            .map(|k| k.name.as_str())
+            .collect();
+        let structural: Vec<&str> = STRUCTURAL.iter().map(|(k, _)| *k).collect();
+        for k in &applicators {
+            assert!(
+                structural.contains(k),
+                "{k} holds subschemas but is not STRUCTURAL"
+            );
+        }
+        for k in &structural {
+            assert!(
+                applicators.contains(k),
+                "{k} is STRUCTURAL but no applicator"
+            );
+        }
+    }
+
+    #[test]
+    fn a_row_that_could_hide_a_change_in_a_subschema_is_rejected() {
+        // `contains` is walked with the `subschema` comparator; `presence` would see
+        // nothing when both sides have one and they differ.
+        let t = "[[rule]]\nid='x.y'\nkeyword='contains'\ncomparator='presence'\nevent='added'\ninput='breaking'\noutput='minor'\nmessage='m'\n";
+        let err = Rules::from_tables(&[("t.toml", t)]).unwrap_err();
+        assert!(err.message().contains("is structural"), "{err}");
+    }
+}
