@@ -240,6 +240,42 @@ impl<'v> View<'v> {
             .then_some(kw)
     }
 
+    /// Keywords beside a `$ref` apply on their own (in 2020-12 the two act as an
+    /// `allOf`), but the view reads them layer by layer, first found wins. That is exact
+    /// unless a sibling holds what the target also constrains: the same keyword with
+    /// another value (a sibling `maxLength` hides the target's), or a keyword that looks
+    /// at its neighbours: `additionalProperties` sees only the `properties` and
+    /// `patternProperties` beside it, `items` only the `prefixItems` beside it. The
+    /// keyword that makes the view inexact, if any.
+    fn inexact(&self) -> Option<&'v str> {
+        const NEIGHBOURS: [(&str, &[&str]); 3] = [
+            ("additionalProperties", &["properties", "patternProperties"]),
+            ("items", &["prefixItems"]),
+            ("additionalItems", &["items"]),
+        ];
+        for (i, layer) in self.layers.iter().enumerate() {
+            for (k, v) in layer.iter() {
+                if k == "$ref" || keywords::is_annotation(k) {
+                    continue;
+                }
+                let others = self.layers.iter().enumerate().filter(|(j, _)| *j != i);
+                for (_, other) in others {
+                    let clash = other.get(k).is_some_and(|w| w != v);
+                    let blind = NEIGHBOURS.iter().any(|(kw, seen)| {
+                        k == kw
+                            && seen
+                                .iter()
+                                .any(|n| other.contains_key(*n) && !layer.contains_key(*n))
+                    });
+                    if clash || blind {
+                        return Some(k);
+                    }
+                }
+            }
+        }
+        None
+    }
+
     fn composed(&self) -> bool {
         ["anyOf", "oneOf", "allOf"]
             .iter()
@@ -524,6 +560,31 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             );
             self.emit(self.em.rules.schema_unhandled(), path, "$ref", ev);
             return;
+        }
+
+        // Keywords beside a `$ref` that the layered view cannot read exactly (see
+        // `View::inexact`): what that side accepts is not modelled, so a difference here
+        // is reported as such, conservatively, and not walked into exact-looking verdicts.
+        if let Some(kw) = va.inexact().or(vb.inexact()) {
+            if va.layers != vb.layers {
+                // Each side as the schemas that apply together: the referencing object,
+                // then each target.
+                let layers = |v: &View<'_>| {
+                    Value::Array(
+                        v.layers
+                            .iter()
+                            .map(|l| Value::Object((*l).clone()))
+                            .collect(),
+                    )
+                };
+                let (before, after) = (layers(&va), layers(&vb));
+                let mut ev = Event::new("changed").values(Some(&before), Some(&after));
+                ev.hint = Some(format!(
+                    "`{kw}` beside a $ref applies on its own, next to what the $ref points at; that combination is not modelled"
+                ));
+                self.emit(self.em.rules.schema_unhandled(), path, kw, ev);
+                return;
+            }
         }
 
         // `X` on one side, `anyOf: [X, {type: null}]` on the other (how pydantic writes
@@ -1123,14 +1184,27 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // oneOf accepts a value matching exactly one variant, so a change inside a
         // variant has no fixed direction, unless the variants cannot overlap (distinct
         // types or discriminator values).
-        let bracket =
-            keyword == "oneOf" && xs.len().max(ys.len()) > 1 && !(disjoint(&rx) && disjoint(&ry));
+        // A variant opened out of a nested `oneOf` (an `anyOf` variant that is only a
+        // `oneOf`) keeps its exclusivity: it is judged as a oneOf variant. Whether the
+        // variants may overlap is asked of the whole opened list, which can only say
+        // "may" more often than the nested list alone.
+        let one_of = |f: &(String, &Value)| keyword == "oneOf" || f.0.contains(".oneOf[");
+        let may_overlap = !(disjoint(&rx) && disjoint(&ry));
+        let bracket = |i: usize, j: usize| {
+            (one_of(&fx[i]) || one_of(&fy[j])) && xs.len().max(ys.len()) > 1 && may_overlap
+        };
         // A variant that comes into (goes out of) a oneOf list whose variants may overlap
         // changes which values match exactly one: a value the new variant shares with an
         // old one is rejected now; one two old variants shared may be accepted now.
-        let overlapping = |list: &[&Value]| {
-            (keyword == "oneOf" && list.len() > 1 && !disjoint(list))
-                .then_some(Condition::Overlapping)
+        let membership = |f: &(String, &Value), list: &[&Value], event: &'static str| {
+            let mut ev = Event::new(event);
+            if !one_of(f) {
+                return (keyword, ev);
+            }
+            if list.len() > 1 && !disjoint(list) {
+                ev.cond = Some(Condition::Overlapping);
+            }
+            ("oneOf", ev)
         };
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
@@ -1145,24 +1219,23 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         values_only: [false, false],
                         after_variant: Some((since.clone(), opening)),
                     };
-                    if bracket {
+                    let bracketed = bracket(i, j);
+                    if bracketed {
                         self.work.push(marker(false));
                     }
                     self.push(Some(xs[i]), Some(y), at(&fy[j]), chain);
-                    if bracket {
+                    if bracketed {
                         self.work.push(marker(true));
                     }
                 }
                 None => {
-                    let mut ev = Event::new("variant_added");
-                    ev.cond = overlapping(&ry);
+                    let (class, ev) = membership(&fy[j], &ry, "variant_added");
                     self.classify(class, &at(&fy[j]), ev);
                 }
             }
         }
         for i in (0..xs.len()).filter(|&i| !used_a[i]) {
-            let mut ev = Event::new("variant_removed");
-            ev.cond = overlapping(&rx);
+            let (class, ev) = membership(&fx[i], &rx, "variant_removed");
             self.classify(class, &at(&fx[i]), ev);
         }
     }
