@@ -231,12 +231,17 @@ impl<'v> View<'v> {
 
     /// The composition keyword (`anyOf` / `oneOf`) this schema is nothing but, apart
     /// from annotations; `None` when it has value keywords of its own.
-    fn bare_composition(&self) -> Option<&'static str> {
+    /// `through_ref`: a followed `$ref` beside it does not count as a keyword of its own.
+    fn bare_composition(&self, through_ref: bool) -> Option<&'static str> {
         let kw = ["anyOf", "oneOf"]
             .into_iter()
             .find(|k| self.get(k).is_some())?;
         self.keys()
-            .all(|k| k == kw || keywords::is_annotation(k))
+            .all(|k| {
+                k == kw
+                    || keywords::is_annotation(k)
+                    || (through_ref && k == "$ref" && self.followed)
+            })
             .then_some(kw)
     }
 
@@ -590,10 +595,35 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // `X` on one side, `anyOf: [X, {type: null}]` on the other (how pydantic writes
         // Optional[X]): compare X as one of the variants instead of reporting an anyOf
         // that appeared and every keyword of X that moved into it.
-        let lift = match (va.bare_composition(), vb.bare_composition()) {
+        // The same when X is itself a union (`X` → `anyOf: [X, {type: string}]`, X a
+        // `oneOf`): the side that holds the other whole as a variant is the list.
+        let holds_whole = |list: Option<&'v Value>, whole: Option<&'v Value>, side: usize| {
+            let (Some(Value::Array(variants)), Some(whole)) = (list, whole) else {
+                return false;
+            };
+            variants.iter().any(|v| {
+                let mut roots = self.roots;
+                if side == 0 {
+                    roots.swap(0, 1);
+                }
+                same_resolved(roots, whole, v)
+            })
+        };
+        let lift = match (va.bare_composition(false), vb.bare_composition(false)) {
             (None, Some(kw)) if !va.composed() && !va.layers.is_empty() => Some((kw, 1)),
             (Some(kw), None) if !vb.composed() && !vb.layers.is_empty() => Some((kw, 0)),
-            _ => None,
+            _ => match (va.bare_composition(true), vb.bare_composition(true)) {
+                (Some(ka), Some(kb)) if ka != kb => {
+                    if holds_whole(vb.get(kb), task.a, 1) {
+                        Some((kb, 1))
+                    } else if holds_whole(va.get(ka), task.b, 0) {
+                        Some((ka, 0))
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            },
         };
 
         // The value keywords of each side, normalised so that equivalent spellings
@@ -889,8 +919,30 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             return self.unhandled(kw, path, task.a, task.b);
         };
         let plain_value = plain.unwrap_or(&Value::Null);
+        let plain_side = 1 - composed_side;
+        let mut roots = self.roots;
+        if composed_side == 0 {
+            roots.swap(0, 1); // plain first
+        }
+        // A variant equal to the plain schema pairs with it; otherwise the most similar.
         let best = (0..variants.len())
-            .max_by_key(|&j| (similarity(plain_value, &variants[j]), std::cmp::Reverse(j)));
+            .find(|&j| same_resolved(roots, plain_value, &variants[j]))
+            .or_else(|| {
+                (0..variants.len())
+                    .max_by_key(|&j| (similarity(plain_value, &variants[j]), std::cmp::Reverse(j)))
+            });
+        let resolved: Vec<&Value> = variants
+            .iter()
+            .map(|v| through_refs(self.roots[composed_side], v))
+            .collect();
+        let plain_seen = through_refs(self.roots[plain_side], plain_value);
+        // The plain schema is the union, split by value or by type: nothing changed.
+        if split_into(plain_seen, &resolved) {
+            return;
+        }
+        // oneOf: a variant beside the plain schema's own may share values with it.
+        let cond = (kw == "oneOf" && resolved.len() > 1 && !disjoint(&resolved))
+            .then_some(Condition::Overlapping);
         let at = |j: usize| format!("{path}.{kw}[{j}]");
         for (j, variant) in variants.iter().enumerate() {
             if Some(j) == best {
@@ -908,13 +960,17 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     values_only,
                     after_variant: None,
                 });
+            } else if cond.is_none() && covers(plain_seen, resolved[j]) {
+                // Every value of this variant is a value of the plain schema on the other
+                // side: `enum [a, b]` against `anyOf [enum [a], enum [b]]`.
             } else {
-                let event = if composed_side == 1 {
+                let mut ev = Event::new(if composed_side == 1 {
                     "variant_added"
                 } else {
                     "variant_removed"
-                };
-                self.classify(kw, &at(j), Event::new(event));
+                });
+                ev.cond = cond;
+                self.classify(kw, &at(j), ev);
             }
         }
     }
@@ -1440,6 +1496,101 @@ fn flatten<'v>(root: &'v Value, keyword: &str, list: &'v [Value]) -> Vec<(String
     out.into_iter().map(|(_, path, v)| (path, v)).collect()
 }
 
+/// A schema taken apart for the simple containment cases: its `enum` (or `const`), its
+/// `type` set, and the rest apart from annotations. `None` when it is not a plain object
+/// or holds a `$ref` anywhere (what that means depends on the root it is read in).
+struct Parts {
+    values: Option<Vec<Value>>,
+    types: Option<Vec<String>>,
+    rest: std::collections::BTreeMap<String, Value>,
+}
+
+fn parts(s: &Value) -> Option<Parts> {
+    let m = s.as_object()?;
+    if s.to_string().contains("\"$ref\"") {
+        return None;
+    }
+    let mut rest: std::collections::BTreeMap<String, Value> = m
+        .iter()
+        .filter(|(k, _)| !keywords::is_annotation(k))
+        .map(|(k, x)| (k.clone(), x.clone()))
+        .collect();
+    let values = match (rest.remove("const"), rest.remove("enum")) {
+        (Some(c), None) => Some(vec![c]),
+        (None, Some(Value::Array(e))) => Some(e),
+        (None, None) => None,
+        _ => return None,
+    };
+    let types = match rest.remove("type") {
+        None => None,
+        Some(Value::String(t)) => Some(vec![t]),
+        Some(Value::Array(ts)) => Some(
+            ts.iter()
+                .map(|t| t.as_str().map(String::from))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        Some(_) => return None,
+    };
+    Some(Parts {
+        values,
+        types,
+        rest,
+    })
+}
+
+/// Type `t` is within the type set `ts` (an integer is a number).
+fn type_within(t: &str, ts: &[String]) -> bool {
+    ts.iter()
+        .any(|x| x == t || (t == "integer" && x == "number"))
+}
+
+/// Every value `v` accepts, `s` accepts, by the simple cases: the two are equal apart
+/// from annotations, but `v`'s `enum` (or `const`) may be within `s`'s and `v`'s `type`
+/// within `s`'s. Anything else: `false` (not known).
+fn covers(s: &Value, v: &Value) -> bool {
+    let (Some(s), Some(v)) = (parts(s), parts(v)) else {
+        return false;
+    };
+    let values_ok = match (&s.values, &v.values) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(sv), Some(vv)) => vv.iter().all(|x| sv.contains(x)),
+    };
+    let types_ok = match (&s.types, &v.types) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(st), Some(vt)) => vt.iter().all(|t| type_within(t, st)),
+    };
+    values_ok && types_ok && s.rest == v.rest
+}
+
+/// `s` accepts exactly what the variants accept together: each variant is within `s`
+/// (`covers`), and each of `s`'s values and types is some variant's (`type: [string,
+/// number]` against `anyOf: [{type: string}, {type: number}]`).
+fn split_into(s: &Value, variants: &[&Value]) -> bool {
+    if variants.is_empty() || !variants.iter().all(|v| covers(s, v)) {
+        return false;
+    }
+    let (Some(sp), Some(vps)) = (
+        parts(s),
+        variants
+            .iter()
+            .map(|v| parts(v))
+            .collect::<Option<Vec<_>>>(),
+    ) else {
+        return false;
+    };
+    let values_ok = sp.values.iter().flatten().all(|x| {
+        vps.iter()
+            .any(|p| p.values.as_ref().is_none_or(|vs| vs.contains(x)))
+    });
+    let types_ok = sp.types.iter().flatten().all(|t| {
+        vps.iter()
+            .any(|p| p.types.as_ref().is_none_or(|ts| ts.iter().any(|x| x == t)))
+    });
+    values_ok && types_ok
+}
+
 /// Variants no value can match twice: each allows one JSON type no other allows
 /// (integer counts as number), or each requires a property, the same one in all, whose
 /// `const` (or one-value `enum`) differs between them.
@@ -1452,6 +1603,21 @@ fn disjoint(variants: &[&Value]) -> bool {
             t.to_string()
         })
     };
+    // Each variant lists its values (`enum` or `const`), and no value is listed twice.
+    let listed: Option<Vec<Vec<Value>>> = variants
+        .iter()
+        .map(|v| match (v.get("const"), v.get("enum")) {
+            (Some(c), None) => Some(vec![c.clone()]),
+            (None, Some(Value::Array(e))) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    if let Some(listed) = listed {
+        let all: Vec<&Value> = listed.iter().flatten().collect();
+        if (0..all.len()).all(|i| all[..i].iter().all(|x| *x != all[i])) {
+            return true;
+        }
+    }
     let types: Option<Vec<String>> = variants.iter().map(|v| single_type(v)).collect();
     if let Some(types) = types {
         let distinct: BTreeSet<&String> = types.iter().collect();
