@@ -1,0 +1,234 @@
+//! Line maps: where each element (and each value inside it) sits in a lockfile's
+//! canonical text, for the formats that point at lines (SARIF, GitHub). From a built
+//! lockfile (its canonical text, written), or from a canonical file's own bytes and the
+//! raw scan (counted, with only the changed elements written).
+
+use std::collections::HashSet;
+
+use serde_json::value::RawValue;
+
+use super::model::{key_of, Element, Kind, Lockfile, Surface};
+use super::scan::Scanned;
+use crate::canon::{self, Ctx, Track};
+
+impl Lockfile {
+    /// Where each element (and each value inside it) sits in the canonical text.
+    pub fn line_map(&self) -> LineMap {
+        self.line_map_for(None).0
+    }
+
+    /// `line_map`, tracking the values inside only the elements in `wanted` (every
+    /// element's own lines are always there), and the canonical text it counted.
+    pub fn line_map_for(&self, wanted: Option<&HashSet<(Kind, String)>>) -> (LineMap, String) {
+        let mut map = LineMap::default();
+        let text = self.render(Some((&mut map, wanted)));
+        (map, text)
+    }
+}
+
+/// Lines (1-based, inclusive) of the elements of a lockfile's canonical text.
+#[derive(Debug, Default)]
+pub struct LineMap {
+    /// The line of each kind's list (`"tools": [`).
+    pub lists: std::collections::HashMap<Kind, usize>,
+    /// Each element's lines, and the lines of every value inside it by path.
+    #[allow(clippy::type_complexity)]
+    pub elements: std::collections::HashMap<
+        (Kind, String),
+        (
+            usize,
+            usize,
+            std::collections::HashMap<String, (usize, usize)>,
+        ),
+    >,
+}
+
+impl LineMap {
+    /// The lines of `path` in element `key`, or of its deepest part that exists here,
+    /// or of the element itself. `None` when the element is not in this file.
+    pub fn find(&self, kind: Kind, key: &str, path: Option<&str>) -> Option<(usize, usize)> {
+        let (start, end, spans) = self.elements.get(&(kind, key.to_string()))?;
+        if let Some(path) = path {
+            for cut in prefixes(path).into_iter().rev() {
+                if let Some(span) = spans.get(&path[..cut]) {
+                    return Some(*span);
+                }
+            }
+        }
+        Some((*start, *end))
+    }
+}
+
+/// The byte offsets where each segment of a change path ends
+/// (`a.b["c.d"][2]` → ends of `a`, `a.b`, `a.b["c.d"]`, `a.b["c.d"][2]`).
+fn prefixes(path: &str) -> Vec<usize> {
+    let bytes = path.as_bytes();
+    let mut ends = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'.' => i += 1,
+            b'[' => {
+                i += 1;
+                if bytes.get(i) == Some(&b'"') {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                while i < bytes.len() && bytes[i] != b']' {
+                    i += 1;
+                }
+                i = (i + 1).min(bytes.len());
+                ends.push(i);
+            }
+            _ => {
+                while i < bytes.len() && bytes[i] != b'.' && bytes[i] != b'[' {
+                    i += 1;
+                }
+                ends.push(i);
+            }
+        }
+    }
+    ends
+}
+/// Where `raw` starts in `bytes` (it borrows from them).
+pub(crate) fn offset(bytes: &[u8], raw: &RawValue) -> usize {
+    raw.get().as_ptr() as usize - bytes.as_ptr() as usize
+}
+
+/// The line map of a canonical lockfile, from its bytes: every list's line, and for
+/// each element in `parsed` (the ones that changed, built and normalized) its lines and
+/// the lines of every value inside. `None` when the file is not canonical where that
+/// can be seen without building the unchanged elements: the envelope, the layout of
+/// the lists, the order of the elements, the text of each changed element.
+pub(crate) fn line_map_of_canonical(
+    bytes: &[u8],
+    side: &Scanned<'_>,
+    parsed: &Surface,
+) -> Option<LineMap> {
+    if !side.ordered {
+        return None;
+    }
+    // The envelope, written canonically with empty lists; the file must start with
+    // it up to the surface's opening brace.
+    let envelope = Lockfile {
+        covenant_version: side.covenant_version.clone(),
+        captured_at_unix: side.captured_at_unix,
+        server: side.server.clone(),
+        surface: Surface::default(),
+    }
+    .to_text();
+    const OPEN: &str = "  \"surface\": {\n";
+    let header = &envelope[..envelope.rfind(OPEN)? + OPEN.len()];
+    let mut pos = 0;
+    let expect = |pos: &mut usize, text: &[u8]| -> Option<()> {
+        (bytes.get(*pos..*pos + text.len())? == text).then(|| *pos += text.len())
+    };
+    expect(&mut pos, header.as_bytes())?;
+    // Walk the layout, noting each list's offset.
+    let mut list_at = Vec::new();
+    for (k, kind) in Kind::ALL.into_iter().enumerate() {
+        list_at.push(pos);
+        expect(
+            &mut pos,
+            format!("    \"{}\": [", kind.list_name()).as_bytes(),
+        )?;
+        let list = &side.lists[k];
+        if !list.is_empty() {
+            expect(&mut pos, b"\n")?;
+            for (i, raw) in list.iter().enumerate() {
+                expect(&mut pos, b"      ")?;
+                if offset(bytes, raw) != pos {
+                    return None;
+                }
+                pos += raw.get().len();
+                expect(&mut pos, if i + 1 == list.len() { b"\n" } else { b",\n" })?;
+            }
+            expect(&mut pos, b"    ")?;
+        }
+        expect(&mut pos, b"]")?;
+        expect(
+            &mut pos,
+            if k + 1 == Kind::ALL.len() {
+                b"\n"
+            } else {
+                b",\n"
+            },
+        )?;
+    }
+    expect(&mut pos, b"  }\n}\n")?;
+    if pos != bytes.len() {
+        return None;
+    }
+    // Lines: count newlines once, in offset order, up to the last place asked for.
+    // (offset, kind, the changed element there or None for the list's own line)
+    type Place<'e> = (usize, Kind, Option<(&'e str, &'e Element)>);
+    let mut wanted: Vec<Place<'_>> = Kind::ALL
+        .into_iter()
+        .zip(list_at)
+        .map(|(kind, at)| (at, kind, None))
+        .collect();
+    for (k, kind) in Kind::ALL.into_iter().enumerate() {
+        for element in parsed.list(kind) {
+            let key = key_of(element, kind.key_field());
+            let raw = side.index[k].get(key)?;
+            wanted.push((offset(bytes, raw), kind, Some((key, element))));
+        }
+    }
+    wanted.sort_by_key(|w| w.0);
+    let mut counter = LineCounter::default();
+    let mut map = LineMap::default();
+    let mut text = String::new();
+    for (at, kind, element) in wanted {
+        let start = counter.line_at(bytes, at);
+        let Some((key, element)) = element else {
+            map.lists.insert(kind, start);
+            continue;
+        };
+        text.clear();
+        let mut track = Track::at(&text, start);
+        canon::write_object_tracked(&mut text, element, Ctx::Element, 3, Some(&mut track));
+        if bytes.get(at..at + text.len())? != text.as_bytes() {
+            return None; // this element is not written canonically
+        }
+        let end = track.line_now(&text);
+        map.elements
+            .insert((kind, key.to_string()), (start, end, track.spans));
+    }
+    Some(map)
+}
+
+/// Counts newlines forward through a file: the 1-based line of an offset.
+#[derive(Default)]
+struct LineCounter {
+    at: usize,
+    newlines: usize,
+}
+
+impl LineCounter {
+    /// The line `offset` is on; offsets must not decrease between calls.
+    fn line_at(&mut self, bytes: &[u8], offset: usize) -> usize {
+        if offset > self.at {
+            self.newlines += count_newlines(&bytes[self.at..offset]);
+            self.at = offset;
+        }
+        self.newlines + 1
+    }
+}
+
+fn count_newlines(bytes: &[u8]) -> usize {
+    // Word at a time: the count of 0x0a bytes in each 8-byte word.
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut n = 0usize;
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or_default()) ^ (LO * u64::from(b'\n'));
+        // A zero byte in w is a newline; this marks exactly the zero bytes.
+        let zero = !(((w & !HI).wrapping_add(!HI)) | w) & HI;
+        n += zero.count_ones() as usize;
+    }
+    n + chunks.remainder().iter().filter(|b| **b == b'\n').count()
+}
