@@ -34,7 +34,7 @@ use toml::Spanned;
 use crate::diff::Change;
 use crate::error::{Error, Result};
 use crate::lint::{Level, LintRules};
-use crate::rules::{Rules, Severity};
+use crate::rules::{Former, Rules, Severity};
 
 pub const DEFAULT_FILE: &str = "covenant.toml";
 
@@ -181,6 +181,9 @@ pub struct Config {
     pub lint: HashMap<String, Level>,
     pub ignore: Vec<Ignore>,
     pub servers: Vec<Server>,
+    /// What the file says that still works but should change (a former rule id), one
+    /// line each, without the `warning: ` the command line prints before it.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -282,18 +285,19 @@ impl Config {
 
         let change_ids: Vec<&str> = rules.rows.iter().map(|r| r.id.as_str()).collect();
         for (id, value) in &raw.severity {
-            let renamed = rules.renamed(id.get_ref());
-            if !renamed.is_empty() {
-                eprintln!(
-                    "warning: {}: rule id `{}` is deprecated; it is now {}",
+            let former = rules.former(id.get_ref());
+            if let Some(f) = &former {
+                // A renamed id configures the rows that took it over; a retired one
+                // configures nothing (its changes are classified anew).
+                let tail = match f {
+                    Former::Retired(_) => "; this [severity] entry no longer applies",
+                    Former::Renamed(_) => "",
+                };
+                config.warnings.push(format!(
+                    "{}: {}{tail}",
                     at(id.span()),
-                    id.get_ref(),
-                    renamed
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                );
+                    f.describe(id.get_ref())
+                ));
             } else if !change_ids.contains(&id.get_ref().as_str()) {
                 return Err(unknown_id(
                     &at(id.span()),
@@ -338,12 +342,17 @@ impl Config {
                     ..Override::default()
                 },
             };
-            if renamed.is_empty() {
-                config.severity.insert(id.get_ref().clone(), o);
-            } else {
-                for new_id in renamed {
-                    config.severity.insert(new_id.to_string(), o);
+            match former {
+                None => {
+                    config.severity.insert(id.get_ref().clone(), o);
                 }
+                // The current id, written out too, wins over its former one.
+                Some(Former::Renamed(new)) => {
+                    for new_id in new {
+                        config.severity.entry(new_id.to_string()).or_insert(o);
+                    }
+                }
+                Some(Former::Retired(_)) => {}
             }
         }
         if let Some(profile) = &raw.profile {
@@ -426,11 +435,45 @@ impl Config {
                     "{origin_line}: this [[ignore]] matches everything; give a subject, path, code or fingerprint"
                 )));
             }
-            let code = glob(&e.code)?;
+            // A code glob matches current ids. An exact former id still works: a
+            // renamed one matches the ids that took it over, a retired one nothing.
+            let mut code = glob(&e.code)?;
+            let mut retired = false;
             if let (Some(g), Some(pattern)) = (&code, &e.code) {
                 if !change_ids.iter().any(|id| g.is_match(id)) {
                     let at = at(pattern.span());
-                    return Err(unknown_id(&at, pattern.get_ref(), &change_ids, None));
+                    let former = rules.former(pattern.get_ref());
+                    match &former {
+                        Some(f @ Former::Renamed(new)) => {
+                            config
+                                .warnings
+                                .push(format!("{at}: {}", f.describe(pattern.get_ref())));
+                            code = Some(any_of(new)?);
+                        }
+                        Some(f @ Former::Retired(_)) => {
+                            config.warnings.push(format!(
+                                "{at}: {}; this [[ignore]] no longer applies",
+                                f.describe(pattern.get_ref())
+                            ));
+                            retired = true;
+                        }
+                        None => {
+                            let aliases = rules.rows.iter().flat_map(|r| &r.aliases);
+                            let retired_ids = rules.retired.iter().map(|r| &r.id);
+                            if let Some((old, f)) = aliases
+                                .chain(retired_ids)
+                                .filter(|old| g.is_match(old))
+                                .find_map(|old| Some((old, rules.former(old)?)))
+                            {
+                                return Err(Error::new(format!(
+                                    "{at}: code `{}` matches no current rule id, only former ones ({}); a code glob matches current ids",
+                                    pattern.get_ref(),
+                                    f.describe(old)
+                                )));
+                            }
+                            return Err(unknown_id(&at, pattern.get_ref(), &change_ids, None));
+                        }
+                    }
                 }
             }
             let until = match &e.until {
@@ -452,6 +495,9 @@ impl Config {
                     Some((text, day))
                 }
             };
+            if retired {
+                continue;
+            }
             config.ignore.push(Ignore {
                 subject: glob(&e.subject)?,
                 path: glob(&e.path)?,
@@ -672,6 +718,18 @@ fn unknown_id(place: &str, id: &str, known: &[&str], elsewhere: Option<&str>) ->
         msg.push_str("; `mcp-covenant rules` lists them all");
     }
     Error::new(msg)
+}
+
+/// A glob matching exactly the rule ids `ids` (the rows a former id became).
+fn any_of(ids: &[&str]) -> Result<Glob> {
+    let escaped: Vec<String> = ids.iter().map(|id| globset::escape(id)).collect();
+    let pattern = match escaped.as_slice() {
+        [one] => one.clone(),
+        many => format!("{{{}}}", many.join(",")),
+    };
+    globset::Glob::new(&pattern)
+        .map(|g| g.compile_matcher())
+        .map_err(|e| Error::new(format!("rule ids {ids:?} make no glob: {}", e.kind())))
 }
 
 /// The known id closest to `id`, when it is close enough to be a typo.

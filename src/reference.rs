@@ -34,7 +34,8 @@ lint_fail_on = "error"
     the report), for every direction, or per direction with { input = ..., output = ... }
     (input: what a caller sends; output: what it receives). `mcp-covenant rules` lists
     every id with its default and effective severity; `mcp-covenant rules ID` explains
-    one.
+    one. A renamed rule's former id still works, with a warning naming the current id
+    (an entry on the current id wins); a retired id warns and sets nothing.
 
 [lint]
 "tool.description.too_long" = "info"
@@ -51,7 +52,9 @@ until = "2026-12-31"
     the entry and its reason by `check --verbose`. Every pattern given must match:
     subject (tool:NAME, prompt:NAME, resource:URI, template:URI_TEMPLATE, server),
     path (an empty path is the element itself), code (a rule id) are globs: ? one
-    character, * any run, [a-z] / [!a-z], {a,b}, \ escapes; fingerprint (from
+    character, * any run, [a-z] / [!a-z], {a,b}, \ escapes. A code glob matches
+    current rule ids; a former id written out in full still matches the rules that
+    took it over (with a warning), a retired one matches nothing; fingerprint (from
     `check --format json`) matches exactly one change. `reason` is required; an entry
     must give at least one pattern. `until` (a quoted "YYYY-MM-DD" or a bare TOML date)
     is the last day, UTC, the entry applies: after it the change is reported again and

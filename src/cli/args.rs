@@ -85,7 +85,9 @@ pub enum Command {
     Lint(LintArgs),
     /// List every rule id with its default and effective severity and its source.
     ///
-    /// Shows what covenant.toml changed. Give an id to see one rule in full.
+    /// Shows what covenant.toml changed. Give an id to see one rule in full; a former
+    /// id (renamed or retired) says what became of it and shows the rules that took
+    /// its place.
     Rules(RulesArgs),
     /// Write a commented starter covenant.toml and the GitHub workflow
     /// (.github/workflows/mcp-covenant.yml). Never overwrites: when either exists,
@@ -153,7 +155,7 @@ pub enum LintFormat {
 
 #[derive(Args, Debug)]
 pub struct RulesArgs {
-    /// Show only this rule id (change or lint rule).
+    /// Show only this rule id (change or lint rule, or a former id).
     pub id: Option<String>,
 }
 

@@ -36,6 +36,13 @@ use crate::stdout::PipeTolerant;
 
 /// Run the command line and map the outcome to an exit code.
 pub fn main() -> ExitCode {
+    main_with(crate::rules::TABLES)
+}
+
+/// [`main`] with other rule tables: tests/rule_ids.rs runs the command line with
+/// tables in which ids were renamed or retired (examples/renamed-rules.rs).
+#[doc(hidden)]
+pub fn main_with(tables: &[(&'static str, &str)]) -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -47,7 +54,7 @@ pub fn main() -> ExitCode {
     // A reader that closes early (`| head`) does not change the verdict.
     let color = settings::color_choice(cli.color);
     let mut stdout = PipeTolerant::new(StandardStream::stdout(color));
-    match run(cli, &mut stdout) {
+    match run_with(cli, tables, &mut stdout) {
         Ok(code) => ExitCode::from(code),
         // One `error:` line: the signal handler may have claimed it already.
         Err(_) if mcp::stdio::interrupted() => {
@@ -69,15 +76,22 @@ pub fn main() -> ExitCode {
 /// Run a parsed command line, writing reports to `out`. Returns the exit code (0 or 1);
 /// errors are exit 2.
 pub fn run(cli: Cli, out: &mut dyn WriteColor) -> Result<u8> {
+    run_with(cli, crate::rules::TABLES, out)
+}
+
+fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor) -> Result<u8> {
     // Neither reads covenant.toml: they work before there is one, or while it is broken.
     let command = match cli.command {
         Command::Help(args) => return help::run(args.topic.as_deref(), out),
         Command::Init(args) => return init::run(InitSettings::resolve(args, cli.config)),
         command => command,
     };
-    let mut rules = Rules::embedded()?;
+    let mut rules = Rules::from_tables(tables)?;
     let mut lint_rules = LintRules::embedded()?;
     let config = Config::discover(cli.config.as_deref(), &rules, &lint_rules)?;
+    for w in &config.warnings {
+        eprintln!("warning: {w}");
+    }
     rules.set_overrides(config.severity.clone());
     lint_rules.set_overrides(config.lint.clone());
     match command {

@@ -6,7 +6,7 @@ use termcolor::WriteColor;
 use super::settings::RulesSettings;
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
-use crate::rules::{Rules, Severity};
+use crate::rules::{Former, Rules, Severity};
 
 /// `TypeMissing` as `type_missing`, the spelling of rules/lint.toml.
 fn snake_case(name: &str) -> String {
@@ -28,6 +28,23 @@ pub(super) fn run(
 ) -> Result<u8> {
     let sev = |s: Option<Severity>| s.map(Severity::word).unwrap_or("-");
     let mut text = String::new();
+    // The ids to show: the one asked for, or for a former id what became of it (the
+    // rows that took a renamed id over, the rows that replaced a retired one).
+    let former = settings.id.as_deref().and_then(|id| rules.former(id));
+    let wanted: Option<Vec<&str>> = settings.id.as_deref().map(|id| match &former {
+        Some(Former::Renamed(new)) => new.clone(),
+        Some(Former::Retired(r)) => r.replaced_by.iter().map(String::as_str).collect(),
+        None => vec![id],
+    });
+    let skip = |id: &str| wanted.as_ref().is_some_and(|w| !w.contains(&id));
+    if let (Some(f), Some(id)) = (&former, &settings.id) {
+        text.push_str(&f.describe(id));
+        text.push('\n');
+        if wanted.as_ref().is_some_and(Vec::is_empty) {
+            return write(out, &text);
+        }
+        text.push('\n');
+    }
     // (the columns, the help text shown under the row when one id is asked for)
     let mut rows: Vec<([String; 5], Option<&str>)> = vec![(
         [
@@ -41,7 +58,7 @@ pub(super) fn run(
         None,
     )];
     for (i, r) in rules.rows.iter().enumerate() {
-        if settings.id.as_deref().is_some_and(|id| id != r.id) {
+        if skip(&r.id) {
             continue;
         }
         let (default, effective) = if r.severity.is_some() {
@@ -79,7 +96,7 @@ pub(super) fn run(
         ));
     }
     for (i, r) in lint_rules.rows.iter().enumerate() {
-        if settings.id.as_deref().is_some_and(|id| id != r.id) {
+        if skip(&r.id) {
             continue;
         }
         rows.push((
@@ -130,6 +147,10 @@ pub(super) fn run(
         "\neffective severities include {}\n",
         settings.config
     ));
+    write(out, &text)
+}
+
+fn write(out: &mut dyn WriteColor, text: &str) -> Result<u8> {
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
         .map_err(|e| Error::new(format!("cannot write: {e}")))?;

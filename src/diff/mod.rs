@@ -129,7 +129,7 @@ impl<'r> Emitter<'r> {
             Some(v) => (Some(v), None),
             None => (ev.before, ev.after),
         };
-        let fingerprint = fingerprint(&row.id, subject, path, &before, &after);
+        let fingerprint = fingerprint(row.fingerprint_id(), subject, path, &before, &after);
         self.changes.push(Change {
             rule,
             code: row.id.clone(),

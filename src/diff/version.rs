@@ -167,7 +167,7 @@ pub fn verify(
         path: Some("version".into()),
         direction: None,
         message,
-        fingerprint: fingerprint(&row.id, "server", Some("version"), &vb, &va),
+        fingerprint: fingerprint(row.fingerprint_id(), "server", Some("version"), &vb, &va),
         before: vb,
         after: va,
         certainty: row.certainty,

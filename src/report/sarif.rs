@@ -31,6 +31,9 @@ fn lint_level(l: Level) -> &'static str {
 
 struct RuleDesc {
     id: String,
+    /// Former ids of the rule (SARIF `deprecatedIds`), so results under an old id
+    /// correlate with this rule.
+    deprecated: Vec<String>,
     short: String,
     help: String,
     level: &'static str,
@@ -78,13 +81,17 @@ fn document(rules: Vec<RuleDesc>, results: Vec<ResultDesc<'_>>) -> String {
     let rules: Vec<Value> = rules
         .iter()
         .map(|r| {
-            json!({
+            let mut v = json!({
                 "id": r.id,
                 "shortDescription": { "text": r.short },
                 "fullDescription": { "text": r.help },
                 "help": { "text": r.help },
                 "defaultConfiguration": { "level": r.level },
-            })
+            });
+            if !r.deprecated.is_empty() {
+                v["deprecatedIds"] = json!(r.deprecated);
+            }
+            v
         })
         .collect();
     let doc = json!({
@@ -116,6 +123,7 @@ pub fn check(report: &Report<'_>) -> String {
         let worst = row.worst_default();
         rules.push(RuleDesc {
             id: row.id.clone(),
+            deprecated: row.aliases.clone(),
             short: row.message.replace(['{', '}'], ""),
             help: row.help.clone(),
             level: level_of(worst),
@@ -160,6 +168,7 @@ pub fn lint(rules: &LintRules, findings: &[Finding], anchors: &[Anchor]) -> Stri
         .iter()
         .map(|r| RuleDesc {
             id: r.id.clone(),
+            deprecated: Vec::new(),
             short: r.message.replace(['{', '}'], ""),
             help: r.message.replace(['{', '}'], ""),
             level: lint_level(r.level),

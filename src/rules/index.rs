@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::model::{
-    Comparator, Condition, Direction, Override, Rule, Scope, Severity, ANY_KEYWORD, WALK_KEYWORD,
+    Comparator, Condition, Direction, Override, Retired, Rule, Scope, Severity, ANY_KEYWORD,
+    WALK_KEYWORD,
 };
 use crate::error::{Error, Result};
 use crate::lockfile::Kind;
@@ -33,15 +34,81 @@ pub struct Rules {
     server: Vec<usize>,
     /// Severities from covenant.toml, by rule id.
     overrides: HashMap<String, Override>,
+    /// Ids no longer reported, kept so that covenant.toml naming them is told so.
+    pub retired: Vec<Retired>,
 }
+
+/// What became of a rule id that no row has any more.
+#[derive(Clone, Debug)]
+pub enum Former<'a> {
+    /// Renamed: the rows that list it among their `aliases` took it over, and a
+    /// covenant.toml entry naming it applies to them.
+    Renamed(Vec<&'a str>),
+    /// Retired: no row reports it; a covenant.toml entry naming it no longer applies.
+    Retired(&'a Retired),
+}
+
+impl Former<'_> {
+    /// `rule id `OLD` is deprecated; it is now `NEW``, or `rule id `OLD` is retired,
+    /// replaced by `NEW` (why)`: the body of the warning a former id gets.
+    pub fn describe(&self, old: &str) -> String {
+        let ids = |ids: &mut dyn Iterator<Item = &str>| {
+            ids.map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
+        match self {
+            Former::Renamed(new) => format!(
+                "rule id `{old}` is deprecated; it is now {}",
+                ids(&mut new.iter().copied())
+            ),
+            Former::Retired(r) if r.replaced_by.is_empty() => {
+                format!("rule id `{old}` is retired ({})", r.reason)
+            }
+            Former::Retired(r) => format!(
+                "rule id `{old}` is retired, replaced by {} ({})",
+                ids(&mut r.replaced_by.iter().map(String::as_str)),
+                r.reason
+            ),
+        }
+    }
+}
+
 impl Rules {
-    pub(super) fn index(rows: Vec<Rule>) -> Result<Rules> {
+    pub(super) fn index(rows: Vec<Rule>, retired: Vec<Retired>) -> Result<Rules> {
         for r in &rows {
             if let Some(a) = r.aliases.iter().find(|a| rows.iter().any(|o| &o.id == *a)) {
                 return Err(Error::new(format!(
                     "{}: `{}` lists `{a}` as a former id, but a row still has that id",
                     r.source, r.id
                 )));
+            }
+        }
+        for (i, r) in retired.iter().enumerate() {
+            let fail = |msg: String| {
+                Err(Error::new(format!(
+                    "{}: retired id `{}`: {msg}",
+                    r.source, r.id
+                )))
+            };
+            if rows.iter().any(|o| o.id == r.id) {
+                return fail("a row still has that id".into());
+            }
+            if let Some(o) = rows.iter().find(|o| o.aliases.contains(&r.id)) {
+                return fail(format!(
+                    "it is also a former id of `{}`; give it one fate",
+                    o.id
+                ));
+            }
+            if retired[..i].iter().any(|o| o.id == r.id) {
+                return fail("retired twice".into());
+            }
+            if let Some(n) = r
+                .replaced_by
+                .iter()
+                .find(|n| !rows.iter().any(|o| &o.id == *n))
+            {
+                return fail(format!("`replaced_by` names `{n}`, which no row has"));
             }
         }
         let mut schema: HashMap<String, Binding> = HashMap::new();
@@ -98,7 +165,21 @@ impl Rules {
             surface,
             server,
             overrides: HashMap::new(),
+            retired,
         })
+    }
+
+    /// What became of `id` if it is a former id (renamed or retired); `None` for a
+    /// current id or one that never existed.
+    pub fn former(&self, id: &str) -> Option<Former<'_>> {
+        let renamed = self.renamed(id);
+        if !renamed.is_empty() {
+            return Some(Former::Renamed(renamed));
+        }
+        self.retired
+            .iter()
+            .find(|r| r.id == id)
+            .map(Former::Retired)
     }
 
     /// The current ids of the rows that list `old` among their `aliases` (empty: `old`

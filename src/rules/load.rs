@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::model::{Certainty, Comparator, Condition, Rule, Scope, Severity};
+use super::model::{Certainty, Comparator, Condition, Retired, Rule, Scope, Severity};
 use super::Rules;
 use crate::error::{Error, Result};
 use crate::lockfile::Kind;
@@ -51,6 +51,17 @@ pub const STRUCTURAL: &[(&str, Comparator)] = &[
 #[serde(deny_unknown_fields)]
 struct RawTable {
     rule: Vec<RawRule>,
+    #[serde(default)]
+    retired: Vec<RawRetired>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRetired {
+    id: String,
+    #[serde(default)]
+    replaced_by: Vec<String>,
+    reason: String,
 }
 
 #[derive(Deserialize)]
@@ -85,14 +96,35 @@ impl Rules {
 
     pub fn from_tables(tables: &[(&'static str, &str)]) -> Result<Rules> {
         let mut rows = Vec::new();
+        let mut retired = Vec::new();
         for (source, text) in tables {
             let raw: RawTable = toml::from_str(text)
                 .map_err(|e| Error::new(format!("{source}: {}", one_line(&e.to_string()))))?;
             for r in raw.rule {
                 rows.push(convert(r, source)?);
             }
+            for r in raw.retired {
+                if !valid_id(&r.id) {
+                    return Err(Error::new(format!(
+                        "{source}: retired id `{}`: ids are dotted words (letters, digits, `_`)",
+                        r.id
+                    )));
+                }
+                if r.reason.trim().is_empty() {
+                    return Err(Error::new(format!(
+                        "{source}: retired id `{}`: `reason` is empty",
+                        r.id
+                    )));
+                }
+                retired.push(Retired {
+                    id: r.id,
+                    replaced_by: r.replaced_by,
+                    reason: r.reason,
+                    source,
+                });
+            }
         }
-        Rules::index(rows)
+        Rules::index(rows, retired)
     }
 }
 
@@ -116,14 +148,16 @@ fn toml_to_json(v: toml::Value) -> Value {
     }
 }
 
+fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$'))
+}
+
 fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
     let bad = |msg: String| Error::new(format!("{source}: rule `{}`: {msg}", r.id));
-    if !r
-        .id
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$'))
-        || r.id.is_empty()
-    {
+    if !valid_id(&r.id) {
         return Err(bad("ids are dotted words (letters, digits, `_`)".into()));
     }
     let scope = match (&r.keyword, &r.element) {

@@ -14,9 +14,9 @@ mod index;
 mod load;
 mod model;
 
-pub use index::{Binding, Rules};
+pub use index::{Binding, Former, Rules};
 pub use load::{STRUCTURAL, TABLES};
 pub use model::{
-    render_message, Certainty, Comparator, Condition, Direction, Override, Rule, Scope, Severity,
-    ANY_KEYWORD, EXTENSION_KEYWORD, WALK_KEYWORD,
+    render_message, Certainty, Comparator, Condition, Direction, Override, Retired, Rule, Scope,
+    Severity, ANY_KEYWORD, EXTENSION_KEYWORD, WALK_KEYWORD,
 };

@@ -273,8 +273,9 @@ pub struct Rule {
     pub certainty: Certainty,
     /// Why a schema row states only one direction.
     pub reason: Option<String>,
-    /// Former ids of this row: still accepted in covenant.toml, with a deprecation
-    /// warning naming the current id. An id split in two is an alias on both rows.
+    /// Former ids of this row, oldest first: still accepted wherever a user writes a
+    /// rule id, with a deprecation warning naming the current id. An id split in two is
+    /// an alias on both rows.
     pub aliases: Vec<String>,
     pub source: &'static str,
 }
@@ -287,6 +288,14 @@ impl Rule {
             Some(Direction::Output) => self.output,
             None => self.severity,
         }
+    }
+
+    /// The id its changes are fingerprinted under: its first (oldest) former id, else
+    /// its id, so renaming a row moves no fingerprint (`[[ignore]] fingerprint = ...`
+    /// and SARIF alerts keep matching). Ids are never reused, so no two rows that are
+    /// not one row renamed or split share it.
+    pub fn fingerprint_id(&self) -> &str {
+        self.aliases.first().unwrap_or(&self.id)
     }
 
     /// The most severe default of this row, for listings and SARIF levels.
@@ -321,6 +330,21 @@ impl Rule {
             Scope::Server { field } => format!("server field `{field}`"),
         }
     }
+}
+
+/// A rule id no longer reported (`[[retired]]` in rules/*.toml), kept so that a
+/// covenant.toml naming it gets a warning saying what became of it, not "unknown rule
+/// id". Unlike an alias, a retired id's settings do not carry over: its changes are now
+/// classified anew by the `replaced_by` rows (or not reported at all), and a `none` on
+/// the old id applied to a row that reports more could hide a break.
+#[derive(Clone, Debug)]
+pub struct Retired {
+    pub id: String,
+    /// The rows that now report what the retired id reported (possibly none).
+    pub replaced_by: Vec<String>,
+    /// Why it was retired, and why its settings do not simply move over.
+    pub reason: String,
+    pub source: &'static str,
 }
 
 /// Fill a message template: `{before}`, `{after}`, `{value}` (the value that came or
