@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use super::pattern::Pattern;
 use super::walker::resolve;
 use super::Change;
+use crate::keywords;
 use crate::rules::{Direction, Severity};
 
 /// Candidates tried per change, and validator steps per candidate: a witness is a
@@ -49,8 +50,93 @@ pub(crate) fn attach(
         if field == "arguments" && !segs.is_empty() {
             segs.insert(0, Seg::Name("properties".into()));
         }
-        change.witness = find_within(direction, a, b, &segs, budget);
+        let reverted = revert_keyword(&change.code, a, b, &segs);
+        let own = reverted.as_ref().map(|new| Own {
+            new,
+            expect: match direction {
+                Direction::Input => Truth::Yes,
+                Direction::Output => Truth::No,
+            },
+        });
+        change.witness = find_checked(direction, a, b, &segs, own, budget);
     }
+}
+
+/// The new schema with one change undone, and what it must say of a witness of that
+/// change (what the old schema says): then the witness proves this change, not another
+/// one beside it (a closing next to a type change, a format next to a minLength).
+struct Own<'s> {
+    new: &'s Value,
+    expect: Truth,
+}
+
+/// `after` with the keyword a change is about set back to its value in `before` (or
+/// removed), at the node the change's path names, when both schemas hold that node
+/// literally (no `$ref` or variant on the way, where paths and positions may not
+/// match). `None` when the change is not about one keyword of one node.
+fn revert_keyword(code: &str, before: &Value, after: &Value, segs: &[Seg]) -> Option<Value> {
+    let keyword = code.strip_prefix("schema.")?.split('.').next()?;
+    keywords::role(keyword)?;
+    let mut node_path = segs;
+    if let Some((Seg::Name(last), parent)) = segs.split_last() {
+        if last == keyword {
+            node_path = parent;
+        }
+    }
+    if matches!(node_path.last(), Some(Seg::Index(_))) && keyword != "items" {
+        return None;
+    }
+    let literal = |root: &Value| -> Option<Value> {
+        let mut cur = root;
+        for seg in node_path {
+            if cur.get("$ref").is_some() {
+                return None;
+            }
+            cur = match seg {
+                Seg::Name(n) => cur.get(n)?,
+                Seg::Index(i) => cur.get(*i)?,
+            };
+        }
+        (cur.get("$ref").is_none()).then(|| cur.clone())
+    };
+    let old_node = literal(before)?;
+    literal(after)?;
+    let mut out = after.clone();
+    let mut cur = &mut out;
+    for seg in node_path {
+        cur = match seg {
+            Seg::Name(n) => cur.get_mut(n)?,
+            Seg::Index(i) => cur.get_mut(*i)?,
+        };
+    }
+    // A type changed to a disjoint one stands for everything under it (the walker
+    // folds the rest into it): the whole node is undone.
+    if code == "schema.type.changed" {
+        *cur = old_node;
+        return Some(out);
+    }
+    // Keywords that act together are undone together: the walker compares them as one
+    // (`const` against a one-value `enum`, a bound in either spelling, a conditional).
+    let group: &[&str] = match keyword {
+        "const" | "enum" => &["const", "enum"],
+        "minimum" | "exclusiveMinimum" => &["minimum", "exclusiveMinimum"],
+        "maximum" | "exclusiveMaximum" => &["maximum", "exclusiveMaximum"],
+        "if" | "then" | "else" => &["if", "then", "else"],
+        _ => std::slice::from_ref(&keyword),
+    };
+    let node = cur.as_object_mut()?;
+    for k in group {
+        // A `$ref` inside would resolve against the new root: not an undo.
+        let holds_ref = |v: Option<&Value>| v.is_some_and(|v| v.to_string().contains("\"$ref\""));
+        if holds_ref(old_node.get(*k)) || holds_ref(node.get(*k)) {
+            return None;
+        }
+        match old_node.get(*k) {
+            Some(v) => node.insert(k.to_string(), v.clone()),
+            None => node.remove(*k),
+        };
+    }
+    Some(out)
 }
 
 /// Validator steps one comparison of two surfaces may spend on witnesses in all: past
@@ -71,6 +157,19 @@ fn find_within(
     a: &Value,
     b: &Value,
     segs: &[Seg],
+    budget: &mut usize,
+) -> Option<Value> {
+    find_checked(direction, a, b, segs, None, budget)
+}
+
+/// `find_within`, keeping only a witness that the new schema with this change undone
+/// (`own`) judges as the old one does.
+fn find_checked(
+    direction: Direction,
+    a: &Value,
+    b: &Value,
+    segs: &[Seg],
+    own: Option<Own<'_>>,
     budget: &mut usize,
 ) -> Option<Value> {
     if *budget == 0 {
@@ -100,7 +199,11 @@ fn find_within(
         .find(|x| {
             let mut proves = || {
                 let yes = validate_counted(src, x, budget)? == Truth::Yes;
-                Some(yes && validate_counted(tgt, x, budget)? == Truth::No)
+                let proves = yes && validate_counted(tgt, x, budget)? == Truth::No;
+                Some(match &own {
+                    Some(own) if proves => validate_counted(own.new, x, budget)? == own.expect,
+                    _ => proves,
+                })
             };
             proves().unwrap_or(false)
         })
@@ -889,17 +992,18 @@ impl<'a> Gen<'a> {
                         .and_then(|p| p.samples().into_iter().next())
                         .unwrap_or_else(|| "x_witness".to_string()),
                 };
-                // The property left out, too (for one the target newly requires).
-                let without = base.as_object().is_some_and(|o| !o.contains_key(&name));
-                let left_out = without.then(|| base.clone());
-                left_out
-                    .into_iter()
-                    .chain(inner.into_iter().map(|v| {
+                let mut out = Vec::new();
+                for base in self.bases(base, tgt, depth) {
+                    // The property left out, too (for one the target newly requires).
+                    let without = base.as_object().is_some_and(|o| !o.contains_key(&name));
+                    out.extend(without.then(|| base.clone()));
+                    out.extend(inner.iter().map(|v| {
                         let mut o = base.as_object().cloned().unwrap_or_default();
-                        o.insert(name.clone(), v);
+                        o.insert(name.clone(), v.clone());
                         Value::Object(o)
-                    }))
-                    .collect()
+                    }));
+                }
+                out
             }
             "additionalProperties" | "unevaluatedProperties" => {
                 let inner = self.embed(
@@ -908,14 +1012,15 @@ impl<'a> Gen<'a> {
                     rest,
                     depth + 1,
                 );
-                inner
-                    .into_iter()
-                    .map(|v| {
+                let mut out = Vec::new();
+                for base in self.bases(base, tgt, depth) {
+                    out.extend(inner.iter().map(|v| {
                         let mut o = base.as_object().cloned().unwrap_or_default();
-                        o.insert("x_witness".into(), v);
+                        o.insert("x_witness".into(), v.clone());
                         Value::Object(o)
-                    })
-                    .collect()
+                    }));
+                }
+                out
             }
             "items" | "prefixItems" if index(rest.first()).is_some() => {
                 let i = index(rest.first()).unwrap_or(0);
@@ -1008,7 +1113,51 @@ impl<'a> Gen<'a> {
 
     /// A small instance `s` accepts, when one is found among its candidates.
     fn minimal(&mut self, s: &'a Value, depth: usize) -> Value {
-        let s = self.deref(0, s);
+        self.minimal_in(0, s, depth)
+    }
+
+    /// The object around a change: the source's minimal instance, and, when the target
+    /// requires names it lacks, that instance with them too (the target's minimal
+    /// values), so that a witness of this change is not rejected for a missing name
+    /// the target newly requires (another change).
+    fn bases(&mut self, base: Value, tgt: Option<&'a Value>, depth: usize) -> Vec<Value> {
+        let (Value::Object(o), Some(t)) = (&base, tgt) else {
+            return vec![base];
+        };
+        let mut more = o.clone();
+        // Values the target would reject away from the change (a new `format`,
+        // `minLength`): the target's own minimal value instead.
+        for (name, v) in more.iter_mut() {
+            if let Some(p) = t.get("properties").and_then(|p| p.get(name)) {
+                *v = self.minimal_in(1, p, depth + 1);
+            }
+        }
+        for name in t
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(name) = name.as_str() else { continue };
+            if more.contains_key(name) {
+                continue;
+            }
+            let p = t
+                .get("properties")
+                .and_then(|p| p.get(name))
+                .unwrap_or(&Value::Bool(true));
+            let v = self.minimal_in(1, p, depth + 1);
+            more.insert(name.to_string(), v);
+        }
+        if &more == o {
+            return vec![base];
+        }
+        vec![base, Value::Object(more)]
+    }
+
+    /// `minimal` for a schema of side `side` (0: the source, 1: the target).
+    fn minimal_in(&mut self, side: usize, s: &'a Value, depth: usize) -> Value {
+        let s = self.deref(side, s);
         if depth > 16 {
             return Value::Null;
         }
@@ -1023,7 +1172,7 @@ impl<'a> Gen<'a> {
             return e.clone();
         }
         if let Some(d) = s.get("default") {
-            if validate_in(self.roots[0], s, d) == Truth::Yes {
+            if validate_in(self.roots[side], s, d) == Truth::Yes {
                 return d.clone();
             }
         }
@@ -1043,7 +1192,7 @@ impl<'a> Gen<'a> {
                         .get("properties")
                         .and_then(|p| p.get(name))
                         .unwrap_or(&Value::Bool(true));
-                    let v = self.minimal(p, depth + 1);
+                    let v = self.minimal_in(side, p, depth + 1);
                     o.insert(name.to_string(), v);
                 }
                 Value::Object(o)
@@ -1063,7 +1212,7 @@ impl<'a> Gen<'a> {
                         .and_then(|t| t.get(i))
                         .or_else(|| s.get("items").filter(|i| i.is_object()))
                         .unwrap_or(&Value::Bool(true));
-                    a.push(self.minimal(item, depth + 1));
+                    a.push(self.minimal_in(side, item, depth + 1));
                 }
                 Value::Array(a)
             }
@@ -1383,9 +1532,12 @@ impl<'a> Gen<'a> {
                 out.push(Value::Object(o));
             }
         }
-        let mut o = base.clone();
-        o.insert("x_witness".into(), Value::String("a".into()));
-        out.push(Value::Object(o));
+        // An unknown name, beside what the source needs (and what the target needs).
+        for b in self.bases(Value::Object(base.clone()), tgt, depth) {
+            let mut o = b.as_object().cloned().unwrap_or_default();
+            o.insert("x_witness".into(), Value::String("a".into()));
+            out.push(Value::Object(o));
+        }
         // A name each pattern of either side matches, with values its schema allows.
         for s in [Some(src), tgt].into_iter().flatten() {
             let patterns = s.get("patternProperties").and_then(Value::as_object);
