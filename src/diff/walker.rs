@@ -1580,15 +1580,34 @@ fn split_into(s: &Value, variants: &[&Value]) -> bool {
     ) else {
         return false;
     };
-    let values_ok = sp.values.iter().flatten().all(|x| {
-        vps.iter()
-            .any(|p| p.values.as_ref().is_none_or(|vs| vs.contains(x)))
-    });
-    let types_ok = sp.types.iter().flatten().all(|t| {
-        vps.iter()
-            .any(|p| p.types.as_ref().is_none_or(|ts| ts.iter().any(|x| x == t)))
-    });
-    values_ok && types_ok
+    // Each value of `s` (each of its listed values, or else each of its types whole) is
+    // some one variant's: value and type together.
+    let json_type_within = |x: &Value, ts: &[String]| {
+        let t = match x {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        type_within(t, ts)
+    };
+    match (&sp.values, &sp.types) {
+        (Some(values), _) => values.iter().all(|x| {
+            vps.iter().any(|p| {
+                p.values.as_ref().is_none_or(|vs| vs.contains(x))
+                    && p.types.as_ref().is_none_or(|ts| json_type_within(x, ts))
+            })
+        }),
+        (None, Some(types)) => types.iter().all(|t| {
+            vps.iter()
+                .any(|p| p.values.is_none() && p.types.as_ref().is_none_or(|ts| type_within(t, ts)))
+        }),
+        (None, None) => vps.iter().any(|p| p.values.is_none() && p.types.is_none()),
+    }
 }
 
 /// Variants no value can match twice: each allows one JSON type no other allows
@@ -1648,4 +1667,56 @@ fn disjoint(variants: &[&Value]) -> bool {
         let tags: Option<Vec<String>> = variants.iter().map(|v| tag(v, name)).collect();
         tags.is_some_and(|t| t.iter().collect::<BTreeSet<_>>().len() == t.len())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn split(s: Value, vs: &[Value]) -> bool {
+        split_into(&s, &vs.iter().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_union_splits_a_plain_schema_only_when_value_and_type_meet_in_one_variant() {
+        let ab = json!({"type": "string", "enum": ["a", "b"]});
+        assert!(split(
+            ab.clone(),
+            &[
+                json!({"type": "string", "enum": ["a"]}),
+                json!({"type": "string", "const": "b"})
+            ]
+        ));
+        assert!(!split(ab, &[json!({"type": "string", "enum": ["a"]})]));
+        assert!(split(
+            json!({"type": ["string", "number"]}),
+            &[json!({"type": "string"}), json!({"type": "number"})]
+        ));
+        // Integers are numbers, not the other way round.
+        assert!(!split(
+            json!({"type": ["string", "number"]}),
+            &[json!({"type": "string"}), json!({"type": "integer"})]
+        ));
+        // 1 is listed by one variant and typed by another: no variant accepts it.
+        assert!(!split(
+            json!({"type": ["string", "integer"], "enum": ["a", 1]}),
+            &[
+                json!({"type": "string", "enum": ["a", 1]}),
+                json!({"type": "integer", "enum": ["a"]})
+            ]
+        ));
+        // A variant that constrains anything else is not within the plain schema.
+        assert!(!split(
+            json!({"type": "string"}),
+            &[
+                json!({"type": "string", "maxLength": 3}),
+                json!({"type": "string"})
+            ]
+        ));
+        assert!(!split(
+            json!({"type": "string", "enum": ["a"]}),
+            &[json!({"type": "string"})]
+        ));
+    }
 }
