@@ -73,7 +73,7 @@ fn snapshot_check(
     let previous = Lockfile::parse(&old, &output.display().to_string())?;
     // Writing keeps the file's capture time when nothing else changed.
     lock.captured_at_unix = previous.captured_at_unix;
-    if lock.to_text().as_bytes() == old.as_slice() {
+    if lock.is_text_of(&old) {
         eprintln!("mcp-covenant: {} is up to date", output.display());
         return Ok(0);
     }

@@ -79,43 +79,64 @@ pub(crate) const MAX_DEPTH: usize = 127;
 /// of both lockfiles of an offline check, so it skips eight bytes at a time while none
 /// of them can matter (a byte loop here cost a third of the check).
 pub(crate) fn max_depth(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A high bit in every byte of `w` equal to `b`; exact up to the first match.
-    let has = |w: u64, b: u8| {
-        let x = w ^ (ONES * u64::from(b));
-        x.wrapping_sub(ONES) & !x & HIGH
-    };
-    let (mut depth, mut max, mut i, mut in_string) = (0usize, 0usize, 0usize, false);
-    while i < bytes.len() {
-        while let Some(chunk) = bytes.get(i..i + 8) {
-            let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            let hits = if in_string {
-                has(w, b'"') | has(w, b'\\')
-            } else {
-                has(w, b'"') | has(w, b'[') | has(w, b']') | has(w, b'{') | has(w, b'}')
-            };
-            if hits == 0 {
-                i += 8;
-            } else {
-                i += (hits.trailing_zeros() / 8) as usize;
-                break;
+    let mut depth = Depth::default();
+    depth.feed(bytes);
+    depth.max
+}
+
+/// [`max_depth`] of a text given in pieces (a lockfile streamed as it is written): the
+/// state between pieces (depth, inside a string, an escaped byte still to skip) is kept.
+#[derive(Default)]
+pub(crate) struct Depth {
+    depth: usize,
+    pub(crate) max: usize,
+    in_string: bool,
+    /// Bytes of the next piece to skip (the byte after a backslash that ended a piece).
+    skip: usize,
+}
+
+impl Depth {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        // A high bit in every byte of `w` equal to `b`; exact up to the first match.
+        let has = |w: u64, b: u8| {
+            let x = w ^ (ONES * u64::from(b));
+            x.wrapping_sub(ONES) & !x & HIGH
+        };
+        let (mut depth, mut max, mut in_string) = (self.depth, self.max, self.in_string);
+        let mut i = self.skip;
+        while i < bytes.len() {
+            while let Some(chunk) = bytes.get(i..i + 8) {
+                let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+                let hits = if in_string {
+                    has(w, b'"') | has(w, b'\\')
+                } else {
+                    has(w, b'"') | has(w, b'[') | has(w, b']') | has(w, b'{') | has(w, b'}')
+                };
+                if hits == 0 {
+                    i += 8;
+                } else {
+                    i += (hits.trailing_zeros() / 8) as usize;
+                    break;
+                }
             }
-        }
-        let Some(&b) = bytes.get(i) else { break };
-        match (in_string, b) {
-            (true, b'\\') => i += 1, // the escaped byte is skipped too
-            (true, b'"') | (false, b'"') => in_string = !in_string,
-            (false, b'[' | b'{') => {
-                depth += 1;
-                max = max.max(depth);
+            let Some(&b) = bytes.get(i) else { break };
+            match (in_string, b) {
+                (true, b'\\') => i += 1, // the escaped byte is skipped too
+                (true, b'"') | (false, b'"') => in_string = !in_string,
+                (false, b'[' | b'{') => {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                (false, b']' | b'}') => depth = depth.saturating_sub(1),
+                _ => {}
             }
-            (false, b']' | b'}') => depth = depth.saturating_sub(1),
-            _ => {}
+            i += 1;
         }
-        i += 1;
+        self.skip = i.saturating_sub(bytes.len());
+        (self.depth, self.max, self.in_string) = (depth, max, in_string);
     }
-    max
 }
 
 /// The first character of a JSON value's text: `{`, `[`, `"`, `t`, `f`, `n` or `0`
@@ -380,6 +401,12 @@ mod tests {
                 "{:?}",
                 String::from_utf8_lossy(&text)
             );
+            // In pieces, cut anywhere (inside a string, after a backslash), the same.
+            let cut = (x as usize >> 8) % (n + 1);
+            let mut pieces = super::Depth::default();
+            pieces.feed(&text[..cut]);
+            pieces.feed(&text[cut..]);
+            assert_eq!(pieces.max, slow(&text), "cut at {cut}");
         }
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::lines::LineMap;
 use super::model::{key_of, Kind, Lockfile};
-use super::read::{captured_at_of, kind_of, max_depth, read_input, INPUTS, MAX_DEPTH};
+use super::read::{captured_at_of, kind_of, read_input, Depth, INPUTS, MAX_DEPTH};
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
 
@@ -19,14 +19,42 @@ impl Lockfile {
     /// The canonical text of this lockfile (written field by field: no copy of the
     /// surface is made).
     pub fn to_text(&self) -> String {
-        self.render(None)
+        self.render(None, None).unwrap_or_default()
     }
 
+    /// Hand the canonical text to `sink` in pieces (the envelope with the first
+    /// element, then an element at a time), never holding more than one element's text.
+    pub(super) fn stream_text(&self, sink: &mut Sink<'_>) -> std::io::Result<()> {
+        self.render(None, Some(sink)).map(drop)
+    }
+
+    /// Whether `bytes` are exactly this lockfile's canonical text: compared piece by
+    /// piece as it is written, stopping at the first difference.
+    pub fn is_text_of(&self, bytes: &[u8]) -> bool {
+        let mut at = 0usize;
+        let mut sink = |piece: &str| {
+            let same = bytes.get(at..at + piece.len()) == Some(piece.as_bytes());
+            at += piece.len();
+            match same {
+                true => Ok(()),
+                false => Err(std::io::ErrorKind::InvalidData.into()),
+            }
+        };
+        self.stream_text(&mut sink).is_ok() && at == bytes.len()
+    }
+
+    /// The canonical text, whole (`sink` is `None`; with line tracking when `lines` is
+    /// given) or streamed to `sink` and returned empty.
     #[allow(clippy::type_complexity)]
     pub(super) fn render(
         &self,
         mut lines: Option<(&mut LineMap, Option<&HashSet<(Kind, String)>>)>,
-    ) -> String {
+        mut sink: Option<&mut Sink<'_>>,
+    ) -> std::io::Result<String> {
+        debug_assert!(
+            lines.is_none() || sink.is_none(),
+            "lines count the whole text"
+        );
         let mut out = String::with_capacity(1 << 16);
         out.push_str("{\n");
         canon::indent(&mut out, 1);
@@ -96,6 +124,10 @@ impl Lockfile {
                         None => canon::write_object(&mut out, element, Ctx::Element, 3),
                     }
                     out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
+                    if let Some(sink) = sink.as_mut() {
+                        sink(&out)?;
+                        out.clear();
+                    }
                 }
                 canon::indent(&mut out, 2);
                 out.push(']');
@@ -108,7 +140,11 @@ impl Lockfile {
         }
         canon::indent(&mut out, 1);
         out.push_str("}\n}\n");
-        out
+        if let Some(sink) = sink.as_mut() {
+            sink(&out)?;
+            out.clear();
+        }
+        Ok(out)
     }
 
     fn server_map(&self) -> Map<String, Value> {
@@ -143,8 +179,7 @@ impl Lockfile {
             // Fast: the old file, if canonical, is exactly our text with its own time.
             if let Some(at) = captured_at_of(old) {
                 let fresh = std::mem::replace(&mut self.captured_at_unix, at);
-                let text = self.to_text();
-                if text.as_bytes() == old.as_slice() {
+                if self.is_text_of(old) {
                     return Ok(()); // byte-identical already: nothing to write
                 }
                 self.captured_at_unix = fresh;
@@ -156,16 +191,34 @@ impl Lockfile {
                 }
             }
         }
-        let text = self.to_text();
-        let depth = max_depth(text.as_bytes());
-        if depth > MAX_DEPTH {
-            return Err(Error::new(format!(
-                "{origin}: it nests {depth} levels deep, more than the {MAX_DEPTH} a lockfile reader accepts"
-            )));
-        }
-        write_atomic(path, text.as_bytes())
+        drop(old);
+        // Streamed to the temporary file, an element at a time; the nesting depth is
+        // measured on the way, and a file too deep is removed before it replaces anything.
+        write_atomic_with(path, |file, fail| {
+            let mut depth = Depth::default();
+            let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
+            let mut sink = |piece: &str| {
+                depth.feed(piece.as_bytes());
+                file.write_all(piece.as_bytes())
+            };
+            self.stream_text(&mut sink).map_err(fail)?;
+            file.flush().map_err(fail)?;
+            if depth.max > MAX_DEPTH {
+                return Err(Error::new(format!(
+                    "{origin}: it nests {} levels deep, more than the {MAX_DEPTH} a lockfile reader accepts",
+                    depth.max
+                )));
+            }
+            Ok(())
+        })
     }
 }
+
+/// Where streamed canonical text goes, a piece at a time.
+pub(super) type Sink<'s> = dyn FnMut(&str) -> std::io::Result<()> + 's;
+
+/// How an I/O error on the written file reads (`cannot write PATH: ...`).
+type Fail<'p> = dyn Fn(std::io::Error) -> Error + 'p;
 
 /// Write a report (`--output`): [`write_atomic`], refused when `path` is a file this
 /// command read (the baseline, `--against`, `--from`, whatever path or link reached
@@ -259,6 +312,15 @@ fn unpredictable() -> u64 {
 /// exists and is not a regular file (a device, a FIFO, a directory, `/dev/stdout`) is
 /// refused; the old file's permissions are kept.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |file, fail| file.write_all(bytes).map_err(fail))
+}
+
+/// [`write_atomic`], the content written by `fill` to the temporary file; an error from
+/// `fill` removes the temporary file and leaves `path` as it was.
+fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut fs::File, &Fail<'_>) -> Result<()>,
+) -> Result<()> {
     let fail = |e: std::io::Error| Error::new(format!("cannot write {}: {e}", path.display()));
     let target = write_target(path)?;
     let mode = match fs::symlink_metadata(&target) {
@@ -298,18 +360,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
             }
         }
     };
-    let result = (|| -> std::io::Result<()> {
+    let result = (|| -> Result<()> {
         if let Some(mode) = mode {
-            file.set_permissions(mode)?;
+            file.set_permissions(mode).map_err(fail)?;
         }
-        file.write_all(bytes)?;
-        file.sync_all()?;
+        fill(&mut file, &fail)?;
+        file.sync_all().map_err(fail)?;
         drop(file);
-        fs::rename(&tmp, &target)
+        fs::rename(&tmp, &target).map_err(fail)
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
-        return Err(fail(e));
+        return Err(e);
     }
     Ok(())
 }
