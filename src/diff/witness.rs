@@ -1074,8 +1074,16 @@ impl<'a> Gen<'a> {
                 let Some(i) = index(rest.first()) else {
                     return Vec::new();
                 };
-                let variant = at(Some(src), &key, i).unwrap_or(&Value::Bool(true));
-                let t_variant = at(tgt, &key, i);
+                // A side with no such list at all is a plain schema the walker paired
+                // with this variant: it stands for the variant itself.
+                let variant = match src.get(&key) {
+                    None => src,
+                    Some(_) => at(Some(src), &key, i).unwrap_or(&Value::Bool(true)),
+                };
+                let t_variant = match tgt {
+                    Some(t) if t.get(&key).is_none() => Some(t),
+                    _ => at(tgt, &key, i),
+                };
                 self.embed(variant, t_variant, &rest[1..], depth + 1)
             }
             "then" | "else" => self.embed(
