@@ -1,0 +1,511 @@
+//! When two schemas (or keyword values) mean the same: canonical text for pairing,
+//! similarity scores, equality through `$ref`s, the value keywords a schema compares
+//! with their equivalent spellings normalised (integer bounds, a one-value `enum` against
+//! `const`), and set relations between simple schemas (a union that splits a plain
+//! schema, variants that cannot overlap). Pure functions: nothing here reports.
+
+use super::*;
+
+/// A schema's text with every order that carries no meaning sorted away (`enum`,
+/// `required`, `type`, and the variants of `anyOf` / `oneOf` / `allOf`): two schemas
+/// with the same text are the same schema.
+pub(super) fn canonical(v: &Value) -> String {
+    fn write(v: &Value, unordered: bool, out: &mut String) {
+        match v {
+            Value::Object(m) => {
+                out.push('{');
+                for (k, x) in m {
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                    out.push(':');
+                    let un = keywords::unordered(k);
+                    write(x, un, out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            Value::Array(a) => {
+                let mut parts: Vec<String> = a
+                    .iter()
+                    .map(|x| {
+                        let mut s = String::new();
+                        write(x, false, &mut s);
+                        s
+                    })
+                    .collect();
+                if unordered {
+                    parts.sort();
+                }
+                out.push('[');
+                out.push_str(&parts.join(","));
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(v, false, &mut out);
+    out
+}
+
+/// How alike two subschemas are, for pairing variants that are not the same.
+pub(super) fn similarity(x: &Value, y: &Value) -> usize {
+    let (Some(a), Some(b)) = (x.as_object(), y.as_object()) else {
+        return usize::from(x == y);
+    };
+    let mut score = 0;
+    for key in ["type", "$ref", "const"] {
+        if a.get(key).is_some() && a.get(key).map(canonical) == b.get(key).map(canonical) {
+            score += 8;
+        }
+    }
+    for (k, v) in a {
+        if let Some(w) = b.get(k) {
+            score += if canonical(v) == canonical(w) { 4 } else { 1 };
+        }
+    }
+    score
+}
+
+/// True when `a` and `b` are equal and hold no `$ref` (whose target might still differ).
+/// Iterative: depth is bounded by the parser, but we do not rely on it.
+pub(super) fn same_without_refs(a: &Value, b: &Value) -> bool {
+    let mut stack = vec![(a, b)];
+    while let Some((x, y)) = stack.pop() {
+        match (x, y) {
+            (Value::Object(m), Value::Object(n)) => {
+                if m.len() != n.len() || m.contains_key("$ref") {
+                    return false;
+                }
+                for (k, v) in m {
+                    match n.get(k) {
+                        Some(w) => stack.push((v, w)),
+                        None => return false,
+                    }
+                }
+            }
+            (Value::Array(m), Value::Array(n)) => {
+                if m.len() != n.len() {
+                    return false;
+                }
+                stack.extend(m.iter().zip(n.iter()));
+            }
+            _ => {
+                if x != y {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Equal values, where every local `$ref` inside is compared by what it points at
+/// (each side in its own root). Pairs of references already being compared are taken as
+/// equal (a recursive definition); nesting is bounded.
+pub(super) fn same_resolved(roots: [&Value; 2], a: &Value, b: &Value) -> bool {
+    fn go(
+        roots: [&Value; 2],
+        a: &Value,
+        b: &Value,
+        seen: &mut Vec<(usize, usize)>,
+        depth: usize,
+    ) -> bool {
+        if depth > 256 {
+            return false; // too deep to prove equal: report it
+        }
+        if let (Some(ra), Some(rb)) = (resolve_ptr(roots[0], a), resolve_ptr(roots[1], b)) {
+            let pair = (ra as *const Value as usize, rb as *const Value as usize);
+            if seen.contains(&pair) {
+                return true;
+            }
+            seen.push(pair);
+            // The targets, and the keywords beside `$ref`, must both agree.
+            let siblings = |v: &Value| {
+                let mut m = v.as_object().cloned().unwrap_or_default();
+                m.remove("$ref");
+                Value::Object(m)
+            };
+            return go(roots, ra, rb, seen, depth + 1)
+                && go(roots, &siblings(a), &siblings(b), seen, depth + 1);
+        }
+        match (a, b) {
+            (Value::Object(m), Value::Object(n)) => {
+                m.len() == n.len()
+                    && m.iter()
+                        .all(|(k, v)| n.get(k).is_some_and(|w| go(roots, v, w, seen, depth + 1)))
+            }
+            (Value::Array(m), Value::Array(n)) => {
+                m.len() == n.len()
+                    && m.iter()
+                        .zip(n)
+                        .all(|(v, w)| go(roots, v, w, seen, depth + 1))
+            }
+            _ => a == b,
+        }
+    }
+    fn resolve_ptr<'v>(root: &'v Value, v: &Value) -> Option<&'v Value> {
+        resolve(root, v.get("$ref")?.as_str()?)
+    }
+    same_without_refs(a, b) || go(roots, a, b, &mut Vec::new(), 0)
+}
+
+/// `true`, `{}` and absent all mean "no constraint".
+pub(super) fn trivial(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Bool(true)) => true,
+        Some(Value::Object(m)) => m.is_empty(),
+        _ => false,
+    }
+}
+
+/// A schema every string satisfies: a `type` that admits strings and nothing else but
+/// annotations.
+pub(super) fn any_string(v: Option<&Value>) -> bool {
+    let Some(Value::Object(m)) = v else {
+        return false;
+    };
+    let admits_string = match m.get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+        _ => false,
+    };
+    admits_string
+        && m.keys().all(|k| {
+            k == "type" || matches!(keywords::role(k), Some(Role::Annotation | Role::Identifier))
+        })
+}
+
+/// A schema's value keywords (everything but applicators, definitions and a followed
+/// `$ref`), as compared by the rows.
+pub(super) type Keywords<'v> = std::collections::BTreeMap<&'v str, Cow<'v, Value>>;
+
+pub(super) fn value_keywords<'v>(view: &View<'v>) -> Keywords<'v> {
+    let mut out = Keywords::new();
+    for k in view.keys() {
+        // `required` is compared with `properties`, as one set of fields.
+        let structural = k == "required"
+            || matches!(
+                keywords::role(k),
+                Some(Role::Applicator | Role::Definitions | Role::Reference)
+            );
+        if structural || out.contains_key(k.as_str()) {
+            continue;
+        }
+        if let Some(v) = view.get(k) {
+            out.insert(k.as_str(), Cow::Borrowed(v));
+        }
+    }
+    if let Some(r) = view.get("$ref") {
+        out.insert("$ref", Cow::Borrowed(r));
+    }
+    out
+}
+
+/// The largest integer a JSON number holds exactly (zod's `.int()` bounds).
+pub(super) const SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// On an integer-only schema, every bound is rewritten as the inclusive bound on
+/// integers it amounts to (`exclusiveMinimum: 0` is `minimum: 1`), and a bound at or
+/// beyond ±(2^53 − 1) is dropped: no integer a JSON number can hold lies past it.
+pub(super) fn normalise_bounds(kv: &mut Keywords<'_>) {
+    let integer = match kv.get("type").map(|v| v.as_ref()) {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(ts)) => {
+            ts.iter().any(|t| t == "integer") && ts.iter().all(|t| t == "integer" || t == "null")
+        }
+        _ => false,
+    };
+    if !integer {
+        return;
+    }
+    let num = |kv: &Keywords<'_>, k: &str| kv.get(k).and_then(|v| v.as_f64());
+    let lower = [
+        num(kv, "minimum").map(f64::ceil),
+        num(kv, "exclusiveMinimum").map(|x| x.floor() + 1.0),
+    ];
+    let upper = [
+        num(kv, "maximum").map(f64::floor),
+        num(kv, "exclusiveMaximum").map(|x| x.ceil() - 1.0),
+    ];
+    let lo = lower.into_iter().flatten().reduce(f64::max);
+    let hi = upper.into_iter().flatten().reduce(f64::min);
+    for (k, parsed) in [
+        ("minimum", lower[0]),
+        ("exclusiveMinimum", lower[1]),
+        ("maximum", upper[0]),
+        ("exclusiveMaximum", upper[1]),
+    ] {
+        if parsed.is_some() {
+            kv.remove(k);
+        }
+    }
+    let as_value = |x: f64| {
+        if x.abs() <= SAFE_INTEGER {
+            Value::from(x as i64)
+        } else {
+            serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+        }
+    };
+    if let Some(lo) = lo.filter(|&x| x > -SAFE_INTEGER) {
+        kv.insert("minimum", Cow::Owned(as_value(lo)));
+    }
+    if let Some(hi) = hi.filter(|&x| x < SAFE_INTEGER) {
+        kv.insert("maximum", Cow::Owned(as_value(hi)));
+    }
+}
+
+/// `const: x` on one side and `enum` on the other: compare `const` as `enum: [x]`,
+/// so `enum: ["x"]` against `const: "x"` is no change.
+pub(super) fn align_const(kv: &mut [Keywords<'_>; 2]) {
+    for (i, j) in [(0, 1), (1, 0)] {
+        let lone_const = kv[i].contains_key("const") && !kv[i].contains_key("enum");
+        let lone_enum = kv[j].contains_key("enum") && !kv[j].contains_key("const");
+        if lone_const && lone_enum {
+            if let Some(c) = kv[i].remove("const") {
+                kv[i].insert("enum", Cow::Owned(Value::Array(vec![c.into_owned()])));
+            }
+        }
+    }
+}
+
+/// `dependentRequired` as a set of `"name → dependent"` pairs.
+pub(super) fn name_pairs(v: &Value) -> Value {
+    let Some(map) = v.as_object() else {
+        return v.clone();
+    };
+    let mut out = Vec::new();
+    for (k, names) in map {
+        for n in names.as_array().into_iter().flatten() {
+            out.push(Value::String(format!(
+                "{k} → {}",
+                n.as_str().unwrap_or_default()
+            )));
+        }
+    }
+    Value::Array(out)
+}
+
+/// A schema taken apart for the simple containment cases: its `enum` (or `const`), its
+/// `type` set, and the rest apart from annotations. `None` when it is not a plain object
+/// or holds a `$ref` anywhere (what that means depends on the root it is read in).
+pub(super) struct Parts {
+    values: Option<Vec<Value>>,
+    types: Option<Vec<String>>,
+    rest: std::collections::BTreeMap<String, Value>,
+}
+
+pub(super) fn parts(s: &Value) -> Option<Parts> {
+    let m = s.as_object()?;
+    if s.to_string().contains("\"$ref\"") {
+        return None;
+    }
+    let mut rest: std::collections::BTreeMap<String, Value> = m
+        .iter()
+        .filter(|(k, _)| !keywords::is_annotation(k))
+        .map(|(k, x)| (k.clone(), x.clone()))
+        .collect();
+    let values = match (rest.remove("const"), rest.remove("enum")) {
+        (Some(c), None) => Some(vec![c]),
+        (None, Some(Value::Array(e))) => Some(e),
+        (None, None) => None,
+        _ => return None,
+    };
+    let types = match rest.remove("type") {
+        None => None,
+        Some(Value::String(t)) => Some(vec![t]),
+        Some(Value::Array(ts)) => Some(
+            ts.iter()
+                .map(|t| t.as_str().map(String::from))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        Some(_) => return None,
+    };
+    Some(Parts {
+        values,
+        types,
+        rest,
+    })
+}
+
+/// Type `t` is within the type set `ts` (an integer is a number).
+pub(super) fn type_within(t: &str, ts: &[String]) -> bool {
+    ts.iter()
+        .any(|x| x == t || (t == "integer" && x == "number"))
+}
+
+/// Every value `v` accepts, `s` accepts, by the simple cases: the two are equal apart
+/// from annotations, but `v`'s `enum` (or `const`) may be within `s`'s and `v`'s `type`
+/// within `s`'s. Anything else: `false` (not known).
+pub(super) fn covers(s: &Value, v: &Value) -> bool {
+    let (Some(s), Some(v)) = (parts(s), parts(v)) else {
+        return false;
+    };
+    let values_ok = match (&s.values, &v.values) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(sv), Some(vv)) => vv.iter().all(|x| sv.contains(x)),
+    };
+    let types_ok = match (&s.types, &v.types) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(st), Some(vt)) => vt.iter().all(|t| type_within(t, st)),
+    };
+    values_ok && types_ok && s.rest == v.rest
+}
+
+/// `s` accepts exactly what the variants accept together: each variant is within `s`
+/// (`covers`), and each of `s`'s values and types is some variant's (`type: [string,
+/// number]` against `anyOf: [{type: string}, {type: number}]`).
+pub(super) fn split_into(s: &Value, variants: &[&Value]) -> bool {
+    if variants.is_empty() || !variants.iter().all(|v| covers(s, v)) {
+        return false;
+    }
+    let (Some(sp), Some(vps)) = (
+        parts(s),
+        variants
+            .iter()
+            .map(|v| parts(v))
+            .collect::<Option<Vec<_>>>(),
+    ) else {
+        return false;
+    };
+    // Each value of `s` (each of its listed values, or else each of its types whole) is
+    // some one variant's: value and type together.
+    let json_type_within = |x: &Value, ts: &[String]| {
+        let t = match x {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        type_within(t, ts)
+    };
+    match (&sp.values, &sp.types) {
+        (Some(values), _) => values.iter().all(|x| {
+            vps.iter().any(|p| {
+                p.values.as_ref().is_none_or(|vs| vs.contains(x))
+                    && p.types.as_ref().is_none_or(|ts| json_type_within(x, ts))
+            })
+        }),
+        (None, Some(types)) => types.iter().all(|t| {
+            vps.iter()
+                .any(|p| p.values.is_none() && p.types.as_ref().is_none_or(|ts| type_within(t, ts)))
+        }),
+        (None, None) => vps.iter().any(|p| p.values.is_none() && p.types.is_none()),
+    }
+}
+
+/// Variants no value can match twice: each allows one JSON type no other allows
+/// (integer counts as number), or each requires a property, the same one in all, whose
+/// `const` (or one-value `enum`) differs between them.
+pub(super) fn disjoint(variants: &[&Value]) -> bool {
+    let single_type = |v: &Value| -> Option<String> {
+        let t = v.get("type")?.as_str()?;
+        Some(if t == "integer" {
+            "number".into()
+        } else {
+            t.to_string()
+        })
+    };
+    // Each variant lists its values (`enum` or `const`), and no value is listed twice.
+    let listed: Option<Vec<Vec<Value>>> = variants
+        .iter()
+        .map(|v| match (v.get("const"), v.get("enum")) {
+            (Some(c), None) => Some(vec![c.clone()]),
+            (None, Some(Value::Array(e))) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    if let Some(listed) = listed {
+        let all: Vec<&Value> = listed.iter().flatten().collect();
+        if (0..all.len()).all(|i| all[..i].iter().all(|x| *x != all[i])) {
+            return true;
+        }
+    }
+    let types: Option<Vec<String>> = variants.iter().map(|v| single_type(v)).collect();
+    if let Some(types) = types {
+        let distinct: BTreeSet<&String> = types.iter().collect();
+        if distinct.len() == types.len() {
+            return true;
+        }
+    }
+    let tag = |v: &Value, name: &str| -> Option<String> {
+        let required = v.get("required")?.as_array()?.iter().any(|r| r == name);
+        let p = v.get("properties")?.get(name)?;
+        let value = p
+            .get("const")
+            .or_else(|| match p.get("enum")?.as_array()?.as_slice() {
+                [one] => Some(one),
+                _ => None,
+            })?;
+        required.then(|| value.to_string())
+    };
+    let Some(first) = variants.first() else {
+        return true;
+    };
+    let names = first
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect::<Vec<_>>())
+        .unwrap_or_default();
+    names.iter().any(|name| {
+        let tags: Option<Vec<String>> = variants.iter().map(|v| tag(v, name)).collect();
+        tags.is_some_and(|t| t.iter().collect::<BTreeSet<_>>().len() == t.len())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn split(s: Value, vs: &[Value]) -> bool {
+        split_into(&s, &vs.iter().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_union_splits_a_plain_schema_only_when_value_and_type_meet_in_one_variant() {
+        let ab = json!({"type": "string", "enum": ["a", "b"]});
+        assert!(split(
+            ab.clone(),
+            &[
+                json!({"type": "string", "enum": ["a"]}),
+                json!({"type": "string", "const": "b"})
+            ]
+        ));
+        assert!(!split(ab, &[json!({"type": "string", "enum": ["a"]})]));
+        assert!(split(
+            json!({"type": ["string", "number"]}),
+            &[json!({"type": "string"}), json!({"type": "number"})]
+        ));
+        // Integers are numbers, not the other way round.
+        assert!(!split(
+            json!({"type": ["string", "number"]}),
+            &[json!({"type": "string"}), json!({"type": "integer"})]
+        ));
+        // 1 is listed by one variant and typed by another: no variant accepts it.
+        assert!(!split(
+            json!({"type": ["string", "integer"], "enum": ["a", 1]}),
+            &[
+                json!({"type": "string", "enum": ["a", 1]}),
+                json!({"type": "integer", "enum": ["a"]})
+            ]
+        ));
+        // A variant that constrains anything else is not within the plain schema.
+        assert!(!split(
+            json!({"type": "string"}),
+            &[
+                json!({"type": "string", "maxLength": 3}),
+                json!({"type": "string"})
+            ]
+        ));
+        assert!(!split(
+            json!({"type": "string", "enum": ["a"]}),
+            &[json!({"type": "string"})]
+        ));
+    }
+}

@@ -1,0 +1,436 @@
+//! The generic JSON Schema walker: compares two schemas keyword by keyword, following
+//! `$ref`, and reports what it finds through the rule tables.
+//!
+//! It is iterative (an explicit work list, so nesting depth cannot overflow the stack),
+//! cycle-safe (a `$ref` pair already being compared on the way down is not entered
+//! again) and bounded (a work budget; running out is itself reported as a change, so a
+//! break cannot hide behind it).
+//!
+//! `mod.rs` holds the loop (the work list, the budget, the emitter glue and one node's
+//! value keywords); `view` reads a schema through its `$ref`s, `equal` decides what
+//! counts as the same, `structural` walks the applicators.
+
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use serde_json::{Map, Value};
+
+use super::{compare, Emitter, Event};
+use crate::keywords::{self, Role};
+use crate::path::join;
+use crate::rules::{Condition, Direction, ANY_KEYWORD, EXTENSION_KEYWORD};
+
+mod equal;
+mod structural;
+mod view;
+
+use equal::*;
+use view::*;
+
+pub(crate) use view::resolve;
+
+/// Node pairs one schema comparison may visit before it gives up (and says so).
+pub const DEFAULT_WORK_BUDGET: usize = 1_000_000;
+
+/// How many times one pair of `$ref` targets is expanded in one schema. A definition
+/// shared by a handful of properties is reported under each of them; a hostile DAG of
+/// definitions (each referencing the next twice) stays linear instead of exponential.
+const REF_EXPANSIONS: u8 = 8;
+
+/// Compare schema `a` with schema `b` (either may be absent) for `subject`, rooted at
+/// `path`. `flat`: the root is a list of named arguments, so a field's path is
+/// `arguments.NAME` rather than `arguments.properties.NAME`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn compare_schemas(
+    em: &mut Emitter<'_>,
+    budget: usize,
+    subject: &str,
+    direction: Direction,
+    path: &str,
+    flat: bool,
+    a: Option<&Value>,
+    b: Option<&Value>,
+) {
+    let empty = Value::Object(Map::new());
+    let roots = [a.unwrap_or(&empty), b.unwrap_or(&empty)];
+    let mut walk = Walk {
+        em,
+        subject,
+        direction,
+        roots,
+        work: vec![Task {
+            a,
+            b,
+            path: path.to_string(),
+            flat,
+            chain: None,
+            values_only: [false, false],
+            after_variant: None,
+        }],
+        visited: 0,
+        budget,
+        expansions: HashMap::new(),
+    };
+    walk.run();
+}
+
+/// The `$ref` targets being compared on the way down to a node (for cycle detection).
+struct Chain {
+    pair: (usize, usize),
+    parent: Option<Rc<Chain>>,
+}
+
+fn on_chain(mut chain: &Option<Rc<Chain>>, pair: (usize, usize)) -> bool {
+    while let Some(link) = chain {
+        if link.pair == pair {
+            return true;
+        }
+        chain = &link.parent;
+    }
+    false
+}
+
+struct Task<'v> {
+    a: Option<&'v Value>,
+    b: Option<&'v Value>,
+    path: String,
+    flat: bool,
+    chain: Option<Rc<Chain>>,
+    /// Compare only the value keywords of this side (it was lifted into a variant).
+    values_only: [bool; 2],
+    /// Not a comparison but a bracket around a `oneOf` variant's subtree: the opening
+    /// one (`true`, popped just before it) notes how many changes there were; the
+    /// closing one (popped just after) reports the variant as changed if any came.
+    after_variant: Option<(Rc<std::cell::Cell<usize>>, bool)>,
+}
+
+struct Walk<'w, 'r, 'v> {
+    em: &'w mut Emitter<'r>,
+    subject: &'w str,
+    direction: Direction,
+    roots: [&'v Value; 2],
+    work: Vec<Task<'v>>,
+    visited: usize,
+    budget: usize,
+    expansions: HashMap<(usize, usize), u8>,
+}
+
+impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
+    fn run(&mut self) {
+        while let Some(task) = self.work.pop() {
+            self.visited += 1;
+            if self.visited > self.budget {
+                self.exhausted(&task.path);
+                return;
+            }
+            if let Some((since, opening)) = task.after_variant {
+                if opening {
+                    since.set(self.em.changes.len());
+                } else if self.em.changes.len() > since.get() {
+                    let mut ev = Event::new("variant_changed");
+                    ev.hint = Some(
+                        "with oneOf, a variant that accepts more can make values match two variants, and one that accepts less can make them match one".into(),
+                    );
+                    self.classify("oneOf", &task.path, ev);
+                }
+                continue;
+            }
+            self.step(task);
+        }
+    }
+
+    /// Report that the work budget ran out (breaking: what was not compared may hide a
+    /// break) and stop the walk.
+    fn exhausted(&mut self, path: &str) {
+        let rule = self.em.rules.walk_limit();
+        let mut ev = Event::new("exceeded");
+        ev.after = Some(Value::from(self.budget as u64));
+        let root = self.root_path(path);
+        self.em.emit(
+            rule,
+            self.subject,
+            Some(&root),
+            Some(self.direction),
+            "$walk",
+            ev,
+        );
+        self.work.clear();
+        self.visited = self.budget.saturating_add(1);
+    }
+
+    /// The path of the schema the walk started from (for the budget report).
+    fn root_path(&self, path: &str) -> String {
+        path.split(['.', '[']).next().unwrap_or(path).to_string()
+    }
+
+    fn emit(&mut self, rule: usize, path: &str, name: &str, ev: Event<'_>) {
+        self.em.emit(
+            rule,
+            self.subject,
+            Some(path),
+            Some(self.direction),
+            name,
+            ev,
+        );
+    }
+
+    /// Classify `ev` on `keyword` by the rows bound to it, or as unhandled.
+    fn classify(&mut self, keyword: &str, path: &str, ev: Event<'_>) {
+        let rules = self.em.rules;
+        let rule = self
+            .binding(keyword)
+            .and_then(|b| rules.pick(b, ev.event, ev.cond))
+            .unwrap_or_else(|| rules.schema_unhandled());
+        self.emit(rule, path, keyword, ev);
+    }
+
+    fn unhandled(&mut self, keyword: &str, path: &str, a: Option<&Value>, b: Option<&Value>) {
+        let rule = self.em.rules.schema_unhandled();
+        self.emit(rule, path, keyword, Event::new("changed").values(a, b));
+    }
+
+    fn push(
+        &mut self,
+        a: Option<&'v Value>,
+        b: Option<&'v Value>,
+        path: String,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        self.work.push(Task {
+            a,
+            b,
+            path,
+            flat: false,
+            chain: chain.clone(),
+            values_only: [false, false],
+            after_variant: None,
+        });
+    }
+
+    fn step(&mut self, task: Task<'v>) {
+        match (task.a, task.b) {
+            (Some(a), Some(b)) if same_without_refs(a, b) => return,
+            (a, b) if trivial(a) && trivial(b) => return,
+            _ => {}
+        }
+        let mut va = View::new(self.roots[0], task.a);
+        let mut vb = View::new(self.roots[1], task.b);
+        va.values_only = task.values_only[0];
+        vb.values_only = task.values_only[1];
+        if va.opaque.is_some() || vb.opaque.is_some() {
+            if task.a != task.b {
+                self.unhandled("(schema)", &task.path, task.a, task.b);
+            }
+            return;
+        }
+        let mut chain = task.chain.clone();
+        if va.followed || vb.followed {
+            let pair = (va.identity(), vb.identity());
+            if on_chain(&chain, pair) {
+                return; // the same two definitions are already being compared above
+            }
+            let seen = self.expansions.entry(pair).or_insert(0);
+            if *seen >= REF_EXPANSIONS {
+                return; // already reported under REF_EXPANSIONS other paths
+            }
+            *seen += 1;
+            chain = Some(Rc::new(Chain {
+                pair,
+                parent: chain,
+            }));
+        }
+        let path = task.path.as_str();
+
+        // A `$ref` that resolves on one side only (or to another text): what the
+        // unresolved side accepts is unknown, so nothing else here can be judged.
+        if (va.unresolved.is_some() || vb.unresolved.is_some()) && va.unresolved != vb.unresolved {
+            let mut ev = Event::new("changed").values(
+                va.unresolved.or(task.a.and_then(|v| v.get("$ref"))),
+                vb.unresolved.or(task.b.and_then(|v| v.get("$ref"))),
+            );
+            ev.hint = Some(
+                "the $ref does not resolve on one side, so what that side accepts is unknown"
+                    .into(),
+            );
+            self.emit(self.em.rules.schema_unhandled(), path, "$ref", ev);
+            return;
+        }
+
+        // Keywords beside a `$ref` that the layered view cannot read exactly (see
+        // `View::inexact`): what that side accepts is not modelled, so a difference here
+        // is reported as such, conservatively, and not walked into exact-looking verdicts.
+        if let Some(kw) = va.inexact().or(vb.inexact()) {
+            if va.layers != vb.layers {
+                // Each side as the schemas that apply together: the referencing object,
+                // then each target.
+                let layers = |v: &View<'_>| {
+                    Value::Array(
+                        v.layers
+                            .iter()
+                            .map(|l| Value::Object((*l).clone()))
+                            .collect(),
+                    )
+                };
+                let (before, after) = (layers(&va), layers(&vb));
+                let mut ev = Event::new("changed").values(Some(&before), Some(&after));
+                ev.hint = Some(format!(
+                    "`{kw}` beside a $ref applies on its own, next to what the $ref points at; that combination is not modelled"
+                ));
+                self.emit(self.em.rules.schema_unhandled(), path, kw, ev);
+                return;
+            }
+        }
+
+        // `X` on one side, `anyOf: [X, {type: null}]` on the other (how pydantic writes
+        // Optional[X]): compare X as one of the variants instead of reporting an anyOf
+        // that appeared and every keyword of X that moved into it.
+        // The same when X is itself a union (`X` → `anyOf: [X, {type: string}]`, X a
+        // `oneOf`): the side that holds the other whole as a variant is the list.
+        let holds_whole = |list: Option<&'v Value>, whole: Option<&'v Value>, side: usize| {
+            let (Some(Value::Array(variants)), Some(whole)) = (list, whole) else {
+                return false;
+            };
+            variants.iter().any(|v| {
+                let mut roots = self.roots;
+                if side == 0 {
+                    roots.swap(0, 1);
+                }
+                same_resolved(roots, whole, v)
+            })
+        };
+        let lift = match (va.bare_composition(false), vb.bare_composition(false)) {
+            (None, Some(kw)) if !va.composed() && !va.layers.is_empty() => Some((kw, 1)),
+            (Some(kw), None) if !vb.composed() && !vb.layers.is_empty() => Some((kw, 0)),
+            _ => match (va.bare_composition(true), vb.bare_composition(true)) {
+                (Some(ka), Some(kb)) if ka != kb => {
+                    if holds_whole(vb.get(kb), task.a, 1) {
+                        Some((kb, 1))
+                    } else if holds_whole(va.get(ka), task.b, 0) {
+                        Some((ka, 0))
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            },
+        };
+
+        // The value keywords of each side, normalised so that equivalent spellings
+        // compare equal (integer bounds, a one-value enum against const).
+        let mut kv = [value_keywords(&va), value_keywords(&vb)];
+        normalise_bounds(&mut kv[0]);
+        normalise_bounds(&mut kv[1]);
+        align_const(&mut kv);
+
+        // A type changed to a disjoint one: one change, and nothing under it is listed
+        // (every other difference there follows from it).
+        if lift.is_none() && self.type_replaced(&kv, path) {
+            return;
+        }
+
+        let keywords: BTreeSet<&'v str> = kv[0].keys().chain(kv[1].keys()).copied().collect();
+        for k in keywords {
+            if lift.is_some() && !keywords::is_annotation(k) {
+                continue; // compared inside the variant
+            }
+            let (a, b) = (
+                kv[0].get(k).map(|v| v.as_ref()),
+                kv[1].get(k).map(|v| v.as_ref()),
+            );
+            if a.is_none() && b.is_none() {
+                continue;
+            }
+            let rules = self.em.rules;
+            match self.binding(k) {
+                Some(binding) if k != ANY_KEYWORD => {
+                    let (a, b) = if k == "dependentRequired" {
+                        (a.map(name_pairs), b.map(name_pairs))
+                    } else {
+                        (a.cloned(), b.cloned())
+                    };
+                    match compare::events(
+                        binding.comparator,
+                        binding.absent.as_ref(),
+                        a.as_ref(),
+                        b.as_ref(),
+                    ) {
+                        Some(evs) => {
+                            for ev in evs {
+                                self.classify(k, path, ev);
+                            }
+                        }
+                        None => self.unhandled(k, path, a.as_ref(), b.as_ref()),
+                    }
+                }
+                _ => {
+                    // Compared as values, but a `$ref` inside must not hide a change in
+                    // what it points at.
+                    let same = match (a, b) {
+                        (Some(x), Some(y)) => same_resolved(self.roots, x, y),
+                        _ => a == b,
+                    };
+                    if !same {
+                        let mut ev = Event::new("changed").values(a, b);
+                        if a == b {
+                            ev.hint =
+                                Some("a $ref inside points at a definition that changed".into());
+                        }
+                        self.emit(rules.schema_unhandled(), path, k, ev);
+                    }
+                }
+            }
+        }
+
+        if let Some((kw, composed_side)) = lift {
+            self.lifted(&task, kw, composed_side, path, &chain);
+            return;
+        }
+        self.fields(&va, &vb, path, task.flat, &chain);
+        self.items(&va, &vb, path, &chain);
+        self.tuple(&va, &vb, path, &chain);
+        self.additional(&va, &vb, path, &chain);
+        for keyword in ["anyOf", "oneOf", "allOf"] {
+            self.variants(keyword, va.get(keyword), vb.get(keyword), path, &chain);
+        }
+        self.subschemas(&va, &vb, path, &chain);
+        self.entries(&va, &vb, path, &chain);
+    }
+
+    /// For an input property that is (now) required but has a `default`: zod's
+    /// output-mode schemas, among others, list defaulted fields as required, so the
+    /// schema rejects an omission the server itself may still accept. Said, not excused.
+    fn default_hint(&self, schema: Option<&Value>) -> Option<String> {
+        (self.direction == Direction::Input && schema.and_then(|s| s.get("default")).is_some())
+            .then(|| {
+                "it has a default, so the server itself may still accept calls that omit it".into()
+            })
+    }
+
+    /// The row binding for keyword `k` (a vendor extension falls back to `x-*`).
+    fn binding(&self, k: &str) -> Option<&'r crate::rules::Binding> {
+        let rules = self.em.rules;
+        rules.schema_binding(k).or_else(|| {
+            keywords::is_extension(k)
+                .then(|| rules.schema_binding(EXTENSION_KEYWORD))
+                .flatten()
+        })
+    }
+
+    /// Report a `type` that changed to a disjoint set; `true` when it did (the caller
+    /// then compares nothing else at this node).
+    fn type_replaced(&mut self, kv: &[Keywords<'v>; 2], path: &str) -> bool {
+        let (a, b) = (kv[0].get("type"), kv[1].get("type"));
+        let (a, b) = (a.map(|v| v.as_ref()), b.map(|v| v.as_ref()));
+        let Some(evs) = compare::events(crate::rules::Comparator::Typeset, None, a, b) else {
+            return false;
+        };
+        if !evs.iter().any(|e| e.event == "changed") {
+            return false;
+        }
+        for ev in evs {
+            self.classify("type", path, ev);
+        }
+        true
+    }
+}

@@ -1,0 +1,634 @@
+//! The applicators, walked pairwise: `properties` with `required` (fields), `items`,
+//! tuples, `additionalProperties`, the variants of `anyOf` / `oneOf` / `allOf` (pairing,
+//! flattening nested unions, a plain schema against a union), the one-subschema
+//! applicators and the subschema maps. Each pushes child pairs onto the walk's work
+//! list or classifies an event; the loop itself is in `mod.rs`.
+
+use super::*;
+
+impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
+    /// Applicators holding one subschema. Those whose changes have a direction
+    /// (`contains`, `propertyNames`, `then`, ...) are walked; `not`, `if` and draft-07
+    /// `dependencies` are compared as values (a change inside has no fixed direction).
+    pub(super) fn subschemas(
+        &mut self,
+        va: &View<'v>,
+        vb: &View<'v>,
+        path: &str,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        for kw in [
+            "contains",
+            "propertyNames",
+            "unevaluatedProperties",
+            "unevaluatedItems",
+            "additionalItems",
+            "then",
+            "else",
+        ] {
+            // draft-07 `additionalItems` beside a list `items` is the tuple's rest.
+            if kw == "additionalItems" && (is_list(va.get("items")) || is_list(vb.get("items"))) {
+                continue;
+            }
+            let (a, b) = (va.get(kw), vb.get(kw));
+            // `contains: {}` still asks for one element; elsewhere `{}` means nothing, and
+            // so does `propertyNames: {type: string}` (zod 4 writes it on every record):
+            // a property name is always a string.
+            let present = |v: Option<&Value>| match kw {
+                "contains" => v.is_some(),
+                "propertyNames" => !trivial(v) && !any_string(v),
+                _ => !trivial(v),
+            };
+            let child = format!("{path}.{kw}");
+            match (present(a), present(b)) {
+                (false, false) => {}
+                (false, true) => self.classify(kw, &child, Event::new("added").values(a, b)),
+                (true, false) => self.classify(kw, &child, Event::new("removed").values(a, b)),
+                (true, true) => self.push(a, b, child, chain),
+            }
+        }
+        for kw in ["not", "if", "dependencies"] {
+            let (a, b) = (va.get(kw), vb.get(kw));
+            let child = format!("{path}.{kw}");
+            match (a, b) {
+                (None, None) => {}
+                (None, Some(_)) => self.classify(kw, &child, Event::new("added").values(a, b)),
+                (Some(_), None) => self.classify(kw, &child, Event::new("removed").values(a, b)),
+                (Some(x), Some(y)) => {
+                    if !same_resolved(self.roots, x, y) {
+                        let mut ev = Event::new("changed").values(a, b);
+                        if x == y {
+                            ev.hint =
+                                Some("a $ref inside points at a definition that changed".into());
+                        }
+                        self.classify(kw, &child, ev);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `patternProperties` and `dependentSchemas`: maps of subschemas, compared entry by
+    /// entry. A pattern entry means the opposite in a closed object (it admits names)
+    /// and in an open one (it constrains them).
+    pub(super) fn entries(
+        &mut self,
+        va: &View<'v>,
+        vb: &View<'v>,
+        path: &str,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        for kw in ["patternProperties", "dependentSchemas"] {
+            let (a, b) = (va.get(kw), vb.get(kw));
+            if a.is_none() && b.is_none() {
+                continue;
+            }
+            let (Some(ma), Some(mb)) = (as_map(a), as_map(b)) else {
+                self.unhandled(kw, path, a, b);
+                continue;
+            };
+            let base = format!("{path}.{kw}");
+            let keys: BTreeSet<&String> = ma.keys().chain(mb.keys()).collect();
+            for key in keys {
+                let child = join(&base, key);
+                let closed = |v: &View<'v>| {
+                    Some(if kw == "patternProperties" && closed_object(v) {
+                        Condition::Closed
+                    } else {
+                        Condition::Open
+                    })
+                };
+                match (ma.get(key), mb.get(key)) {
+                    (Some(x), Some(y)) => self.push(Some(x), Some(y), child, chain),
+                    (None, Some(_)) => {
+                        let mut ev = Event::new("entry_added");
+                        ev.cond = closed(va);
+                        ev.value = Some(Value::String(key.clone()));
+                        self.classify(kw, &child, ev);
+                    }
+                    (Some(_), None) => {
+                        let mut ev = Event::new("entry_removed");
+                        ev.cond = closed(vb);
+                        ev.value = Some(Value::String(key.clone()));
+                        self.classify(kw, &child, ev);
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+    }
+
+    /// Tuples: 2020-12 `prefixItems` with `items` as the rest, or draft-07 list `items`
+    /// with `additionalItems`. Each position compares against what the other side
+    /// applies there: its own position, else its rest (`false` for a closed tuple).
+    pub(super) fn tuple(
+        &mut self,
+        va: &View<'v>,
+        vb: &View<'v>,
+        path: &str,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let (ta, tb) = (tuple_parts(va), tuple_parts(vb));
+        let ((_, xs, rest_a), (kw_b, ys, rest_b)) = match (ta, tb) {
+            (None, None) => return,
+            (None, Some((kw, _, _))) => {
+                return self.classify(
+                    "prefixItems",
+                    path,
+                    Event::new("added").values(None, vb.get(kw)),
+                )
+            }
+            (Some((kw, _, _)), None) => {
+                return self.classify(
+                    "prefixItems",
+                    path,
+                    Event::new("removed").values(va.get(kw), None),
+                )
+            }
+            (Some(x), Some(y)) => (x, y),
+        };
+        let at = |i: usize| format!("{path}.{kw_b}[{i}]");
+        let cond = |rest: Option<&Value>| {
+            Some(if matches!(rest, Some(Value::Bool(false))) {
+                Condition::Closed
+            } else {
+                Condition::Open
+            })
+        };
+        for i in 0..xs.len().max(ys.len()) {
+            match (xs.get(i), ys.get(i)) {
+                (Some(x), Some(y)) => self.push(Some(x), Some(y), at(i), chain),
+                (None, Some(y)) => {
+                    if trivial(rest_a) || matches!(rest_a, Some(Value::Bool(false))) {
+                        let mut ev = Event::new("variant_added");
+                        ev.cond = cond(rest_a);
+                        self.classify("prefixItems", &at(i), ev);
+                    } else {
+                        self.push(rest_a, Some(y), at(i), chain);
+                    }
+                }
+                (Some(x), None) => {
+                    if trivial(rest_b) || matches!(rest_b, Some(Value::Bool(false))) {
+                        let mut ev = Event::new("variant_removed");
+                        ev.cond = cond(rest_b);
+                        self.classify("prefixItems", &at(i), ev);
+                    } else {
+                        self.push(Some(x), rest_b, at(i), chain);
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
+    /// One side is a plain schema, the other a list of variants: pair the plain schema
+    /// with its most similar variant, and report the other variants as added (or removed).
+    pub(super) fn lifted(
+        &mut self,
+        task: &Task<'v>,
+        kw: &str,
+        composed_side: usize,
+        path: &str,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let (plain, list) = if composed_side == 1 {
+            (task.a, View::new(self.roots[1], task.b).get(kw))
+        } else {
+            (task.b, View::new(self.roots[0], task.a).get(kw))
+        };
+        let Some(Value::Array(variants)) = list else {
+            return self.unhandled(kw, path, task.a, task.b);
+        };
+        let plain_value = plain.unwrap_or(&Value::Null);
+        let plain_side = 1 - composed_side;
+        let mut roots = self.roots;
+        if composed_side == 0 {
+            roots.swap(0, 1); // plain first
+        }
+        // A variant equal to the plain schema pairs with it; otherwise the most similar.
+        let best = (0..variants.len())
+            .find(|&j| same_resolved(roots, plain_value, &variants[j]))
+            .or_else(|| {
+                (0..variants.len())
+                    .max_by_key(|&j| (similarity(plain_value, &variants[j]), std::cmp::Reverse(j)))
+            });
+        let resolved: Vec<&Value> = variants
+            .iter()
+            .map(|v| through_refs(self.roots[composed_side], v))
+            .collect();
+        let plain_seen = through_refs(self.roots[plain_side], plain_value);
+        // The plain schema is the union, split by value or by type: nothing changed.
+        if split_into(plain_seen, &resolved) {
+            return;
+        }
+        // oneOf: a variant beside the plain schema's own may share values with it.
+        let cond = (kw == "oneOf" && resolved.len() > 1 && !disjoint(&resolved))
+            .then_some(Condition::Overlapping);
+        let at = |j: usize| format!("{path}.{kw}[{j}]");
+        for (j, variant) in variants.iter().enumerate() {
+            if Some(j) == best {
+                let (a, b, values_only) = if composed_side == 1 {
+                    (plain, Some(variant), [true, false])
+                } else {
+                    (Some(variant), plain, [false, true])
+                };
+                self.work.push(Task {
+                    a,
+                    b,
+                    path: at(j),
+                    flat: false,
+                    chain: chain.clone(),
+                    values_only,
+                    after_variant: None,
+                });
+            } else if cond.is_none() && covers(plain_seen, resolved[j]) {
+                // Every value of this variant is a value of the plain schema on the other
+                // side: `enum [a, b]` against `anyOf [enum [a], enum [b]]`.
+            } else {
+                let mut ev = Event::new(if composed_side == 1 {
+                    "variant_added"
+                } else {
+                    "variant_removed"
+                });
+                ev.cond = cond;
+                self.classify(kw, &at(j), ev);
+            }
+        }
+    }
+
+    /// `properties` and `required`, compared together as a set of fields, each absent,
+    /// optional or required.
+    pub(super) fn fields(
+        &mut self,
+        va: &View<'v>,
+        vb: &View<'v>,
+        path: &str,
+        flat: bool,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let (pa, pb) = (va.get("properties"), vb.get("properties"));
+        let (ra, rb) = (va.get("required"), vb.get("required"));
+        let props = |v: Option<&'v Value>| match v {
+            None => Some(None),
+            Some(Value::Object(m)) => Some(Some(m)),
+            Some(_) => None,
+        };
+        let reqs = |v: Option<&'v Value>| -> Option<BTreeSet<&'v str>> {
+            match v {
+                None => Some(BTreeSet::new()),
+                Some(Value::Array(items)) => items.iter().map(Value::as_str).collect(),
+                Some(_) => None,
+            }
+        };
+        let (Some(pa), Some(pb)) = (props(pa), props(pb)) else {
+            if pa != pb {
+                self.unhandled("properties", path, pa, pb);
+            }
+            return;
+        };
+        let (Some(ra), Some(rb)) = (reqs(ra), reqs(rb)) else {
+            if ra != rb {
+                self.unhandled("required", path, ra, rb);
+            }
+            return;
+        };
+        let mut names: BTreeSet<&str> = BTreeSet::new();
+        names.extend(pa.iter().flat_map(|m| m.keys().map(String::as_str)));
+        names.extend(pb.iter().flat_map(|m| m.keys().map(String::as_str)));
+        names.extend(ra.iter().copied());
+        names.extend(rb.iter().copied());
+        let mut came: Vec<(&str, Option<&Value>, bool)> = Vec::new();
+        let mut went: Vec<(&str, Option<&Value>, bool)> = Vec::new();
+        let child_of = |name: &str| {
+            if flat {
+                join(path, name)
+            } else {
+                join(&format!("{path}.properties"), name)
+            }
+        };
+        let cond = |r: bool| {
+            Some(if r {
+                Condition::Required
+            } else {
+                Condition::Optional
+            })
+        };
+        for name in names {
+            let sa = pa.and_then(|m| m.get(name));
+            let sb = pb.and_then(|m| m.get(name));
+            let (req_a, req_b) = (ra.contains(name), rb.contains(name));
+            let child = child_of(name);
+            let there_a = sa.is_some() || req_a;
+            let there_b = sb.is_some() || req_b;
+            if !there_a {
+                came.push((name, sb, req_b));
+                continue;
+            }
+            if !there_b {
+                went.push((name, sa, req_a));
+                continue;
+            }
+            if req_a != req_b {
+                let mut ev = Event::new(if req_b { "required" } else { "optional" });
+                ev.cond = cond(req_b);
+                if req_b {
+                    ev.hint = self.default_hint(sb);
+                }
+                self.classify("properties", &child, ev);
+            }
+            // Declared on one side only (the other only lists it in `required`): compare
+            // with what that side applies to an undeclared name: nothing in a closed
+            // object, its `additionalProperties` schema, or else anything.
+            match (sa, sb) {
+                (Some(_), None) if closed_object(vb) => {
+                    let mut ev = Event::new("removed");
+                    ev.cond = Some(Condition::Closed);
+                    self.classify("properties", &child, ev);
+                }
+                (Some(_), None) => {
+                    let extra = vb.get("additionalProperties").filter(|v| !trivial(Some(v)));
+                    self.push(sa, extra, child, chain);
+                }
+                (None, Some(_)) if !closed_object(va) => {
+                    let extra = va.get("additionalProperties").filter(|v| !trivial(Some(v)));
+                    self.push(extra, sb, child, chain);
+                }
+                _ => self.push(sa, sb, child, chain),
+            }
+        }
+        // A field that went and one that came with the same schema: still a removal and
+        // an addition, but say that it looks like a rename.
+        let renamed = |x: Option<&Value>, y: Option<&Value>| matches!((x, y), (Some(x), Some(y)) if x == y && !trivial(Some(x)));
+        // Only a one-to-one match is a hint: among several alike fields, none is.
+        let only = |list: &[(&'v str, Option<&'v Value>, bool)], schema: Option<&Value>| {
+            let mut hits = list.iter().filter(|(_, s, _)| renamed(*s, schema));
+            match (hits.next(), hits.next()) {
+                (Some((name, _, _)), None) => Some(*name),
+                _ => None,
+            }
+        };
+        for &(name, schema, req) in &came {
+            let mut ev = Event::new("added");
+            ev.cond = cond(req);
+            if req {
+                ev.hint = self.default_hint(schema);
+            }
+            if let Some(old) = only(&went, schema).filter(|old| {
+                only(&came, went.iter().find(|w| w.0 == *old).and_then(|w| w.1)) == Some(name)
+            }) {
+                ev.hint = Some(format!("looks renamed from `{old}`"));
+            }
+            self.classify("properties", &child_of(name), ev);
+        }
+        let closed_b = closed_object(vb);
+        let extra_b = vb
+            .get("additionalProperties")
+            .filter(|v| !trivial(Some(v)) && !matches!(v, Value::Bool(false)));
+        for &(name, schema, req) in &went {
+            let mut ev = Event::new("removed");
+            ev.cond = cond(req);
+            if !req && closed_b {
+                // Callers that still send it are now rejected.
+                ev.cond = Some(Condition::Closed);
+            } else if !req && extra_b.is_some() {
+                // Still accepted, now as an additional property: its values must pass
+                // the `additionalProperties` schema instead.
+                self.push(schema, extra_b, child_of(name), chain);
+            }
+            if let Some(new) = only(&came, schema).filter(|new| {
+                only(&went, came.iter().find(|c| c.0 == *new).and_then(|c| c.1)) == Some(name)
+            }) {
+                ev.hint = Some(format!("looks renamed to `{new}`"));
+            }
+            self.classify("properties", &child_of(name), ev);
+        }
+    }
+
+    pub(super) fn items(
+        &mut self,
+        va: &View<'v>,
+        vb: &View<'v>,
+        path: &str,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let (a, b) = (va.get("items"), vb.get("items"));
+        // Draft 4-7 tuple form: `items` as a list is compared by `tuple`; here it
+        // stands for no constraint on the items beyond the tuple.
+        if is_list(a) && is_list(b) {
+            return;
+        }
+        let (a, b) = (
+            a.filter(|v| !is_list(Some(v))),
+            b.filter(|v| !is_list(Some(v))),
+        );
+        let child = format!("{path}.items");
+        match (trivial(a), trivial(b)) {
+            (true, true) => {}
+            (true, false) => self.classify("items", &child, Event::new("added")),
+            (false, true) => self.classify("items", &child, Event::new("removed")),
+            (false, false) => self.push(a, b, child, chain),
+        }
+    }
+
+    /// `additionalProperties`: `false` closes the object; anything else leaves it open
+    /// (a schema constrains the extra values, which we compare as a schema).
+    pub(super) fn additional(
+        &mut self,
+        va: &View<'v>,
+        vb: &View<'v>,
+        path: &str,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let (a, b) = (
+            va.get("additionalProperties"),
+            vb.get("additionalProperties"),
+        );
+        let closed = |v: Option<&Value>| matches!(v, Some(Value::Bool(false)));
+        match (closed(a), closed(b)) {
+            (false, true) => self.classify("additionalProperties", path, Event::new("restricted")),
+            (true, false) => self.classify("additionalProperties", path, Event::new("relaxed")),
+            (true, true) => {}
+            (false, false) => {
+                self.push(a, b, format!("{path}.additionalProperties"), chain);
+            }
+        }
+    }
+
+    /// `anyOf` / `oneOf` / `allOf`: lists of subschemas. Variants are seen through
+    /// their `$ref`s, and a variant that is itself nothing but an `anyOf` / `oneOf` is
+    /// opened up into its variants, so the same alternatives written another way pair
+    /// up. Equal variants pair first (reordering is no change), then the most alike.
+    pub(super) fn variants(
+        &mut self,
+        keyword: &str,
+        a: Option<&'v Value>,
+        b: Option<&'v Value>,
+        path: &str,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let class = keyword;
+        let (xs, ys) = match (a, b) {
+            (None, None) => return,
+            (None, Some(_)) => return self.classify(class, path, Event::new("added")),
+            (Some(_), None) => return self.classify(class, path, Event::new("removed")),
+            (Some(Value::Array(xs)), Some(Value::Array(ys))) => (xs, ys),
+            _ => return self.unhandled(keyword, path, a, b),
+        };
+        let (fx, fy) = (
+            flatten(self.roots[0], keyword, xs),
+            flatten(self.roots[1], keyword, ys),
+        );
+        let (xs, ys): (Vec<&'v Value>, Vec<&'v Value>) = (
+            fx.iter().map(|f| f.1).collect(),
+            fy.iter().map(|f| f.1).collect(),
+        );
+        let at = |f: &(String, &Value)| format!("{path}.{keyword}{}", f.0);
+        let mut used_a = vec![false; xs.len()];
+        let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
+        let (rx, ry): (Vec<&Value>, Vec<&Value>) = (
+            xs.iter().map(|v| through_refs(self.roots[0], v)).collect(),
+            ys.iter().map(|v| through_refs(self.roots[1], v)).collect(),
+        );
+        // Equal as written first, then equal through their `$ref`s: by text, through a
+        // map, so thousands of variants cost no more than their text.
+        for seen in [[&xs, &ys], [&rx, &ry]] {
+            let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, v) in seen[0].iter().enumerate().rev() {
+                if !used_a[i] {
+                    by_text.entry(canonical(v)).or_default().push(i);
+                }
+            }
+            for j in 0..ys.len() {
+                if pair_of_b[j].is_some() {
+                    continue;
+                }
+                if let Some(i) = by_text.get_mut(&canonical(seen[1][j])).and_then(Vec::pop) {
+                    used_a[i] = true;
+                    pair_of_b[j] = Some(i);
+                }
+            }
+        }
+        // The rest pair by structure (same type, shared keywords), not by position: every
+        // left-over pair is scored, and that work counts against the walk budget.
+        let left_a = used_a.iter().filter(|u| !**u).count();
+        let left_b = pair_of_b.iter().filter(|p| p.is_none()).count();
+        let cost = left_a.saturating_mul(left_b);
+        if self.visited.saturating_add(cost) > self.budget {
+            return self.exhausted(path);
+        }
+        self.visited += cost;
+        for (j, y) in ry.iter().enumerate() {
+            if pair_of_b[j].is_some() {
+                continue;
+            }
+            let best = (0..xs.len())
+                .filter(|&i| !used_a[i])
+                .max_by_key(|&i| (similarity(rx[i], y), std::cmp::Reverse(i)))
+                .filter(|&i| similarity(rx[i], y) > 0);
+            if let Some(i) = best {
+                used_a[i] = true;
+                pair_of_b[j] = Some(i);
+            }
+        }
+        // oneOf accepts a value matching exactly one variant, so a change inside a
+        // variant has no fixed direction, unless the variants cannot overlap (distinct
+        // types or discriminator values).
+        // A variant opened out of a nested `oneOf` (an `anyOf` variant that is only a
+        // `oneOf`) keeps its exclusivity: it is judged as a oneOf variant. Whether the
+        // variants may overlap is asked of the whole opened list, which can only say
+        // "may" more often than the nested list alone.
+        let one_of = |f: &(String, &Value)| keyword == "oneOf" || f.0.contains(".oneOf[");
+        let may_overlap = !(disjoint(&rx) && disjoint(&ry));
+        let bracket = |i: usize, j: usize| {
+            (one_of(&fx[i]) || one_of(&fy[j])) && xs.len().max(ys.len()) > 1 && may_overlap
+        };
+        // A variant that comes into (goes out of) a oneOf list whose variants may overlap
+        // changes which values match exactly one: a value the new variant shares with an
+        // old one is rejected now; one two old variants shared may be accepted now.
+        let membership = |f: &(String, &Value), list: &[&Value], event: &'static str| {
+            let mut ev = Event::new(event);
+            if !one_of(f) {
+                return (keyword, ev);
+            }
+            if list.len() > 1 && !disjoint(list) {
+                ev.cond = Some(Condition::Overlapping);
+            }
+            ("oneOf", ev)
+        };
+        for (j, y) in ys.iter().enumerate() {
+            match pair_of_b[j] {
+                Some(i) => {
+                    let since = Rc::new(std::cell::Cell::new(0));
+                    let marker = |opening: bool| Task {
+                        a: None,
+                        b: None,
+                        path: at(&fy[j]),
+                        flat: false,
+                        chain: None,
+                        values_only: [false, false],
+                        after_variant: Some((since.clone(), opening)),
+                    };
+                    let bracketed = bracket(i, j);
+                    if bracketed {
+                        self.work.push(marker(false));
+                    }
+                    self.push(Some(xs[i]), Some(y), at(&fy[j]), chain);
+                    if bracketed {
+                        self.work.push(marker(true));
+                    }
+                }
+                None => {
+                    let (class, ev) = membership(&fy[j], &ry, "variant_added");
+                    self.classify(class, &at(&fy[j]), ev);
+                }
+            }
+        }
+        for i in (0..xs.len()).filter(|&i| !used_a[i]) {
+            let (class, ev) = membership(&fx[i], &rx, "variant_removed");
+            self.classify(class, &at(&fx[i]), ev);
+        }
+    }
+}
+
+/// The variants of an `anyOf` / `oneOf`, with each variant that is (through its
+/// `$ref`s) nothing but an `anyOf` or `oneOf` opened up into its own variants; each
+/// with its path below the keyword (`[0]`, `[0].oneOf[1]`).
+pub(super) fn flatten<'v>(
+    root: &'v Value,
+    keyword: &str,
+    list: &'v [Value],
+) -> Vec<(String, &'v Value)> {
+    // Each variant with its position (indexes down the nesting), to keep the written order.
+    let mut out: Vec<(Vec<usize>, String, &'v Value)> = Vec::new();
+    let mut stack: Vec<(Vec<usize>, String, &'v [Value], usize)> =
+        vec![(Vec::new(), String::new(), list, 0)];
+    while let Some((at, prefix, items, depth)) = stack.pop() {
+        for (i, v) in items.iter().enumerate() {
+            let here = format!("{prefix}[{i}]");
+            let mut position = at.clone();
+            position.push(i);
+            let seen = through_refs(root, v);
+            let inner = if keyword == "allOf" || depth >= 8 {
+                None
+            } else {
+                seen.as_object().and_then(|m| {
+                    ["anyOf", "oneOf"].into_iter().find_map(|k| {
+                        let only = m.keys().all(|x| x == k || keywords::is_annotation(x));
+                        match m.get(k) {
+                            Some(Value::Array(xs)) if only && (k == keyword || k == "oneOf") => {
+                                Some((k, xs))
+                            }
+                            _ => None,
+                        }
+                    })
+                })
+            };
+            match inner {
+                Some((k, xs)) => stack.push((position, format!("{here}.{k}"), xs, depth + 1)),
+                None => out.push((position, here, v)),
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.into_iter().map(|(_, path, v)| (path, v)).collect()
+}
