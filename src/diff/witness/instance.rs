@@ -1,0 +1,327 @@
+//! Placing candidates in an instance of the whole schema: walking the change's path
+//! down both schemas, the minimal instance around it, and the names and values the
+//! target needs elsewhere so that a witness proves this change and no other.
+
+use serde_json::{Map, Value};
+
+use super::candidates::{format_sample, number, types_of, Gen};
+use super::validate::{validate_in, Truth};
+use super::Seg;
+use crate::diff::pattern::Pattern;
+use crate::diff::walker::resolve;
+
+impl<'a> Gen<'a> {
+    /// `s` seen through its local `$ref`s (in the side's own root).
+    pub(super) fn deref(&self, side: usize, mut s: &'a Value) -> &'a Value {
+        for _ in 0..32 {
+            match s
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| resolve(self.roots[side], r))
+            {
+                Some(t) if s.as_object().is_some_and(|m| m.len() == 1) => s = t,
+                _ => break,
+            }
+        }
+        s
+    }
+
+    /// Candidates for the whole instance, with the value at `segs` drawn from `local`
+    /// candidates of the source subschema there (guided by the target's subschema).
+    pub(super) fn embed(
+        &mut self,
+        src: &'a Value,
+        tgt: Option<&'a Value>,
+        segs: &[Seg],
+        depth: usize,
+    ) -> Vec<Value> {
+        let src = self.deref(0, src);
+        let tgt = tgt.map(|t| self.deref(1, t));
+        let Some((first, rest)) = segs.split_first() else {
+            return self.values(src, tgt, 0);
+        };
+        if depth > 256 {
+            return Vec::new();
+        }
+        let name = |s: &Seg| match s {
+            Seg::Name(n) => Some(n.clone()),
+            Seg::Index(_) => None,
+        };
+        let index = |s: Option<&Seg>| match s {
+            Some(Seg::Index(i)) => Some(*i),
+            _ => None,
+        };
+        let key = name(first).unwrap_or_default();
+        let sub = |s: Option<&'a Value>, path: &[&str]| -> Option<&'a Value> {
+            let mut cur = s?;
+            for p in path {
+                cur = cur.get(*p)?;
+            }
+            Some(cur)
+        };
+        let at = |s: Option<&'a Value>, kw: &str, i: usize| -> Option<&'a Value> {
+            s?.get(kw)?.as_array()?.get(i)
+        };
+        let base = self.minimal(src, depth);
+        match key.as_str() {
+            "properties" | "patternProperties" | "dependentSchemas" => {
+                let Some(prop) = rest.first().and_then(name) else {
+                    return Vec::new();
+                };
+                let s_sub = sub(Some(src), &[&key, &prop])
+                    .or_else(|| src.get("additionalProperties"))
+                    .unwrap_or(&Value::Bool(true));
+                let t_sub = sub(tgt, &[&key, &prop])
+                    .or_else(|| tgt.and_then(|t| t.get("additionalProperties")));
+                let inner = self.embed(s_sub, t_sub, &rest[1..], depth + 1);
+                let name = match key.as_str() {
+                    "properties" | "dependentSchemas" => prop,
+                    // A name the pattern matches.
+                    _ => Pattern::parse(&prop)
+                        .and_then(|p| p.samples().into_iter().next())
+                        .unwrap_or_else(|| "x_witness".to_string()),
+                };
+                let mut out = Vec::new();
+                for base in self.bases(base, tgt, depth) {
+                    // The property left out, too (for one the target newly requires).
+                    let without = base.as_object().is_some_and(|o| !o.contains_key(&name));
+                    out.extend(without.then(|| base.clone()));
+                    out.extend(inner.iter().map(|v| {
+                        let mut o = base.as_object().cloned().unwrap_or_default();
+                        o.insert(name.clone(), v.clone());
+                        Value::Object(o)
+                    }));
+                }
+                out
+            }
+            "additionalProperties" | "unevaluatedProperties" => {
+                let inner = self.embed(
+                    src.get(&key).unwrap_or(&Value::Bool(true)),
+                    tgt.and_then(|t| t.get(&key)),
+                    rest,
+                    depth + 1,
+                );
+                let mut out = Vec::new();
+                for base in self.bases(base, tgt, depth) {
+                    out.extend(inner.iter().map(|v| {
+                        let mut o = base.as_object().cloned().unwrap_or_default();
+                        o.insert("x_witness".into(), v.clone());
+                        Value::Object(o)
+                    }));
+                }
+                out
+            }
+            "items" | "prefixItems" if index(rest.first()).is_some() => {
+                let i = index(rest.first()).unwrap_or(0);
+                let s_sub = at(Some(src), &key, i)
+                    .or_else(|| {
+                        src.get(if key == "items" {
+                            "additionalItems"
+                        } else {
+                            "items"
+                        })
+                    })
+                    .unwrap_or(&Value::Bool(true));
+                let t_sub = at(tgt, &key, i);
+                let prefix: Vec<Value> = (0..i)
+                    .map(|j| {
+                        at(Some(src), &key, j)
+                            .map(|s| self.minimal(s, depth + 1))
+                            .unwrap_or(Value::Null)
+                    })
+                    .collect();
+                self.embed(s_sub, t_sub, &rest[1..], depth + 1)
+                    .into_iter()
+                    .map(|v| {
+                        let mut a = prefix.clone();
+                        a.push(v);
+                        Value::Array(a)
+                    })
+                    .collect()
+            }
+            "items" | "contains" | "unevaluatedItems" | "additionalItems" => {
+                let inner = self.embed(
+                    src.get(&key).unwrap_or(&Value::Bool(true)),
+                    tgt.and_then(|t| t.get(&key)),
+                    rest,
+                    depth + 1,
+                );
+                let min = src
+                    .get("minItems")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+                    .min(8) as usize;
+                inner
+                    .into_iter()
+                    .flat_map(|v| {
+                        let n = min.max(1);
+                        [Value::Array(vec![v.clone(); n]), Value::Array(vec![v])]
+                    })
+                    .collect()
+            }
+            "anyOf" | "oneOf" | "allOf" => {
+                let Some(i) = index(rest.first()) else {
+                    return Vec::new();
+                };
+                // A side with no such list at all is a plain schema the walker paired
+                // with this variant: it stands for the variant itself.
+                let variant = match src.get(&key) {
+                    None => src,
+                    Some(_) => at(Some(src), &key, i).unwrap_or(&Value::Bool(true)),
+                };
+                let t_variant = match tgt {
+                    Some(t) if t.get(&key).is_none() => Some(t),
+                    _ => at(tgt, &key, i),
+                };
+                self.embed(variant, t_variant, &rest[1..], depth + 1)
+            }
+            "then" | "else" => self.embed(
+                src.get(&key).unwrap_or(&Value::Bool(true)),
+                tgt.and_then(|t| t.get(&key)),
+                rest,
+                depth + 1,
+            ),
+            // `not`, `if`, `propertyNames`, ...: the node itself is the best guess.
+            _ => self.values(src, tgt, depth),
+        }
+    }
+
+    /// A small instance `s` accepts, when one is found among its candidates.
+    pub(super) fn minimal(&mut self, s: &'a Value, depth: usize) -> Value {
+        self.minimal_in(0, s, depth)
+    }
+
+    /// The object around a change: the source's minimal instance, and, when the target
+    /// requires names it lacks, that instance with them too (the target's minimal
+    /// values), so that a witness of this change is not rejected for a missing name
+    /// the target newly requires (another change).
+    pub(super) fn bases(
+        &mut self,
+        base: Value,
+        tgt: Option<&'a Value>,
+        depth: usize,
+    ) -> Vec<Value> {
+        let (Value::Object(o), Some(t)) = (&base, tgt) else {
+            return vec![base];
+        };
+        let mut more = o.clone();
+        // Values the target would reject away from the change (a new `format`,
+        // `minLength`): the target's own minimal value instead.
+        for (name, v) in more.iter_mut() {
+            if let Some(p) = t.get("properties").and_then(|p| p.get(name)) {
+                *v = self.minimal_in(1, p, depth + 1);
+            }
+        }
+        for name in t
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(name) = name.as_str() else { continue };
+            if more.contains_key(name) {
+                continue;
+            }
+            let p = t
+                .get("properties")
+                .and_then(|p| p.get(name))
+                .unwrap_or(&Value::Bool(true));
+            let v = self.minimal_in(1, p, depth + 1);
+            more.insert(name.to_string(), v);
+        }
+        if &more == o {
+            return vec![base];
+        }
+        vec![base, Value::Object(more)]
+    }
+
+    /// `minimal` for a schema of side `side` (0: the source, 1: the target).
+    fn minimal_in(&mut self, side: usize, s: &'a Value, depth: usize) -> Value {
+        let s = self.deref(side, s);
+        if depth > 16 {
+            return Value::Null;
+        }
+        if let Some(c) = s.get("const") {
+            return c.clone();
+        }
+        if let Some(e) = s
+            .get("enum")
+            .and_then(Value::as_array)
+            .and_then(|e| e.first())
+        {
+            return e.clone();
+        }
+        if let Some(d) = s.get("default") {
+            if validate_in(self.roots[side], s, d) == Truth::Yes {
+                return d.clone();
+            }
+        }
+        let types = types_of(s);
+        let wanted = types.first().map(String::as_str).unwrap_or("null");
+        match wanted {
+            "object" => {
+                let mut o = Map::new();
+                for name in s
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let Some(name) = name.as_str() else { continue };
+                    let p = s
+                        .get("properties")
+                        .and_then(|p| p.get(name))
+                        .unwrap_or(&Value::Bool(true));
+                    let v = self.minimal_in(side, p, depth + 1);
+                    o.insert(name.to_string(), v);
+                }
+                Value::Object(o)
+            }
+            "array" => {
+                let n = s
+                    .get("minItems")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+                    .min(8) as usize;
+                let mut a = Vec::new();
+                let tuple = s
+                    .get("prefixItems")
+                    .or_else(|| s.get("items").filter(|i| i.is_array()));
+                for i in 0..n {
+                    let item = tuple
+                        .and_then(|t| t.get(i))
+                        .or_else(|| s.get("items").filter(|i| i.is_object()))
+                        .unwrap_or(&Value::Bool(true));
+                    a.push(self.minimal_in(side, item, depth + 1));
+                }
+                Value::Array(a)
+            }
+            "string" => {
+                if let Some(f) = s
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .and_then(format_sample)
+                {
+                    return Value::String(f.into());
+                }
+                let n = s
+                    .get("minLength")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+                    .min(64) as usize;
+                Value::String("a".repeat(n))
+            }
+            "integer" | "number" => {
+                let lo = s.get("minimum").and_then(Value::as_f64).or_else(|| {
+                    s.get("exclusiveMinimum")
+                        .and_then(Value::as_f64)
+                        .map(|x| x.floor() + 1.0)
+                });
+                let v = lo.map(f64::ceil).unwrap_or(0.0);
+                number(v)
+            }
+            "boolean" => Value::Bool(false),
+            _ => Value::Null,
+        }
+    }
+}
