@@ -75,17 +75,19 @@ impl Lockfile {
 /// The deepest nesting serde_json reads (its recursion limit).
 pub(crate) const MAX_DEPTH: usize = 127;
 
-/// How deep arrays and objects nest in JSON text (strings skipped). It reads every byte
-/// of both lockfiles of an offline check, so it skips eight bytes at a time while none
-/// of them can matter (a byte loop here cost a third of the check).
+/// How deep arrays and objects nest in JSON text (strings skipped), whole: [`Depth`]
+/// fed once (the tests' reference).
+#[cfg(test)]
 pub(crate) fn max_depth(bytes: &[u8]) -> usize {
     let mut depth = Depth::default();
     depth.feed(bytes);
     depth.max
 }
 
-/// [`max_depth`] of a text given in pieces (a lockfile streamed as it is written): the
-/// state between pieces (depth, inside a string, an escaped byte still to skip) is kept.
+/// How deep arrays and objects nest in JSON text (strings skipped), given in pieces (a
+/// lockfile streamed as it is written): the state between pieces (depth, inside a
+/// string, an escaped byte still to skip) is kept. It skips eight bytes at a time while
+/// none of them can matter.
 #[derive(Default)]
 pub(crate) struct Depth {
     depth: usize,

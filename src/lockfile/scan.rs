@@ -10,9 +10,7 @@ use serde_json::value::RawValue;
 
 use super::model::{Element, Kind, ServerInfo};
 use super::normalise::normalize_element;
-use super::read::{
-    check_element, check_version, max_depth, position_error, Arguments, Shape, MAX_DEPTH,
-};
+use super::read::{check_element, check_version, position_error, Arguments, Shape, MAX_DEPTH};
 use crate::error::{Error, Result};
 
 #[derive(Deserialize)]
@@ -50,29 +48,6 @@ impl<'a> RawSurface<'a> {
     }
 }
 
-/// What validation reads of an element (its key, and the kind of its schema and
-/// argument fields); everything else is skipped unread.
-#[derive(Deserialize)]
-struct RawShape<'a> {
-    name: Option<serde_json::Value>,
-    uri: Option<serde_json::Value>,
-    #[serde(rename = "uriTemplate")]
-    uri_template: Option<serde_json::Value>,
-    #[serde(rename = "inputSchema", borrow, default, deserialize_with = "present")]
-    input_schema: Option<&'a RawValue>,
-    #[serde(rename = "outputSchema", borrow, default, deserialize_with = "present")]
-    output_schema: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    arguments: Option<&'a RawValue>,
-}
-
-/// A field that is there, `null` included (serde's `Option` would read `null` as absent).
-fn present<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
 fn raw_kind(raw: &RawValue) -> char {
     // `{`, `[`, `"`, `t`, `f`, `n`, or a number's first character.
     raw.get().trim_start().chars().next().unwrap_or('0')
@@ -95,17 +70,18 @@ pub(crate) struct Scanned<'a> {
     /// Every list is in key order, as a canonical file writes it.
     pub(crate) ordered: bool,
 }
+
 /// Scan one file. When the scan finds anything unusual (a shape problem, a duplicate
 /// key, nesting past the reader's limit), the caller reads both files with the full
 /// reader instead, so the two paths accept the same files and give the same errors.
 pub(crate) fn scan<'a>(bytes: &'a [u8], origin: &str) -> Result<Scanned<'a>> {
     scan_fast(bytes, origin)
 }
+
 fn scan_fast<'a>(bytes: &'a [u8], origin: &str) -> Result<Scanned<'a>> {
-    // RawValue skips nested values without the reader's depth limit: check it here.
-    if max_depth(bytes) > MAX_DEPTH {
-        return Err(Error::new(format!("{origin}: nested too deeply")));
-    }
+    // RawValue skips nested values without the reader's depth limit: it is checked on
+    // each element (the only place a lockfile the envelope's types accept can nest:
+    // at depth 3, inside the file, the surface and a list), in the element's one pass.
     let raw: RawLock<'a> = serde_json::from_slice(bytes).map_err(|e| position_error(origin, &e))?;
     check_version(&raw.covenant_version, origin)?;
     let mut index = Vec::new();
@@ -118,13 +94,17 @@ fn scan_fast<'a>(bytes: &'a [u8], origin: &str) -> Result<Scanned<'a>> {
             if raw_kind(element) != '{' {
                 return Err(Error::new(format!("{origin}: an element is not an object")));
             }
-            let shape: RawShape<'_> = serde_json::from_str(element.get())
-                .map_err(|e| Error::new(format!("{origin}: {e}")))?;
-            let arguments = match shape.arguments {
+            let fields = Fields::of(element.get()).ok_or_else(|| {
+                Error::new(format!("{origin}: an element the scan does not read"))
+            })?;
+            if 3 + fields.depth > MAX_DEPTH {
+                return Err(Error::new(format!("{origin}: nested too deeply")));
+            }
+            let arguments = match fields.get("arguments") {
                 None => Arguments::Absent,
-                Some(a) if raw_kind(a) == 'n' => Arguments::Absent,
-                Some(a) if raw_kind(a) == '[' => {
-                    let list: Vec<&RawValue> = serde_json::from_str(a.get())
+                Some(a) if first(a) == 'n' => Arguments::Absent,
+                Some(a) if first(a) == '[' => {
+                    let list: Vec<&RawValue> = serde_json::from_str(a)
                         .map_err(|e| Error::new(format!("{origin}: {e}")))?;
                     Arguments::Names(
                         list.iter()
@@ -138,17 +118,23 @@ fn scan_fast<'a>(bytes: &'a [u8], origin: &str) -> Result<Scanned<'a>> {
                 }
                 Some(_) => Arguments::NotArray,
             };
-            let key = match kind {
-                Kind::Tool | Kind::Prompt => shape.name,
-                Kind::Resource => shape.uri,
-                Kind::Template => shape.uri_template,
+            let key = match fields.get(kind.key_field()) {
+                None => serde_json::Value::Null,
+                Some(v) => match v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+                    Some(plain) if !plain.contains('\\') => {
+                        serde_json::Value::String(plain.to_string())
+                    }
+                    _ => {
+                        serde_json::from_str(v).map_err(|e| Error::new(format!("{origin}: {e}")))?
+                    }
+                },
             };
-            names.push(key.unwrap_or(serde_json::Value::Null));
+            names.push(key);
             let missing = names.last().is_some_and(serde_json::Value::is_null);
             shapes.push((
                 missing,
-                shape.input_schema.map(raw_kind),
-                shape.output_schema.map(raw_kind),
+                fields.get("inputSchema").map(first),
+                fields.get("outputSchema").map(first),
                 arguments,
             ));
         }
@@ -193,4 +179,187 @@ pub(crate) fn build_element(raw: &RawValue, origin: &str, kind: Kind) -> Result<
     })?;
     normalize_element(&mut e);
     Ok(e)
+}
+
+/// The first character of a value's text (`{`, `[`, `"`, `t`, `f`, `n`, or a number's).
+fn first(value: &str) -> char {
+    value.chars().next().unwrap_or('0')
+}
+
+/// The fields validation reads of an element, found in one pass over its text (which the
+/// envelope's parse has already found to be valid JSON), with the element's nesting
+/// depth. `None` for anything this pass does not read as the full reader would (a key
+/// with an escape, a field validation reads given twice): the caller then falls back to
+/// the full reader, which decides.
+struct Fields<'a> {
+    /// (key, value text) of `name`, `uri`, `uriTemplate`, `inputSchema`,
+    /// `outputSchema`, `arguments`, as found.
+    found: Vec<(&'a str, &'a str)>,
+    /// How deep the element nests, itself included (`{}` is 1).
+    depth: usize,
+}
+
+const READ: [&str; 6] = [
+    "name",
+    "uri",
+    "uriTemplate",
+    "inputSchema",
+    "outputSchema",
+    "arguments",
+];
+
+impl<'a> Fields<'a> {
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.found.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    fn of(text: &'a str) -> Option<Fields<'a>> {
+        let b = text.as_bytes();
+        let ws = |i: &mut usize| {
+            while matches!(b.get(*i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+                *i += 1;
+            }
+        };
+        let mut i = 0;
+        ws(&mut i);
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        i += 1;
+        let mut fields = Fields {
+            found: Vec::new(),
+            depth: 1,
+        };
+        loop {
+            ws(&mut i);
+            match b.get(i)? {
+                b'}' => return Some(fields),
+                b'"' => {}
+                _ => return None,
+            }
+            let start = i + 1;
+            let end = start
+                + b.get(start..)?
+                    .iter()
+                    .position(|c| *c == b'"' || *c == b'\\')?;
+            if b[end] != b'"' {
+                return None; // an escaped key: the full reader decodes it
+            }
+            let key = text.get(start..end)?;
+            i = end + 1;
+            ws(&mut i);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i += 1;
+            ws(&mut i);
+            let value_start = i;
+            match b.get(i)? {
+                b'"' => i = skip_string(b, i + 1)?,
+                b'{' | b'[' => {
+                    let (end, depth) = skip_container(b, i)?;
+                    fields.depth = fields.depth.max(1 + depth);
+                    i = end;
+                }
+                _ => {
+                    while !matches!(
+                        b.get(i),
+                        None | Some(b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
+                    ) {
+                        i += 1;
+                    }
+                }
+            }
+            let value = text.get(value_start..i)?;
+            if READ.contains(&key) {
+                if fields.get(key).is_some() {
+                    return None; // given twice
+                }
+                fields.found.push((key, value));
+            }
+            ws(&mut i);
+            match b.get(i)? {
+                b',' => i += 1,
+                b'}' => return Some(fields),
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// The offset just past the string whose text starts at `i` (after its opening quote).
+fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        i += b.get(i..)?.iter().position(|c| *c == b'"' || *c == b'\\')?;
+        if b[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2; // a backslash and the byte it escapes
+    }
+}
+
+/// The offset just past the array or object that starts at `i`, and how deep it nests
+/// (itself included). Strings are skipped eight bytes at a time where nothing in them
+/// can matter, as [`super::read::Depth`] does.
+fn skip_container(b: &[u8], mut i: usize) -> Option<(usize, usize)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has = |w: u64, c: u8| {
+        let x = w ^ (ONES * u64::from(c));
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    let (mut depth, mut max, mut in_string) = (0usize, 0usize, false);
+    loop {
+        while let Some(chunk) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            let hits = if in_string {
+                has(w, b'"') | has(w, b'\\')
+            } else {
+                has(w, b'"') | has(w, b'[') | has(w, b']') | has(w, b'{') | has(w, b'}')
+            };
+            if hits == 0 {
+                i += 8;
+            } else {
+                i += (hits.trailing_zeros() / 8) as usize;
+                break;
+            }
+        }
+        match (in_string, *b.get(i)?) {
+            (true, b'\\') => i += 1,
+            (_, b'"') => in_string = !in_string,
+            (false, b'[' | b'{') => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            (false, b']' | b'}') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some((i + 1, max));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fields;
+
+    #[test]
+    fn one_pass_reads_fields_and_depth_as_the_full_reader_would() {
+        let f = Fields::of(
+            r#" {"name" : "a\"b", "x": [1, {"y": "]}{["}], "inputSchema": {"a": [[]]}, "n": -1e5}"#,
+        )
+        .unwrap();
+        assert_eq!(f.get("name"), Some(r#""a\"b""#));
+        assert_eq!(f.get("inputSchema"), Some(r#"{"a": [[]]}"#));
+        assert_eq!(f.depth, 4);
+        assert_eq!(Fields::of("{}").unwrap().depth, 1);
+        // What the full reader must decide: an escaped key, a field given twice.
+        assert!(Fields::of(r#"{"n\u0061me": "a"}"#).is_none());
+        assert!(Fields::of(r#"{"name": "a", "name": "b"}"#).is_none());
+        assert!(Fields::of(r#"{"d": 1, "d": 2}"#).is_some());
+    }
 }
