@@ -21,8 +21,8 @@
 //! module decides which elements to build and diffs them.
 
 use super::{diff_server, diff_with_budget, Change};
-use crate::error::{Error, Result};
-use crate::lockfile::scan::{build_element, scan};
+use crate::error::Result;
+use crate::lockfile::scan::{build_element, scan_pair};
 use crate::lockfile::{
     key_of, line_map_of_canonical, Element, Kind, LineMap, Lockfile, ServerInfo, Surface,
 };
@@ -67,20 +67,12 @@ fn compare(
     budget: usize,
     with_lines: bool,
 ) -> Result<Compared> {
-    let (sa, sb) = std::thread::scope(|s| {
-        let ta = s.spawn(|| scan(a.0, a.1));
-        let sb = scan(b.0, b.1);
-        let sa = ta
-            .join()
-            .unwrap_or_else(|_| Err(Error::new("scanning the baseline failed")));
-        (sa, sb)
-    });
-    let (sa, sb) = match (sa, sb) {
-        (Ok(sa), Ok(sb)) => (sa, sb),
+    let (sa, sb) = match scan_pair(a, b) {
+        Ok(pair) => pair,
         // The full reader decides: its error, or (for what only the scan minds) the
         // full comparison.
         // (No line map: the caller's full parse counts lines, and warns.)
-        _ => return compare_full(rules, a, b, budget),
+        Err(_) => return compare_full(rules, a, b, budget),
     };
     let mut pa = Surface::default();
     let mut pb = Surface::default();

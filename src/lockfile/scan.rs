@@ -71,35 +71,119 @@ pub(crate) struct Scanned<'a> {
     pub(crate) ordered: bool,
 }
 
-/// Scan one file. When the scan finds anything unusual (a shape problem, a duplicate
-/// key, nesting past the reader's limit), the caller reads both files with the full
-/// reader instead, so the two paths accept the same files and give the same errors.
-pub(crate) fn scan<'a>(bytes: &'a [u8], origin: &str) -> Result<Scanned<'a>> {
-    scan_fast(bytes, origin)
+/// Scan the two files of an offline check. When the scan finds anything unusual (a
+/// shape problem, a duplicate key, nesting past the reader's limit), the caller reads
+/// both files with the full reader instead, so the two paths accept the same files and
+/// give the same errors.
+///
+/// Work is shared between the files and the two threads: the envelopes are parsed
+/// one on each thread, the baseline's elements are read (their fields and depth) half
+/// on each, and an element of the other file whose bytes equal the baseline element
+/// at the same place in key order takes that element's reading: the same bytes read
+/// the same. Only the other file's differing elements are read again.
+pub(crate) fn scan_pair<'a, 'b>(
+    a: (&'a [u8], &str),
+    b: (&'b [u8], &str),
+) -> Result<(Scanned<'a>, Scanned<'b>)> {
+    let (ra, rb) = std::thread::scope(|s| {
+        let ta = s.spawn(|| envelope(a.0, a.1));
+        let rb = envelope(b.0, b.1);
+        (joined(ta.join()), rb)
+    });
+    let (ra, rb) = (ra?, rb?);
+    // The baseline's elements, the first half of each list on a second thread.
+    let lists_a: Vec<&[&'a RawValue]> = Kind::ALL.iter().map(|k| ra.surface.list(*k)).collect();
+    let (first_half, second_half) = std::thread::scope(|s| {
+        let t = s.spawn(|| {
+            lists_a
+                .iter()
+                .map(|l| read_all(&l[..l.len() / 2], a.1))
+                .collect::<Result<Vec<_>>>()
+        });
+        let second = lists_a
+            .iter()
+            .map(|l| read_all(&l[l.len() / 2..], a.1))
+            .collect::<Result<Vec<_>>>();
+        (joined(t.join()), second)
+    });
+    let fields_a: Vec<Vec<Fields<'a>>> = first_half?
+        .into_iter()
+        .zip(second_half?)
+        .map(|(mut x, y)| {
+            x.extend(y);
+            x
+        })
+        .collect();
+    // The other file's, reusing the baseline's for the same bytes.
+    let mut fields_b: Vec<Vec<Fields<'_>>> = Vec::new();
+    for (k, kind) in Kind::ALL.into_iter().enumerate() {
+        let (la, fa) = (lists_a[k], &fields_a[k]);
+        let mut i = 0;
+        let mut out = Vec::new();
+        for raw in rb.surface.list(kind) {
+            if la.get(i).is_some_and(|x| x.get() == raw.get()) {
+                out.push(fa[i].clone());
+                i += 1;
+                continue;
+            }
+            let f = read(raw, b.1)?;
+            // Keep the place in the baseline: past the keys before this one (a guess
+            // from the keys' text; a wrong guess only costs a reading).
+            let key = f.get(kind.key_field());
+            while i < la.len() && fa[i].get(kind.key_field()) < key {
+                i += 1;
+            }
+            if i < la.len() && fa[i].get(kind.key_field()) == key {
+                i += 1;
+            }
+            out.push(f);
+        }
+        fields_b.push(out);
+    }
+    Ok((finish(ra, fields_a, a.1)?, finish(rb, fields_b, b.1)?))
 }
 
-fn scan_fast<'a>(bytes: &'a [u8], origin: &str) -> Result<Scanned<'a>> {
+fn joined<T>(r: std::thread::Result<Result<T>>) -> Result<T> {
+    r.unwrap_or_else(|_| Err(Error::new("scanning a lockfile failed")))
+}
+
+/// The envelope of one file: parsed (every byte found valid JSON, the elements left as
+/// raw text) and its version checked.
+fn envelope<'a>(bytes: &'a [u8], origin: &str) -> Result<RawLock<'a>> {
     // RawValue skips nested values without the reader's depth limit: it is checked on
     // each element (the only place a lockfile the envelope's types accept can nest:
     // at depth 3, inside the file, the surface and a list), in the element's one pass.
     let raw: RawLock<'a> = serde_json::from_slice(bytes).map_err(|e| position_error(origin, &e))?;
     check_version(&raw.covenant_version, origin)?;
+    Ok(raw)
+}
+
+/// One element read: an object, its fields, its depth within the reader's limit.
+fn read<'a>(element: &'a RawValue, origin: &str) -> Result<Fields<'a>> {
+    if raw_kind(element) != '{' {
+        return Err(Error::new(format!("{origin}: an element is not an object")));
+    }
+    let fields = Fields::of(element.get())
+        .ok_or_else(|| Error::new(format!("{origin}: an element the scan does not read")))?;
+    if 3 + fields.depth > MAX_DEPTH {
+        return Err(Error::new(format!("{origin}: nested too deeply")));
+    }
+    Ok(fields)
+}
+
+fn read_all<'a>(list: &[&'a RawValue], origin: &str) -> Result<Vec<Fields<'a>>> {
+    list.iter().map(|e| read(e, origin)).collect()
+}
+
+/// One file's elements validated (as the full reader validates them) and indexed by key.
+fn finish<'a>(raw: RawLock<'a>, fields: Vec<Vec<Fields<'_>>>, origin: &str) -> Result<Scanned<'a>> {
     let mut index = Vec::new();
     let mut ordered = true;
-    for kind in Kind::ALL {
+    for (kind, fields) in Kind::ALL.into_iter().zip(fields) {
         let mut map = BTreeMap::new();
         let mut names: Vec<serde_json::Value> = Vec::new();
         let mut shapes = Vec::new();
-        for element in raw.surface.list(kind) {
-            if raw_kind(element) != '{' {
-                return Err(Error::new(format!("{origin}: an element is not an object")));
-            }
-            let fields = Fields::of(element.get()).ok_or_else(|| {
-                Error::new(format!("{origin}: an element the scan does not read"))
-            })?;
-            if 3 + fields.depth > MAX_DEPTH {
-                return Err(Error::new(format!("{origin}: nested too deeply")));
-            }
+        for fields in &fields {
             let arguments = match fields.get("arguments") {
                 None => Arguments::Absent,
                 Some(a) if first(a) == 'n' => Arguments::Absent,
@@ -170,6 +254,7 @@ fn scan_fast<'a>(bytes: &'a [u8], origin: &str) -> Result<Scanned<'a>> {
         ordered,
     })
 }
+
 pub(crate) fn build_element(raw: &RawValue, origin: &str, kind: Kind) -> Result<Element> {
     let mut e: Element = serde_json::from_str(raw.get()).map_err(|err| {
         Error::new(format!(
@@ -191,6 +276,7 @@ fn first(value: &str) -> char {
 /// depth. `None` for anything this pass does not read as the full reader would (a key
 /// with an escape, a field validation reads given twice): the caller then falls back to
 /// the full reader, which decides.
+#[derive(Clone)]
 struct Fields<'a> {
     /// (key, value text) of `name`, `uri`, `uriTemplate`, `inputSchema`,
     /// `outputSchema`, `arguments`, as found.
