@@ -337,6 +337,9 @@ pub(super) fn type_within(t: &str, ts: &[String]) -> bool {
 /// from annotations, but `v`'s `enum` (or `const`) may be within `s`'s and `v`'s `type`
 /// within `s`'s. Anything else: `false` (not known).
 pub(super) fn covers(s: &Value, v: &Value) -> bool {
+    if let Some((sp, vps)) = one_property_apart(s, &[v]) {
+        return covers(sp, vps[0]);
+    }
     let (Some(s), Some(v)) = (parts(s), parts(v)) else {
         return false;
     };
@@ -357,6 +360,10 @@ pub(super) fn covers(s: &Value, v: &Value) -> bool {
 /// (`covers`), and each of `s`'s values and types is some variant's (`type: [string,
 /// number]` against `anyOf: [{type: string}, {type: number}]`).
 pub(super) fn split_into(s: &Value, variants: &[&Value]) -> bool {
+    // Objects alike but in one property (a tag): the union splits that property.
+    if let Some((sp, vps)) = one_property_apart(s, variants) {
+        return split_into(sp, &vps);
+    }
     if variants.is_empty() || !variants.iter().all(|v| covers(s, v)) {
         return false;
     }
@@ -397,6 +404,54 @@ pub(super) fn split_into(s: &Value, variants: &[&Value]) -> bool {
         }),
         (None, None) => vps.iter().any(|p| p.values.is_none() && p.types.is_none()),
     }
+}
+
+/// Objects that are the same (apart from annotations, with the same property names)
+/// but in the schema of one property: that property's schema in `s` and in each variant.
+/// An object accepted by one of them is accepted by another exactly when its value there
+/// is, so containment and splitting come down to that one property.
+fn one_property_apart<'a>(
+    s: &'a Value,
+    variants: &[&'a Value],
+) -> Option<(&'a Value, Vec<&'a Value>)> {
+    let outer = |x: &'a Value| -> Option<(
+        std::collections::BTreeMap<&'a String, &'a Value>,
+        &'a Map<String, Value>,
+    )> {
+        let m = x.as_object()?;
+        if x.to_string().contains("\"$ref\"") {
+            return None;
+        }
+        let props = m.get("properties")?.as_object()?;
+        let rest = m
+            .iter()
+            .filter(|(k, _)| *k != "properties" && !keywords::is_annotation(k))
+            .collect();
+        Some((rest, props))
+    };
+    let (s_rest, s_props) = outer(s)?;
+    let mut apart: Option<&String> = None;
+    let mut out = Vec::new();
+    for v in variants {
+        let (v_rest, v_props) = outer(v)?;
+        if v_rest != s_rest || v_props.len() != s_props.len() {
+            return None;
+        }
+        for (name, x) in s_props {
+            let y = v_props.get(name)?;
+            if x != y && apart.is_some_and(|a| a != name) {
+                return None;
+            }
+            if x != y {
+                apart = Some(name);
+            }
+        }
+    }
+    let name = apart?;
+    for v in variants {
+        out.push(v.get("properties")?.get(name)?);
+    }
+    Some((s.get("properties")?.get(name)?, out))
 }
 
 /// Variants no value can match twice: each allows one JSON type no other allows
@@ -506,6 +561,26 @@ mod tests {
         assert!(!split(
             json!({"type": "string", "enum": ["a"]}),
             &[json!({"type": "string"})]
+        ));
+        // Closed objects alike but in their tag: the one object with every tag value.
+        let tagged = |tags: Value| {
+            json!({"type": "object", "properties": {"type": {"type": "string", "enum": tags},
+                   "n": {"type": "integer"}}, "required": ["type"], "additionalProperties": false})
+        };
+        assert!(split(
+            tagged(json!(["web", "news"])),
+            &[tagged(json!(["web"])), tagged(json!(["news"]))]
+        ));
+        assert!(!split(
+            tagged(json!(["web", "news"])),
+            &[tagged(json!(["web"]))]
+        ));
+        // Apart in two properties: not a split (a web object with n = "x" is in neither).
+        let mut other = tagged(json!(["news"]));
+        other["properties"]["n"] = json!({"type": "string"});
+        assert!(!split(
+            tagged(json!(["web", "news"])),
+            &[tagged(json!(["web"])), other]
         ));
     }
 }
