@@ -406,6 +406,9 @@ pub(super) fn split_into(s: &Value, variants: &[&Value]) -> bool {
     }
 }
 
+/// An object's keywords but `properties` and annotations.
+type Outer<'a> = std::collections::BTreeMap<&'a String, &'a Value>;
+
 /// Objects that are the same (apart from annotations, with the same property names)
 /// but in the schema of one property: that property's schema in `s` and in each variant.
 /// An object accepted by one of them is accepted by another exactly when its value there
@@ -414,10 +417,7 @@ fn one_property_apart<'a>(
     s: &'a Value,
     variants: &[&'a Value],
 ) -> Option<(&'a Value, Vec<&'a Value>)> {
-    let outer = |x: &'a Value| -> Option<(
-        std::collections::BTreeMap<&'a String, &'a Value>,
-        &'a Map<String, Value>,
-    )> {
+    let outer = |x: &'a Value| -> Option<(Outer<'a>, &'a Map<String, Value>)> {
         let m = x.as_object()?;
         if x.to_string().contains("\"$ref\"") {
             return None;
