@@ -25,17 +25,7 @@ fn tools() -> Value {
 fn snapshot(dir: &Path, spec: &Value, extra: &[&str]) -> (Output, std::path::PathBuf) {
     let spec_path = write_spec(dir, spec);
     let out = dir.join("mcp-covenant.lock");
-    let o = bin()
-        .arg("snapshot")
-        .arg("-o")
-        .arg(&out)
-        .args(extra)
-        .arg("--")
-        .arg(fixture())
-        .arg(&spec_path)
-        .output()
-        .unwrap();
-    (o, out)
+    (snapshot_fixture(&out, &spec_path, extra), out)
 }
 
 fn read(p: &Path) -> Value {
@@ -54,13 +44,10 @@ fn snapshot_is_byte_identical_on_rerun() {
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(fs::read(&out).unwrap(), first, "rerun changed the bytes");
     let lock = read(&out);
-    let names: Vec<&str> = lock["surface"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["alpha", "beta", "delta", "gamma", "search"]);
+    assert_eq!(
+        tool_names(&lock),
+        ["alpha", "beta", "delta", "gamma", "search"]
+    );
     assert!(
         lock["surface"]["tools"][4].get("_meta").is_none(),
         "_meta is transport detail"

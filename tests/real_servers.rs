@@ -179,13 +179,7 @@ fn mcp_server_time_on_the_current_sdk_is_captured_with_its_identity() {
         lock["server"]
     );
     assert_eq!(lock["server"]["protocolVersion"], "2026-07-28");
-    let names: Vec<&str> = lock["surface"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["convert_time", "get_current_time"]);
+    assert_eq!(tool_names(&lock), ["convert_time", "get_current_time"]);
     // The same capture pinned to the revision, and again in auto: no change.
     snapshot(&b, &cmd, &["--protocol", "2026-07-28"]);
     let (code, report) = check(&a, &b);

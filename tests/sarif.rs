@@ -32,14 +32,7 @@ fn pair(dir: &Path) -> (PathBuf, PathBuf) {
         let spec_path = dir.join(format!("{name}.json"));
         fs::write(&spec_path, spec.to_string()).unwrap();
         let lock = dir.join(format!("{name}.lock"));
-        let o = bin()
-            .args(["snapshot", "-o"])
-            .arg(&lock)
-            .arg("--")
-            .arg(fixture())
-            .arg(&spec_path)
-            .output()
-            .unwrap();
+        let o = snapshot_fixture(&lock, &spec_path, &[]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         out.push(lock);
     }

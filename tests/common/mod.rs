@@ -40,6 +40,30 @@ pub fn write_spec(dir: &Path, spec: &serde_json::Value) -> PathBuf {
     p
 }
 
+/// `snapshot -o OUT [EXTRA...] -- fixture-server SPEC`: a capture of the fixture server.
+pub fn snapshot_fixture(out: &Path, spec: &Path, extra: &[&str]) -> Output {
+    bin()
+        .arg("snapshot")
+        .arg("-o")
+        .arg(out)
+        .args(extra)
+        .arg("--")
+        .arg(fixture())
+        .arg(spec)
+        .output()
+        .unwrap()
+}
+
+/// The names of a lockfile's tools, in lockfile order.
+pub fn tool_names(lock: &serde_json::Value) -> Vec<&str> {
+    lock["surface"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
