@@ -80,7 +80,7 @@ pub fn apply(
             }
         }
     }
-    let fails = fail_on.is_some_and(|level| kept.iter().any(|c| c.severity <= level));
+    let fails = kept.iter().any(|c| self::fails(c.severity, fail_on));
     Outcome {
         bump: diff::version::required_bump(&kept),
         changes: kept,
@@ -89,4 +89,9 @@ pub fn apply(
         fails,
         config_name: config.name(),
     }
+}
+
+/// A change of `severity` fails the gate at `fail_on` (`None`: never).
+pub fn fails(severity: Severity, fail_on: Option<Severity>) -> bool {
+    fail_on.is_some_and(|level| severity <= level)
 }

@@ -165,6 +165,23 @@ fn machine_formats_hold_every_server() {
         "{xml}"
     );
     assert_eq!(xml.matches("<testsuites ").count(), 1, "{xml}");
+    // The totals are the suites' sums, and every suite is closed.
+    let attr = |tag: &str, key: &str| -> Vec<usize> {
+        xml.split(&format!("<{tag} "))
+            .skip(1)
+            .map(|t| {
+                let v = t.split(&format!(" {key}=\"")).nth(1).unwrap();
+                v[..v.find('"').unwrap()].parse().unwrap()
+            })
+            .collect()
+    };
+    for key in ["tests", "failures"] {
+        let suites: usize = attr("testsuite", key).iter().sum();
+        assert_eq!(attr("testsuites", key), vec![suites], "{key}: {xml}");
+    }
+    assert_eq!(xml.matches("<testsuite ").count(), 2, "{xml}");
+    assert_eq!(xml.matches("</testsuite>").count(), 2, "{xml}");
+    assert!(attr("testsuites", "failures")[0] > 0, "{xml}");
 
     let o = run(&d, &["check", "--format", "markdown"]);
     let md = stdout(&o);

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use termcolor::{NoColor, WriteColor};
+use termcolor::WriteColor;
 
-use super::output::{emit, for_each_server, merge_sarif};
+use super::output::{emit, for_each_server};
 use super::settings::CheckSettings;
 use super::source::{capture, Live, LockSource};
 use crate::config::{Config, Server};
@@ -192,16 +192,16 @@ pub(super) fn run(
             code = code.max(u8::from(r.fails));
         }
     }
-    let grouped: Vec<(&Server, Option<&Report<'_>>)> = servers
+    let grouped: Vec<(&str, &Path, Option<&Report<'_>>)> = servers
         .iter()
         .zip(&reports)
-        .map(|(server, (_, r))| (*server, r.as_ref()))
+        .map(|(server, (_, r))| (server.name.as_str(), server.lockfile.as_path(), r.as_ref()))
         .collect();
     emit(
         out,
         settings.output.as_deref(),
-        &|o| render_grouped(&grouped, settings.format, o),
-        &|o| render_grouped(&grouped, Format::Human, o),
+        &|o| report::grouped::check(&grouped, settings.format, o),
+        &|o| report::grouped::check(&grouped, Format::Human, o),
     )?;
     Ok(code)
 }
@@ -304,122 +304,4 @@ fn check_one<'r>(
     }
     report.elements = compared.subjects;
     Ok(report)
-}
-
-/// Several servers' reports as one document: the human and markdown reports under a
-/// heading per server, GitHub annotations one after the other (each names its
-/// lockfile), JSON as `{"covenant_version", "servers": [{"name", "lockfile", "report"}]}`,
-/// SARIF as one run per server (`automationDetails.id` = `mcp-covenant/NAME/`), JUnit as
-/// one testsuite per server. A server that failed (its `error:` line is on stderr) is
-/// listed with `"error": true` / as failed.
-fn render_grouped(
-    reports: &[(&Server, Option<&Report<'_>>)],
-    format: Format,
-    out: &mut dyn WriteColor,
-) -> std::io::Result<()> {
-    let text = |r: &Report<'_>, f: Format| -> std::io::Result<String> {
-        let mut buf = NoColor::new(Vec::new());
-        report::render(r, f, &mut buf)?;
-        Ok(String::from_utf8_lossy(&buf.into_inner()).into_owned())
-    };
-    match format {
-        Format::Human | Format::Markdown | Format::Github => {
-            for (i, (server, report)) in reports.iter().enumerate() {
-                let heading = match format {
-                    Format::Human => format!(
-                        "{}== server {} ({})\n",
-                        if i > 0 { "\n" } else { "" },
-                        server.name,
-                        server.lockfile.display()
-                    ),
-                    Format::Markdown => format!("## Server `{}`\n\n", server.name),
-                    _ => String::new(),
-                };
-                out.set_color(termcolor::ColorSpec::new().set_bold(true))?;
-                out.write_all(heading.as_bytes())?;
-                out.reset()?;
-                match report {
-                    // One comment: the servers share GitHub's size limit.
-                    Some(r) if format == Format::Markdown => out.write_all(
-                        report::markdown_within(r, report::MARKDOWN_BUDGET / reports.len())
-                            .as_bytes(),
-                    )?,
-                    Some(r) => report::render(r, format, out)?,
-                    None if format == Format::Github => {}
-                    None => out.write_all(b"could not be checked: see the error above\n\n")?,
-                }
-            }
-        }
-        Format::Json => {
-            let mut doc = format!(
-                "{{\n  \"covenant_version\": {},\n  \"servers\": [",
-                serde_json::json!(lockfile::COVENANT_VERSION)
-            );
-            for (i, (server, report)) in reports.iter().enumerate() {
-                doc.push_str(if i > 0 { ",\n    " } else { "\n    " });
-                let name = serde_json::json!(server.name);
-                let lock = serde_json::json!(server.lockfile.display().to_string());
-                match report {
-                    Some(r) => doc.push_str(&format!(
-                        "{{ \"name\": {name}, \"lockfile\": {lock}, \"report\": {} }}",
-                        text(r, format)?.trim_end()
-                    )),
-                    None => doc.push_str(&format!(
-                        "{{ \"name\": {name}, \"lockfile\": {lock}, \"error\": true }}"
-                    )),
-                }
-            }
-            doc.push_str("\n  ]\n}\n");
-            out.write_all(doc.as_bytes())?;
-        }
-        Format::Sarif => {
-            let mut docs = Vec::new();
-            for (server, report) in reports {
-                if let Some(r) = report {
-                    docs.push((server.name.clone(), text(r, format)?));
-                }
-            }
-            out.write_all(merge_sarif(docs.into_iter())?.as_bytes())?;
-        }
-        Format::Junit => {
-            let (mut tests, mut failures, mut suites) = (0usize, 0usize, String::new());
-            for (server, report) in reports {
-                let Some(r) = report else {
-                    tests += 1;
-                    failures += 1;
-                    suites.push_str(&format!(
-                        "  <testsuite name=\"mcp-covenant check {0}\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n    <testcase classname=\"mcp-covenant.server\" name=\"{0}\">\n      <failure type=\"error\" message=\"could not be checked\">could not be checked</failure>\n    </testcase>\n  </testsuite>\n",
-                        server.name
-                    ));
-                    continue;
-                };
-                let one = text(r, format)?;
-                let attr = |s: &str, key: &str| -> usize {
-                    s.split_once(&format!(" {key}=\""))
-                        .and_then(|(_, rest)| rest.split('"').next()?.parse().ok())
-                        .unwrap_or(0)
-                };
-                let (Some(start), Some(end)) =
-                    (one.find("  <testsuite "), one.rfind("</testsuites>"))
-                else {
-                    continue;
-                };
-                let suite = &one[start..end];
-                tests += attr(suite, "tests");
-                failures += attr(suite, "failures");
-                suites.push_str(&suite.replacen(
-                    "name=\"mcp-covenant check\"",
-                    &format!("name=\"mcp-covenant check {}\"", server.name),
-                    1,
-                ));
-            }
-            out.write_all(
-                format!(
-                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcp-covenant\" tests=\"{tests}\" failures=\"{failures}\">\n{suites}</testsuites>\n"
-                )
-                .as_bytes(),
-            )?;
-        }
-    }
-    Ok(())
 }

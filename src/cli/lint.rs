@@ -6,7 +6,7 @@ use std::path::Path;
 use termcolor::WriteColor;
 
 use super::args::LintFormat;
-use super::output::{emit, for_each_server, merge_sarif};
+use super::output::{emit, for_each_server};
 use super::settings::LintSettings;
 use super::source::{capture, Live, LockSource};
 use crate::error::Result;
@@ -169,7 +169,7 @@ fn render_lint_grouped(
                 let text = report::sarif::lint(rules, findings.as_ref()?, &[]);
                 Some((name.replace(' ', "-"), text))
             });
-            out.write_all(merge_sarif(docs)?.as_bytes())?;
+            out.write_all(report::grouped::merge_sarif(docs)?.as_bytes())?;
         }
     }
     Ok(())

@@ -50,33 +50,3 @@ pub(super) fn emit(
     }
     out.flush().map_err(io_err)
 }
-
-/// One SARIF document from several, each run tagged `automationDetails.id =
-/// mcp-covenant/NAME/` (GitHub code scanning tells runs of one tool apart by it).
-pub(super) fn merge_sarif(docs: impl Iterator<Item = (String, String)>) -> std::io::Result<String> {
-    let mut merged: Option<serde_json::Value> = None;
-    let mut runs = Vec::new();
-    for (name, text) in docs {
-        let mut one: serde_json::Value =
-            serde_json::from_str(&text).map_err(std::io::Error::other)?;
-        if let Some(serde_json::Value::Array(rs)) = one.get_mut("runs").map(serde_json::Value::take)
-        {
-            for mut run in rs {
-                run["automationDetails"] =
-                    serde_json::json!({ "id": format!("mcp-covenant/{name}/") });
-                runs.push(run);
-            }
-        }
-        merged.get_or_insert(one);
-    }
-    let mut doc = merged.unwrap_or_else(|| {
-        serde_json::json!({
-            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-            "version": "2.1.0"
-        })
-    });
-    doc["runs"] = serde_json::Value::Array(runs);
-    let mut text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
-    text.push('\n');
-    Ok(text)
-}

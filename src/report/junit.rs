@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::Report;
-use crate::rules::Severity;
+use crate::policy;
 
 /// XML 1.0 text: server strings on one line, markup as entities, no character XML
 /// forbids.
@@ -12,8 +12,49 @@ fn esc(s: &str) -> String {
     super::escape::xml(s)
 }
 
-/// `elements`: every subject of both surfaces, so unchanged elements pass visibly.
-pub fn to_string(report: &Report<'_>, elements: &[String], fail_on: Option<Severity>) -> String {
+/// One report as a JUnit document (`report.elements`: every subject of both surfaces, so
+/// unchanged elements pass visibly).
+pub fn to_string(report: &Report<'_>) -> String {
+    let (tests, failures, suite) = suite(report, "mcp-covenant check");
+    document(tests, failures, &suite)
+}
+
+/// Several servers' reports (`None`: a server that could not be checked) as one
+/// document, a testsuite per server.
+pub fn grouped(reports: &[(&str, Option<&Report<'_>>)]) -> String {
+    let (mut tests, mut failures, mut suites) = (0, 0, String::new());
+    for (server, report) in reports {
+        let name = format!("mcp-covenant check {server}");
+        match report {
+            Some(r) => {
+                let (t, f, text) = suite(r, &name);
+                tests += t;
+                failures += f;
+                suites.push_str(&text);
+            }
+            None => {
+                tests += 1;
+                failures += 1;
+                suites.push_str(&format!(
+                    "  <testsuite name=\"{}\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n    <testcase classname=\"mcp-covenant.server\" name=\"{}\">\n      <failure type=\"error\" message=\"could not be checked\">could not be checked</failure>\n    </testcase>\n  </testsuite>\n",
+                    esc(&name),
+                    esc(server)
+                ));
+            }
+        }
+    }
+    document(tests, failures, &suites)
+}
+
+fn document(tests: usize, failures: usize, suites: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcp-covenant\" tests=\"{tests}\" failures=\"{failures}\">\n{suites}</testsuites>\n"
+    )
+}
+
+/// One report's testsuite named `name`: its test and failure counts, and its XML.
+fn suite(report: &Report<'_>, name: &str) -> (usize, usize, String) {
+    let elements = &report.elements;
     let mut by_subject: BTreeMap<&str, Vec<&crate::diff::Change>> = BTreeMap::new();
     for s in elements {
         by_subject.entry(s.as_str()).or_default();
@@ -21,20 +62,16 @@ pub fn to_string(report: &Report<'_>, elements: &[String], fail_on: Option<Sever
     for c in &report.changes {
         by_subject.entry(c.subject.as_str()).or_default().push(c);
     }
-    let failing = |c: &&crate::diff::Change| fail_on.is_some_and(|l| c.severity <= l);
+    let failing = |c: &&crate::diff::Change| policy::fails(c.severity, report.fail_on);
     let failures = by_subject
         .values()
         .filter(|cs| cs.iter().any(failing))
         .count();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    out.push_str(&format!(
-        "<testsuites name=\"mcp-covenant\" tests=\"{}\" failures=\"{failures}\">\n",
+    let mut out = format!(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n",
+        esc(name),
         by_subject.len()
-    ));
-    out.push_str(&format!(
-        "  <testsuite name=\"mcp-covenant check\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n",
-        by_subject.len()
-    ));
+    );
     for (subject, changes) in &by_subject {
         let class = subject.split(':').next().unwrap_or("element");
         out.push_str(&format!(
@@ -76,6 +113,6 @@ pub fn to_string(report: &Report<'_>, elements: &[String], fail_on: Option<Sever
         }
         out.push_str("    </testcase>\n");
     }
-    out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    out.push_str("  </testsuite>\n");
+    (by_subject.len(), failures, out)
 }

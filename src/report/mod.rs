@@ -2,6 +2,7 @@
 
 pub mod anchor;
 pub(crate) use crate::escape;
+pub mod grouped;
 mod human;
 mod json;
 mod junit;
@@ -113,9 +114,7 @@ pub fn render(report: &Report<'_>, format: Format, out: &mut dyn WriteColor) -> 
         Format::Markdown => out.write_all(markdown::to_string(report).as_bytes()),
         Format::Github => out.write_all(markdown::github(report).as_bytes()),
         Format::Sarif => out.write_all(sarif::check(report).as_bytes()),
-        Format::Junit => {
-            out.write_all(junit::to_string(report, &report.elements, report.fail_on).as_bytes())
-        }
+        Format::Junit => out.write_all(junit::to_string(report).as_bytes()),
     }
 }
 
