@@ -665,3 +665,39 @@ mod as_root {
         );
     }
 }
+
+#[test]
+fn a_hand_edited_lockfile_with_the_same_interface_keeps_its_capture_time() {
+    let d = tmpdir("same-interface");
+    let spec_path = write_spec(&d, &json!({"tools": tools()}));
+    let out = d.join("x.lock");
+    let snapshot = |epoch: &str| {
+        let o = bin()
+            .env("SOURCE_DATE_EPOCH", epoch)
+            .args(["snapshot", "-o"])
+            .arg(&out)
+            .arg("--")
+            .arg(fixture())
+            .arg(&spec_path)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    };
+    snapshot("100");
+    let canonical = std::fs::read(&out).unwrap();
+    // Compact, tools reversed: not canonical, the same interface.
+    let mut lock = read(&out);
+    lock["surface"]["tools"].as_array_mut().unwrap().reverse();
+    std::fs::write(&out, lock.to_string()).unwrap();
+    snapshot("200");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        canonical,
+        "time kept, text canonical again"
+    );
+    // A different interface takes the new time.
+    lock["surface"]["tools"][0]["description"] = json!("changed by hand");
+    std::fs::write(&out, lock.to_string()).unwrap();
+    snapshot("300");
+    assert_eq!(read(&out)["captured_at_unix"], 300);
+}

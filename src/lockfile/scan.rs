@@ -147,6 +147,16 @@ fn joined<T>(r: std::thread::Result<Result<T>>) -> Result<T> {
     r.unwrap_or_else(|_| Err(Error::new("scanning a lockfile failed")))
 }
 
+/// Scan one file (see [`scan_pair`]).
+pub(crate) fn scan<'a>(bytes: &'a [u8], origin: &str) -> Result<Scanned<'a>> {
+    let raw = envelope(bytes, origin)?;
+    let fields = Kind::ALL
+        .iter()
+        .map(|k| read_all(raw.surface.list(*k), origin))
+        .collect::<Result<Vec<_>>>()?;
+    finish(raw, fields, origin)
+}
+
 /// The envelope of one file: parsed (every byte found valid JSON, the elements left as
 /// raw text) and its version checked.
 fn envelope<'a>(bytes: &'a [u8], origin: &str) -> Result<RawLock<'a>> {

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use super::lines::LineMap;
 use super::model::{key_of, Kind, Lockfile};
 use super::read::{captured_at_of, kind_of, read_input, Depth, INPUTS, MAX_DEPTH};
+use super::scan;
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
 
@@ -185,10 +186,8 @@ impl Lockfile {
                 self.captured_at_unix = fresh;
             }
             // Slow: a hand-edited or older-format file with the same interface.
-            if let Ok(previous) = Lockfile::parse(old, "") {
-                if previous.surface == self.surface && previous.server == self.server {
-                    self.captured_at_unix = previous.captured_at_unix;
-                }
+            if let Some(at) = self.same_interface_as(old) {
+                self.captured_at_unix = at;
             }
         }
         drop(old);
@@ -211,6 +210,36 @@ impl Lockfile {
             }
             Ok(())
         })
+    }
+}
+
+impl Lockfile {
+    /// The capture time of `old` when it is a lockfile the full reader reads as this
+    /// one's server and surface. Scanned, each element built and compared one at a
+    /// time (the old file is never built whole: that is many times its size); a file
+    /// the scan does not read is read in full, which decides.
+    fn same_interface_as(&self, old: &[u8]) -> Option<u64> {
+        let Ok(side) = scan::scan(old, "") else {
+            let previous = Lockfile::parse(old, "").ok()?;
+            return (previous.surface == self.surface && previous.server == self.server)
+                .then_some(previous.captured_at_unix);
+        };
+        if side.server != self.server {
+            return None;
+        }
+        for (k, kind) in Kind::ALL.into_iter().enumerate() {
+            // Both in key order: the scan's index, and a normalised surface.
+            let (theirs, ours) = (&side.index[k], self.surface.list(kind));
+            if theirs.len() != ours.len() {
+                return None;
+            }
+            for (raw, element) in theirs.values().zip(ours) {
+                if scan::build_element(raw, "", kind).ok()? != *element {
+                    return None;
+                }
+            }
+        }
+        Some(side.captured_at_unix)
     }
 }
 
