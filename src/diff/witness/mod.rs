@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 
 use super::Change;
 use crate::keywords;
-use crate::rules::{Direction, Severity};
+use crate::rules::{Certainty, Direction, Severity};
 
 /// Candidates tried per change, and validator steps per candidate: a witness is a
 /// convenience, never a reason for a slow or unbounded check.
@@ -69,7 +69,13 @@ pub(crate) fn attach(
                 Direction::Output => Truth::No,
             },
         });
+        let checked = own.is_some();
         change.witness = find_checked(direction, a, b, &segs, own, budget);
+        // A conservative verdict (breaking because what changed is not modelled) that
+        // this change's own witness proves is no longer a guess.
+        if checked && change.witness.is_some() {
+            change.certainty = Certainty::Exact;
+        }
     }
 }
 
