@@ -99,30 +99,10 @@ pub(crate) struct Depth {
 
 impl Depth {
     pub(crate) fn feed(&mut self, bytes: &[u8]) {
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        // A high bit in every byte of `w` equal to `b`; exact up to the first match.
-        let has = |w: u64, b: u8| {
-            let x = w ^ (ONES * u64::from(b));
-            x.wrapping_sub(ONES) & !x & HIGH
-        };
         let (mut depth, mut max, mut in_string) = (self.depth, self.max, self.in_string);
         let mut i = self.skip;
         while i < bytes.len() {
-            while let Some(chunk) = bytes.get(i..i + 8) {
-                let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-                let hits = if in_string {
-                    has(w, b'"') | has(w, b'\\')
-                } else {
-                    has(w, b'"') | has(w, b'[') | has(w, b']') | has(w, b'{') | has(w, b'}')
-                };
-                if hits == 0 {
-                    i += 8;
-                } else {
-                    i += (hits.trailing_zeros() / 8) as usize;
-                    break;
-                }
-            }
+            i = skip_quiet(bytes, i, in_string);
             let Some(&b) = bytes.get(i) else { break };
             match (in_string, b) {
                 (true, b'\\') => i += 1, // the escaped byte is skipped too
@@ -139,6 +119,35 @@ impl Depth {
         self.skip = i.saturating_sub(bytes.len());
         (self.depth, self.max, self.in_string) = (depth, max, in_string);
     }
+}
+
+/// The offset of the first byte at or after `i` that can matter to nesting: a quote or
+/// a backslash inside a string (`in_string`), a quote or a bracket outside one. Eight
+/// bytes at a time; the last few (fewer than eight) are left to the caller's loop, so
+/// the result may be a byte that does not matter, never past one that does.
+#[inline]
+pub(crate) fn skip_quiet(bytes: &[u8], mut i: usize, in_string: bool) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A high bit in every byte of `w` equal to `b`; exact up to the first match.
+    let has = |w: u64, b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let hits = if in_string {
+            has(w, b'"') | has(w, b'\\')
+        } else {
+            has(w, b'"') | has(w, b'[') | has(w, b']') | has(w, b'{') | has(w, b'}')
+        };
+        if hits == 0 {
+            i += 8;
+        } else {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+    }
+    i
 }
 
 /// The first character of a JSON value's text: `{`, `[`, `"`, `t`, `f`, `n` or `0`

@@ -395,31 +395,12 @@ fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
 }
 
 /// The offset just past the array or object that starts at `i`, and how deep it nests
-/// (itself included). Strings are skipped eight bytes at a time where nothing in them
-/// can matter, as [`super::read::Depth`] does.
+/// (itself included). Bytes that cannot matter are skipped eight at a time
+/// ([`super::read::skip_quiet`], as [`super::read::Depth`] does).
 fn skip_container(b: &[u8], mut i: usize) -> Option<(usize, usize)> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has = |w: u64, c: u8| {
-        let x = w ^ (ONES * u64::from(c));
-        x.wrapping_sub(ONES) & !x & HIGH
-    };
     let (mut depth, mut max, mut in_string) = (0usize, 0usize, false);
     loop {
-        while let Some(chunk) = b.get(i..i + 8) {
-            let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            let hits = if in_string {
-                has(w, b'"') | has(w, b'\\')
-            } else {
-                has(w, b'"') | has(w, b'[') | has(w, b']') | has(w, b'{') | has(w, b'}')
-            };
-            if hits == 0 {
-                i += 8;
-            } else {
-                i += (hits.trailing_zeros() / 8) as usize;
-                break;
-            }
-        }
+        i = super::read::skip_quiet(b, i, in_string);
         match (in_string, *b.get(i)?) {
             (true, b'\\') => i += 1,
             (_, b'"') => in_string = !in_string,
