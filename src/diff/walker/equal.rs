@@ -476,8 +476,9 @@ pub(super) fn disjoint(variants: &[&Value]) -> bool {
         })
         .collect();
     if let Some(listed) = listed {
-        let all: Vec<&Value> = listed.iter().flatten().collect();
-        if (0..all.len()).all(|i| all[..i].iter().all(|x| *x != all[i])) {
+        // By text, through a set: a hostile enum of many values costs linear time.
+        let mut seen = HashSet::new();
+        if listed.iter().flatten().all(|x| seen.insert(x.to_string())) {
             return true;
         }
     }

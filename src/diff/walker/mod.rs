@@ -11,7 +11,7 @@
 //! counts as the same, `structural` walks the applicators.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 use serde_json::{Map, Value};

@@ -6,6 +6,10 @@
 
 use super::*;
 
+/// The most variants a plain schema is tested against for containment (`covers`,
+/// `split_into`).
+const SMALL_UNION: usize = 64;
+
 impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// Applicators holding one subschema. Those whose changes have a direction
     /// (`contains`, `propertyNames`, `then`, ...) are walked; `not`, `if` and draft-07
@@ -218,7 +222,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             .collect();
         let plain_seen = through_refs(self.roots[plain_side], plain_value);
         // The plain schema is the union, split by value or by type: nothing changed.
-        if split_into(plain_seen, &resolved) {
+        // Each containment test serialises the plain schema once per variant: only for
+        // unions of a size people write, so a hostile one costs nothing extra (past it,
+        // the variants are reported one by one, as before).
+        let small = resolved.len() <= SMALL_UNION;
+        if small && split_into(plain_seen, &resolved) {
             return;
         }
         // oneOf: a variant beside the plain schema's own may share values with it.
@@ -241,7 +249,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     values_only,
                     after_variant: None,
                 });
-            } else if cond.is_none() && covers(plain_seen, resolved[j]) {
+            } else if small && cond.is_none() && covers(plain_seen, resolved[j]) {
                 // Every value of this variant is a value of the plain schema on the other
                 // side: `enum [a, b]` against `anyOf [enum [a], enum [b]]`.
             } else {
