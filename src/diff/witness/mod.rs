@@ -47,8 +47,11 @@ pub(crate) fn attach(
 ) {
     let empty = Value::Object(Map::new());
     let (a, b) = (before.unwrap_or(&empty), after.unwrap_or(&empty));
+    // Undoing a change copies the new schema: that copy is charged to the same budget,
+    // one step per node, so thousands of changes in one huge schema stay bounded.
+    let mut copy_cost = None;
     for change in changes.iter_mut() {
-        if change.severity != Severity::Breaking {
+        if change.severity != Severity::Breaking || *budget == 0 {
             continue;
         }
         let (Some(direction), Some(path)) = (change.direction, change.path.as_deref()) else {
@@ -61,6 +64,12 @@ pub(crate) fn attach(
         if field == "arguments" && !segs.is_empty() {
             segs.insert(0, Seg::Name("properties".into()));
         }
+        let cost = *copy_cost.get_or_insert_with(|| nodes(b));
+        if *budget <= cost {
+            *budget = 0;
+            continue;
+        }
+        *budget -= cost;
         let reverted = revert_keyword(&change.code, a, b, &segs);
         let own = reverted.as_ref().map(|new| Own {
             new,
@@ -77,6 +86,21 @@ pub(crate) fn attach(
             change.certainty = Certainty::Exact;
         }
     }
+}
+
+/// How many values `v` holds, itself included (what copying it costs).
+fn nodes(v: &Value) -> usize {
+    let mut stack = vec![v];
+    let mut n = 0;
+    while let Some(v) = stack.pop() {
+        n += 1;
+        match v {
+            Value::Array(xs) => stack.extend(xs),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    n
 }
 
 /// The new schema with one change undone, and what it must say of a witness of that
