@@ -226,12 +226,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // unions of a size people write, so a hostile one costs nothing extra (past it,
         // the variants are reported one by one, as before).
         let small = resolved.len() <= SMALL_UNION;
-        if small && split_into(plain_seen, &resolved) {
+        // oneOf: a variant beside the plain schema's own may share values with it (and a
+        // value two variants share is rejected, so no split covers it).
+        let overlapping = kw == "oneOf" && resolved.len() > 1 && !disjoint(&resolved);
+        if small && !overlapping && split_into(plain_seen, &resolved) {
             return;
         }
-        // oneOf: a variant beside the plain schema's own may share values with it.
-        let cond = (kw == "oneOf" && resolved.len() > 1 && !disjoint(&resolved))
-            .then_some(Condition::Overlapping);
+        let cond = overlapping.then_some(Condition::Overlapping);
         let at = |j: usize| format!("{path}.{kw}[{j}]");
         for (j, variant) in variants.iter().enumerate() {
             if Some(j) == best {
