@@ -181,6 +181,38 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
             diff::sort(&mut full);
             diff::sort(&mut fast);
             assert_eq!(fast, full, "seed {seed}, canonical {canonical}");
+            // A live check: each file as the baseline, the other as the capture. Only
+            // elements whose canonical text differs are built; the changes are the full
+            // diff's, and the baseline's lines are counted when it is canonical.
+            for ((text, name, file), capture) in [((&ta, "a", &a), &b), ((&tb, "b", &b), &a)] {
+                let baseline = diff::fast::scan_baseline(text.as_bytes(), name).unwrap();
+                let live = baseline
+                    .compare(&rules, capture, diff::DEFAULT_WORK_BUDGET, true)
+                    .unwrap()
+                    .unwrap();
+                let mut full = diff::diff(&rules, &file.surface, &capture.surface);
+                let mut changes = live.changes;
+                diff::sort(&mut full);
+                diff::sort(&mut changes);
+                assert_eq!(changes, full, "seed {seed}, canonical {canonical}: live");
+                let Some((lines, _)) = live.lines else {
+                    assert!(!canonical, "seed {seed}: a canonical baseline gives lines");
+                    continue;
+                };
+                assert!(
+                    canonical,
+                    "seed {seed}: lines from a baseline not canonical"
+                );
+                let files = anchor::Files {
+                    baseline: (file, name.into(), Path::new("/nonexistent/covenant.lock")),
+                    current: None,
+                };
+                assert_eq!(
+                    anchor::anchors_in(&full, (&lines, name), None),
+                    anchor::anchors(&full, &files),
+                    "seed {seed}: live anchors"
+                );
+            }
             // SARIF and GitHub lines: counted in the bytes when both files are
             // canonical, the same as the full parse's; otherwise no line map (the
             // full parse is taken).
@@ -212,6 +244,28 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
             );
         }
     }
+}
+
+/// A capture that gives one name twice is left to the full comparison (which decides
+/// what that means), never half-compared by the live fast path.
+#[test]
+fn a_capture_with_a_repeated_name_takes_the_full_comparison() {
+    let rules = Rules::embedded().unwrap();
+    let mut r = Rng::with_seed(3);
+    let x: Vec<Value> = (0..3).map(|i| tool(&mut r, i)).collect();
+    let text = Lockfile::parse(lockfile(x.clone()).to_string().as_bytes(), "x")
+        .unwrap()
+        .to_text();
+    let mut capture = Lockfile::parse(text.as_bytes(), "x").unwrap();
+    let baseline = diff::fast::scan_baseline(text.as_bytes(), "a").unwrap();
+    let same = baseline.compare(&rules, &capture, 1 << 20, false).unwrap();
+    assert!(same.unwrap().changes.is_empty());
+    let again = capture.surface.tools[1].clone();
+    capture.surface.tools.push(again);
+    assert!(baseline
+        .compare(&rules, &capture, 1 << 20, false)
+        .unwrap()
+        .is_none());
 }
 
 /// One file canonical except where no element changed: the layout, the order, or an

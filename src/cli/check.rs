@@ -38,47 +38,103 @@ fn compare(
     against: Option<&LockSource>,
     live: &Live<'_>,
 ) -> Result<Compared> {
-    // Two files: the fast path, which never builds the elements that are
-    // byte-identical on both sides. The formats that point at lines count them in the
-    // files' bytes; a file that is not canonical takes the full parse below, whose
-    // lines are those of the canonical text (and which says so).
-    if let Some(against) = against {
-        let (a, b) = std::thread::scope(|s| {
-            let b = s.spawn(|| against.bytes());
-            let a = base.baseline_bytes();
-            let b = b
-                .join()
-                .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
-            Ok::<_, Error>((a?, b?))
-        })?;
-        let (a, b) = ((&a[..], &base.name()[..]), (&b[..], &against.name()[..]));
-        let c = if settings.format.needs_anchors() {
-            diff::fast::compare_files_with_lines(rules, a, b, settings.walk_budget)?
-        } else {
-            diff::fast::compare_files(rules, a, b, settings.walk_budget)?
-        };
-        if !settings.format.needs_anchors() || c.lines.is_some() {
-            return Ok(Compared {
-                changes: c.changes,
-                versions: (c.servers.0.version, c.servers.1.version),
-                subjects: c.subjects,
-                files: None,
-                lines: c.lines,
-            });
+    match against {
+        Some(against) => compare_files(rules, settings, base, against),
+        None => compare_live(rules, settings, base, live),
+    }
+}
+
+/// Two files: the fast path, which never builds the elements that are byte-identical
+/// on both sides. The formats that point at lines count them in the files' bytes; a
+/// file that is not canonical takes the full parse, whose lines are those of the
+/// canonical text (and which says so).
+fn compare_files(
+    rules: &Rules,
+    settings: &CheckSettings<'_>,
+    base: &LockSource,
+    against: &LockSource,
+) -> Result<Compared> {
+    let (a, b) = std::thread::scope(|s| {
+        let b = s.spawn(|| against.bytes());
+        let a = base.baseline_bytes();
+        let b = b
+            .join()
+            .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
+        Ok::<_, Error>((a?, b?))
+    })?;
+    let (na, nb) = (base.name(), against.name());
+    let anchors = settings.format.needs_anchors();
+    let pair = ((&a[..], &na[..]), (&b[..], &nb[..]));
+    let c = match anchors {
+        true => diff::fast::compare_files_with_lines(rules, pair.0, pair.1, settings.walk_budget)?,
+        false => diff::fast::compare_files(rules, pair.0, pair.1, settings.walk_budget)?,
+    };
+    if !anchors || c.lines.is_some() {
+        return Ok(fast(c));
+    }
+    // Both files in full, on two threads.
+    let (baseline, current) = std::thread::scope(|s| {
+        let tb = s.spawn(|| Lockfile::parse(&b, &nb));
+        let pa = Lockfile::parse(&a, &na);
+        let pb = tb
+            .join()
+            .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
+        Ok::<_, Error>((pa?, pb?))
+    })?;
+    Ok(compare_full(rules, settings, baseline, current))
+}
+
+/// A live server against the baseline. The baseline is scanned (and so found readable)
+/// before the capture; only its elements that differ from the capture are built. When
+/// the scan does not read it, or the format needs lines and the baseline is not
+/// canonical, it is read in full.
+fn compare_live(
+    rules: &Rules,
+    settings: &CheckSettings<'_>,
+    base: &LockSource,
+    live: &Live<'_>,
+) -> Result<Compared> {
+    let bytes = base.baseline_bytes()?;
+    let name = base.name();
+    let anchors = settings.format.needs_anchors();
+    let scanned = diff::fast::scan_baseline(&bytes, &name);
+    let mut parsed = match scanned {
+        Some(_) => None,
+        None => Some(Lockfile::parse(&bytes, &name)?),
+    };
+    let current = capture(live, &settings.source)?;
+    if let Some(baseline) = &scanned {
+        if let Some(c) = baseline.compare(rules, &current, settings.walk_budget, anchors)? {
+            if !anchors || c.lines.is_some() {
+                return Ok(fast(c));
+            }
         }
     }
-    let (baseline, current) = match against {
-        // Both files: read them on two threads.
-        Some(against) => std::thread::scope(|s| {
-            let b = s.spawn(|| against.read());
-            let a = base.read_baseline();
-            let b = b
-                .join()
-                .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
-            Ok::<_, Error>((a?, b?))
-        })?,
-        None => (base.read_baseline()?, capture(live, &settings.source)?),
+    let baseline = match parsed.take() {
+        Some(p) => p,
+        None => Lockfile::parse(&bytes, &name)?,
     };
+    Ok(compare_full(rules, settings, baseline, current))
+}
+
+/// What the fast path found, as `check` reports it.
+fn fast(c: diff::fast::Compared) -> Compared {
+    Compared {
+        changes: c.changes,
+        versions: (c.servers.0.version, c.servers.1.version),
+        subjects: c.subjects,
+        files: None,
+        lines: c.lines,
+    }
+}
+
+/// Both sides built in full: every element diffed, and kept for the line anchors.
+fn compare_full(
+    rules: &Rules,
+    settings: &CheckSettings<'_>,
+    baseline: Lockfile,
+    current: Lockfile,
+) -> Compared {
     let mut changes = diff::diff_with_budget(
         rules,
         &baseline.surface,
@@ -98,7 +154,7 @@ fn compare(
             }
         }
     }
-    Ok(Compared {
+    Compared {
         changes,
         versions: (
             baseline.server.version.clone(),
@@ -107,7 +163,7 @@ fn compare(
         subjects: subjects.into_iter().collect(),
         files: Some((baseline, current)),
         lines: None,
-    })
+    }
 }
 
 /// What one comparison of `check` reads: the baseline, and a lockfile or a live server.

@@ -191,14 +191,6 @@ impl LockSource {
         }
     }
 
-    pub(super) fn read(&self) -> Result<Lockfile> {
-        match self {
-            LockSource::File(p) => Lockfile::read(p),
-            LockSource::Git(g) => Lockfile::parse(&g.read()?, &g.to_string()),
-            LockSource::Absent(_) => Ok(empty_lockfile()),
-        }
-    }
-
     pub(super) fn read_lenient(&self) -> Result<Lockfile> {
         match self {
             LockSource::File(p) => Lockfile::read_lenient(p),
@@ -207,14 +199,7 @@ impl LockSource {
         }
     }
 
-    /// Read as the baseline: a missing file says how to create one.
-    pub(super) fn read_baseline(&self) -> Result<Lockfile> {
-        match self {
-            LockSource::File(p) if !p.exists() => Err(missing_baseline(p)),
-            _ => self.read(),
-        }
-    }
-
+    /// The baseline's bytes: a missing file says how to create one.
     pub(super) fn baseline_bytes(&self) -> Result<Vec<u8>> {
         match self {
             LockSource::File(p) if !p.exists() => Err(missing_baseline(p)),

@@ -16,15 +16,21 @@
 //! full parse, which warns that line numbers may be off.
 
 //!
+//! A live `check` takes a third road ([`Baseline`]): the baseline is scanned before
+//! the capture, and each captured element is written canonically and compared with the
+//! baseline element's bytes, so only the elements that differ are built from the
+//! baseline (its whole `Value` tree is never made).
+//!
 //! The scan itself (raw elements, indexed and validated) and the line map counted in a
 //! canonical file's bytes are the lockfile's (`lockfile::scan`, `lockfile::lines`); this
 //! module decides which elements to build and diffs them.
 
 use super::{diff_server, diff_with_budget, Change};
 use crate::error::Result;
-use crate::lockfile::scan::{build_element, scan_pair};
+use crate::lockfile::scan::{build_element, scan, scan_pair, Scanned};
 use crate::lockfile::{
-    key_of, line_map_of_canonical, Element, Kind, LineMap, Lockfile, ServerInfo, Surface,
+    key_of, line_map_of_canonical, write_element, Element, Kind, LineMap, Lockfile, ServerInfo,
+    Surface,
 };
 use crate::rules::Rules;
 
@@ -119,6 +125,98 @@ fn compare(
         subjects,
         lines,
     })
+}
+
+/// A live check's baseline, scanned: its bytes, and the elements as raw text.
+pub struct Baseline<'a> {
+    bytes: &'a [u8],
+    origin: &'a str,
+    side: Scanned<'a>,
+}
+
+/// Scan a live check's baseline. `None` when the scan does not read it (anything
+/// unusual: a shape problem, a duplicate key, deep nesting): the caller then reads it
+/// with the full reader, which gives the error, or the full comparison.
+pub fn scan_baseline<'a>(bytes: &'a [u8], origin: &'a str) -> Option<Baseline<'a>> {
+    let side = scan(bytes, origin).ok()?;
+    Some(Baseline {
+        bytes,
+        origin,
+        side,
+    })
+}
+
+impl Baseline<'_> {
+    /// Compare the baseline with a captured surface. Each captured element is written
+    /// canonically and compared with the baseline element of the same key: equal bytes
+    /// are the same element (the baseline is normalised text; the capture is normalised
+    /// before it is written), so only elements whose bytes differ, or that one side
+    /// lacks, are built and diffed. A baseline that is not canonical only costs builds:
+    /// its elements differ in bytes and the diff finds what really changed.
+    ///
+    /// With `with_lines`, the baseline's line map when it is canonical (the capture has
+    /// no file, so its map is empty); `lines` is `None` when it is not. `Ok(None)` when
+    /// the capture gives a key twice: the full comparison decides what that means.
+    pub fn compare(
+        &self,
+        rules: &Rules,
+        current: &Lockfile,
+        budget: usize,
+        with_lines: bool,
+    ) -> Result<Option<Compared>> {
+        let mut pa = Surface::default();
+        let mut pb = Surface::default();
+        let mut subjects = Vec::new();
+        let mut text = String::new();
+        for (k, kind) in Kind::ALL.into_iter().enumerate() {
+            let index = &self.side.index[k];
+            let mut la = Vec::new();
+            let mut lb = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            for element in current.surface.list(kind) {
+                let key = key_of(element, kind.key_field());
+                if !seen.insert(key) {
+                    return Ok(None);
+                }
+                match index.get(key) {
+                    Some(raw) => {
+                        text.clear();
+                        write_element(&mut text, element);
+                        if text != raw.get() {
+                            la.push(build_element(raw, self.origin, kind)?);
+                            lb.push(element.clone());
+                        }
+                    }
+                    None => {
+                        subjects.push(format!("{}:{key}", kind.word()));
+                        lb.push(element.clone());
+                    }
+                }
+            }
+            for (name, raw) in index {
+                subjects.push(format!("{}:{name}", kind.word()));
+                if !seen.contains(name.as_str()) {
+                    la.push(build_element(raw, self.origin, kind)?);
+                }
+            }
+            set_list(&mut pa, kind, la);
+            set_list(&mut pb, kind, lb);
+        }
+        subjects.sort();
+        let mut changes = diff_with_budget(rules, &pa, &pb, budget);
+        changes.extend(diff_server(rules, &self.side.server, &current.server));
+        let lines = match with_lines {
+            true => line_map_of_canonical(self.bytes, &self.side, &pa)
+                .map(|base| (base, LineMap::default())),
+            false => None,
+        };
+        Ok(Some(Compared {
+            servers: (self.side.server.clone(), current.server.clone()),
+            changes,
+            subjects,
+            lines,
+        }))
+    }
 }
 
 /// [`compare_files`] the slow way: both files read whole, as `check` does without

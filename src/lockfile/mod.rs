@@ -22,6 +22,7 @@ pub use model::{
     capture_time, key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION,
 };
 pub use read::{read_input, MAX_READ_BYTES};
+pub(crate) use write::write_element;
 pub use write::{write_atomic, write_report};
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::lines::LineMap;
-use super::model::{key_of, Kind, Lockfile};
+use super::model::{key_of, Element, Kind, Lockfile};
 use super::read::{captured_at_of, kind_of, read_input, Depth, INPUTS, MAX_DEPTH};
 use super::scan;
 use crate::canon::{self, Ctx};
@@ -122,7 +122,7 @@ impl Lockfile {
                             let end = line_now(&out);
                             m.elements.insert(key, (start, end, spans));
                         }
-                        None => canon::write_object(&mut out, element, Ctx::Element, 3),
+                        None => write_element(&mut out, element),
                     }
                     out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
                     if let Some(sink) = sink.as_mut() {
@@ -244,6 +244,12 @@ impl Lockfile {
 }
 
 /// Where streamed canonical text goes, a piece at a time.
+/// One element's canonical text, as a lockfile's list holds it (without the indent of
+/// its first line): a canonical file's element has exactly these bytes.
+pub(crate) fn write_element(out: &mut String, element: &Element) {
+    canon::write_object(out, element, Ctx::Element, 3);
+}
+
 pub(super) type Sink<'s> = dyn FnMut(&str) -> std::io::Result<()> + 's;
 
 /// How an I/O error on the written file reads (`cannot write PATH: ...`).
