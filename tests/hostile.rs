@@ -719,7 +719,9 @@ fn the_fast_and_the_full_path_agree_on_malformed_lockfiles() {
     for (n, text) in cases.iter().enumerate() {
         fs::write(d.join("bad.lock"), text).unwrap();
         for (base, against) in [("bad.lock", "good.lock"), ("good.lock", "bad.lock")] {
-            // json takes the fast path (no line anchors), sarif the full reader.
+            // Both formats take the fast path (sarif with its line map), which leaves
+            // a file it does not read to the full reader; the library-level check
+            // below compares the fast path with the full reader itself.
             let run = |format: &str| {
                 bin()
                     .current_dir(&d)
@@ -750,6 +752,44 @@ fn the_fast_and_the_full_path_agree_on_malformed_lockfiles() {
             if full.status.code() == Some(2) {
                 assert_fails_cleanly(&fast, "bad.lock");
             }
+        }
+    }
+}
+
+/// What serde_json's skipping accepts and its parse refuses (a lone surrogate escape, a
+/// number past `f64`), in an element both canonical files share, byte for byte: the
+/// fast path reads that element once for both files, and must refuse it as the full
+/// reader does (exit 2 with the same message), never report "no change".
+#[test]
+fn an_element_both_files_share_is_read_as_the_full_reader_reads_it() {
+    let d = tmpdir("shared-element");
+    let good = mcp_covenant::lockfile::Lockfile::parse(LOCK_A.as_bytes(), "a")
+        .unwrap()
+        .to_text();
+    let anchor = "        \"name\": \"a\"";
+    assert!(good.contains(anchor), "{good}");
+    for (n, bad) in [r#""x": "\ud800""#, r#""x": 1e400"#, r#""x": [-2e308]"#]
+        .into_iter()
+        .enumerate()
+    {
+        let text = good.replacen(anchor, &format!("{anchor},\n        {bad}"), 1);
+        fs::write(d.join("bad.lock"), &text).unwrap();
+        let full = mcp_covenant::lockfile::Lockfile::parse(text.as_bytes(), "bad.lock")
+            .err()
+            .unwrap_or_else(|| panic!("case {n}: the full reader refuses {bad}"));
+        for format in ["json", "sarif", "github"] {
+            let o = bin()
+                .current_dir(&d)
+                .args(["check", "--baseline", "bad.lock", "--against", "bad.lock"])
+                .args(["--format", format])
+                .output()
+                .unwrap();
+            assert_fails_cleanly(&o, "bad.lock");
+            assert!(
+                stderr(&o).contains(&full.to_string()),
+                "case {n} ({format}): {}",
+                stderr(&o)
+            );
         }
     }
 }

@@ -246,6 +246,126 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
     }
 }
 
+/// Canonical files damaged a few bytes at a time (braces, quotes, escapes, commas, line
+/// breaks, indentation, control and non-UTF-8 bytes), most of them still in the layout
+/// the scan splits a canonical file by: the fast path fails exactly when the full reader
+/// does, with its message, and otherwise finds exactly its changes; a live baseline is
+/// scanned only when the full reader reads it.
+#[test]
+fn damaged_canonical_files_read_the_same_on_the_fast_path() {
+    const PIECES: &[&[u8]] = &[
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b"\"",
+        b"\\",
+        b",",
+        b":",
+        b"\n",
+        b" ",
+        b"0",
+        b"\x01",
+        b"\xff",
+        b"\\u00",
+        b"\\ud800",
+        b"null",
+        b"\n      }",
+        b"\n      },\n      {",
+        b"      },\n      {\n",
+        b"\n    ],\n    \"tools\": [",
+    ];
+    let rules = Rules::embedded().unwrap();
+    let canon = |tools: &Vec<Value>| {
+        Lockfile::parse(lockfile(tools.clone()).to_string().as_bytes(), "x")
+            .unwrap()
+            .to_text()
+            .into_bytes()
+    };
+    let (mut refused, mut read) = (0, 0);
+    for seed in 1..=400u64 {
+        let mut r = Rng::with_seed(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
+        let x: Vec<Value> = (0..4).map(|i| tool(&mut r, i)).collect();
+        let mut y = x.clone();
+        let changed = r.usize(..4);
+        y[changed] = tool(&mut r, changed);
+        let (mut a, mut b) = (canon(&x), canon(&y));
+        for _ in 0..r.usize(1..=2) {
+            // One file damaged, or both the same way where they are the same (an
+            // element both share, read once for both on the fast path).
+            let same = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            let (at, both, which) = match r.u8(..3) {
+                0 if same > 0 => (r.usize(..same), true, false),
+                _ => {
+                    let which = r.bool();
+                    (
+                        r.usize(..if which { a.len() } else { b.len() }),
+                        false,
+                        which,
+                    )
+                }
+            };
+            let (edit, piece, len) = (r.u8(..3), PIECES[r.usize(..PIECES.len())], r.usize(1..=3));
+            let damage = |file: &mut Vec<u8>| match edit {
+                0 => drop(file.splice(at..at, piece.iter().copied())),
+                1 => drop(file.drain(at..(at + len).min(file.len()))),
+                _ => file[at] = piece[0],
+            };
+            if both || which {
+                damage(&mut a);
+            }
+            if both || !which {
+                damage(&mut b);
+            }
+        }
+        let what = format!(
+            "seed {seed}\n--- a\n{}\n--- b\n{}",
+            String::from_utf8_lossy(&a),
+            String::from_utf8_lossy(&b)
+        );
+        let full = Lockfile::parse(&a, "a").and_then(|la| Ok((la, Lockfile::parse(&b, "b")?)));
+        for with_lines in [false, true] {
+            let fast = match with_lines {
+                false => diff::fast::compare_files(&rules, (&a, "a"), (&b, "b"), 1 << 20),
+                true => diff::fast::compare_files_with_lines(&rules, (&a, "a"), (&b, "b"), 1 << 20),
+            };
+            match (&full, fast) {
+                (Err(e), Err(f)) => assert_eq!(e.to_string(), f.to_string(), "{what}"),
+                (Ok((la, lb)), Ok(fast)) => {
+                    let mut want = diff::diff(&rules, &la.surface, &lb.surface);
+                    let mut got = fast.changes;
+                    diff::sort(&mut want);
+                    diff::sort(&mut got);
+                    assert_eq!(got, want, "{what}");
+                }
+                (full, fast) => panic!(
+                    "full {:?}, fast {:?}: {what}",
+                    full.as_ref().err().map(ToString::to_string),
+                    fast.err().map(|e| e.to_string())
+                ),
+            }
+        }
+        for (bytes, name) in [(&a, "a"), (&b, "b")] {
+            if diff::fast::scan_baseline(bytes, name).is_some() {
+                assert!(
+                    Lockfile::parse(bytes, name).is_ok(),
+                    "{:?} {what}",
+                    Lockfile::parse(bytes, name).err().map(|e| e.to_string())
+                );
+            }
+        }
+        match full {
+            Ok(_) => read += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    // Both outcomes are common, so both sides of the property are exercised.
+    assert!(
+        refused > 100 && read > 100,
+        "refused {refused}, read {read}"
+    );
+}
+
 /// A capture that gives one name twice is left to the full comparison (which decides
 /// what that means), never half-compared by the live fast path.
 #[test]

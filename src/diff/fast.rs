@@ -1,6 +1,6 @@
 //! The offline fast path of `check --against`: both lockfiles are scanned, not built.
 //!
-//! Elements are kept as borrowed raw JSON text (`&RawValue`, no allocation). Two
+//! Elements are kept as borrowed raw JSON text (`&str`, no allocation). Two
 //! canonical lockfiles write an unchanged element as the same bytes, so an element
 //! whose text is identical on both sides cannot hold a change and is never parsed;
 //! only the rest (a few percent in a typical PR) is built into values, normalized,
@@ -90,13 +90,13 @@ fn compare(
         for (name, raw) in ia {
             subjects.push(format!("{}:{name}", kind.word()));
             match ib.get(name) {
-                Some(other) if other.get() == raw.get() => {} // the same bytes: no change
+                Some(other) if other == raw => {} // the same bytes: no change
                 _ => la.push(build_element(raw, a.1, kind)?),
             }
         }
         for (name, raw) in ib {
             match ia.get(name) {
-                Some(other) if other.get() == raw.get() => {}
+                Some(other) if other == raw => {}
                 Some(_) => lb.push(build_element(raw, b.1, kind)?),
                 None => {
                     subjects.push(format!("{}:{name}", kind.word()));
@@ -182,7 +182,7 @@ impl Baseline<'_> {
                     Some(raw) => {
                         text.clear();
                         write_element(&mut text, element);
-                        if text != raw.get() {
+                        if text != *raw {
                             la.push(build_element(raw, self.origin, kind)?);
                             lb.push(element.clone());
                         }

@@ -5,8 +5,6 @@
 
 use std::collections::HashSet;
 
-use serde_json::value::RawValue;
-
 use super::model::{key_of, Element, Kind, Lockfile, Surface};
 use super::scan::Scanned;
 use crate::canon::{self, Ctx, Track};
@@ -96,8 +94,8 @@ fn prefixes(path: &str) -> Vec<usize> {
     ends
 }
 /// Where `raw` starts in `bytes` (it borrows from them).
-pub(crate) fn offset(bytes: &[u8], raw: &RawValue) -> usize {
-    raw.get().as_ptr() as usize - bytes.as_ptr() as usize
+pub(crate) fn offset(bytes: &[u8], raw: &str) -> usize {
+    raw.as_ptr() as usize - bytes.as_ptr() as usize
 }
 
 /// The line map of a canonical lockfile, from its bytes: every list's line, and for
@@ -145,7 +143,7 @@ pub(crate) fn line_map_of_canonical(
                 if offset(bytes, raw) != pos {
                     return None;
                 }
-                pos += raw.get().len();
+                pos += raw.len();
                 expect(&mut pos, if i + 1 == list.len() { b"\n" } else { b",\n" })?;
             }
             expect(&mut pos, b"    ")?;

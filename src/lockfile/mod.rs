@@ -7,11 +7,13 @@
 //!
 //! The parts: `model` (the types), `normalise` (canonical form), `read` (strict
 //! validation, shared with the raw scan), `write` (canonical text, atomic and safe
-//! writes), `lines` (line maps), `scan` (the raw scan of the offline check).
+//! writes), `lines` (line maps), `scan` (the raw scan of the offline check), `probe` (the
+//! scan's one pass over an element).
 
 mod lines;
 mod model;
 mod normalise;
+mod probe;
 mod read;
 pub(crate) mod scan;
 mod write;

@@ -165,6 +165,7 @@ pub(crate) fn json_kind(v: &Value) -> char {
 }
 
 /// An element's `arguments`, as validation sees them.
+#[derive(Clone, Debug)]
 pub(crate) enum Arguments {
     Absent,
     NotArray,

@@ -1,7 +1,13 @@
 //! The raw scan of a lockfile's bytes, for the offline check: elements kept as
-//! borrowed JSON text (`&RawValue`, no allocation), indexed by key, and validated as the
+//! borrowed JSON text (`&str`, no allocation), indexed by key, and validated as the
 //! full reader validates them (the same checks, the same messages); only elements a
 //! caller asks for are built ([`build_element`]).
+//!
+//! A file in the canonical layout is split by that layout ([`split`]) instead of being
+//! parsed whole, and each element is checked as it is read ([`super::probe`]); an
+//! element of the second file whose bytes equal the baseline element at the same place
+//! is not read again. Any other file is parsed whole, its elements skipped over as raw
+//! text and then read the same way.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -10,7 +16,8 @@ use serde_json::value::RawValue;
 
 use super::model::{Element, Kind, ServerInfo};
 use super::normalise::normalize_element;
-use super::read::{check_element, check_version, position_error, Arguments, Shape, MAX_DEPTH};
+use super::probe::{self, Fields};
+use super::read::{check_element, check_version, position_error, Shape, MAX_DEPTH};
 use crate::error::{Error, Result};
 
 #[derive(Deserialize)]
@@ -37,26 +44,22 @@ struct RawSurface<'a> {
     prompts: Vec<&'a RawValue>,
 }
 
-impl<'a> RawSurface<'a> {
-    fn list(&self, kind: Kind) -> &[&'a RawValue] {
-        match kind {
-            Kind::Tool => &self.tools,
-            Kind::Resource => &self.resources,
-            Kind::Template => &self.resource_templates,
-            Kind::Prompt => &self.prompts,
-        }
-    }
-}
-
-fn raw_kind(raw: &RawValue) -> char {
-    // `{`, `[`, `"`, `t`, `f`, `n`, or a number's first character.
-    raw.get().trim_start().chars().next().unwrap_or('0')
-}
-
-/// An argument's name, when it is an object.
+/// The envelope of a file split by its canonical layout: everything before the surface.
 #[derive(Deserialize)]
-struct ArgName {
-    name: Option<serde_json::Value>,
+#[serde(deny_unknown_fields)]
+struct RawHeader {
+    covenant_version: String,
+    captured_at_unix: u64,
+    #[serde(default)]
+    server: ServerInfo,
+}
+
+/// One file's envelope, its elements as text, per kind in [`Kind::ALL`] order.
+struct Envelope<'a> {
+    covenant_version: String,
+    captured_at_unix: u64,
+    server: ServerInfo,
+    lists: Vec<Vec<&'a str>>,
 }
 
 /// One side, indexed: element key → raw text, per kind.
@@ -64,9 +67,9 @@ pub(crate) struct Scanned<'a> {
     pub(crate) covenant_version: String,
     pub(crate) captured_at_unix: u64,
     pub(crate) server: ServerInfo,
-    pub(crate) index: Vec<BTreeMap<String, &'a RawValue>>,
+    pub(crate) index: Vec<BTreeMap<String, &'a str>>,
     /// Each kind's elements in file order.
-    pub(crate) lists: Vec<Vec<&'a RawValue>>,
+    pub(crate) lists: Vec<Vec<&'a str>>,
     /// Every list is in key order, as a canonical file writes it.
     pub(crate) ordered: bool,
 }
@@ -76,11 +79,12 @@ pub(crate) struct Scanned<'a> {
 /// both files with the full reader instead, so the two paths accept the same files and
 /// give the same errors.
 ///
-/// Work is shared between the files and the two threads: the envelopes are parsed
-/// one on each thread, the baseline's elements are read (their fields and depth) half
-/// on each, and an element of the other file whose bytes equal the baseline element
-/// at the same place in key order takes that element's reading: the same bytes read
-/// the same. Only the other file's differing elements are read again.
+/// Work is shared between the files and the two threads: each file's envelope is found
+/// on its own thread (split by the canonical layout, or parsed), the baseline's
+/// elements are read (checked as the full reader checks them, their fields and depth)
+/// half on each, and an element of the other file whose bytes equal the baseline
+/// element at the same place in key order takes that element's reading: the same bytes
+/// read the same. Only the other file's differing elements are read again.
 pub(crate) fn scan_pair<'a, 'b>(
     a: (&'a [u8], &str),
     b: (&'b [u8], &str),
@@ -92,17 +96,19 @@ pub(crate) fn scan_pair<'a, 'b>(
     });
     let (ra, rb) = (ra?, rb?);
     // The baseline's elements, the first half of each list on a second thread.
-    let lists_a: Vec<&[&'a RawValue]> = Kind::ALL.iter().map(|k| ra.surface.list(*k)).collect();
     let (first_half, second_half) = std::thread::scope(|s| {
         let t = s.spawn(|| {
-            lists_a
+            ra.lists
                 .iter()
-                .map(|l| read_all(&l[..l.len() / 2], a.1))
+                .zip(Kind::ALL)
+                .map(|(l, kind)| read_all(&l[..l.len() / 2], a.1, kind))
                 .collect::<Result<Vec<_>>>()
         });
-        let second = lists_a
+        let second = ra
+            .lists
             .iter()
-            .map(|l| read_all(&l[l.len() / 2..], a.1))
+            .zip(Kind::ALL)
+            .map(|(l, kind)| read_all(&l[l.len() / 2..], a.1, kind))
             .collect::<Result<Vec<_>>>();
         (joined(t.join()), second)
     });
@@ -117,23 +123,22 @@ pub(crate) fn scan_pair<'a, 'b>(
     // The other file's, reusing the baseline's for the same bytes.
     let mut fields_b: Vec<Vec<Fields<'_>>> = Vec::new();
     for (k, kind) in Kind::ALL.into_iter().enumerate() {
-        let (la, fa) = (lists_a[k], &fields_a[k]);
+        let (la, fa) = (&ra.lists[k], &fields_a[k]);
         let mut i = 0;
         let mut out = Vec::new();
-        for raw in rb.surface.list(kind) {
-            if la.get(i).is_some_and(|x| x.get() == raw.get()) {
+        for raw in &rb.lists[k] {
+            if la.get(i).is_some_and(|x| x == raw) {
                 out.push(fa[i].clone());
                 i += 1;
                 continue;
             }
-            let f = read(raw, b.1)?;
-            // Keep the place in the baseline: past the keys before this one (a guess
-            // from the keys' text; a wrong guess only costs a reading).
-            let key = f.get(kind.key_field());
-            while i < la.len() && fa[i].get(kind.key_field()) < key {
+            let f = read(raw, b.1, kind)?;
+            // Keep the place in the baseline: past the keys before this one (a guess;
+            // a wrong guess only costs a reading).
+            while i < la.len() && fa[i].key < f.key {
                 i += 1;
             }
-            if i < la.len() && fa[i].get(kind.key_field()) == key {
+            if i < la.len() && fa[i].key == f.key {
                 i += 1;
             }
             out.push(f);
@@ -150,123 +155,171 @@ fn joined<T>(r: std::thread::Result<Result<T>>) -> Result<T> {
 /// Scan one file (see [`scan_pair`]).
 pub(crate) fn scan<'a>(bytes: &'a [u8], origin: &str) -> Result<Scanned<'a>> {
     let raw = envelope(bytes, origin)?;
-    let fields = Kind::ALL
+    let fields = raw
+        .lists
         .iter()
-        .map(|k| read_all(raw.surface.list(*k), origin))
+        .zip(Kind::ALL)
+        .map(|(l, kind)| read_all(l, origin, kind))
         .collect::<Result<Vec<_>>>()?;
     finish(raw, fields, origin)
 }
 
-/// The envelope of one file: parsed (every byte found valid JSON, the elements left as
-/// raw text) and its version checked.
-fn envelope<'a>(bytes: &'a [u8], origin: &str) -> Result<RawLock<'a>> {
+/// The envelope of one file, and its elements as text (not yet checked: [`read`] does
+/// that): split by the canonical layout when the file has it ([`split`]), or parsed
+/// (the elements skipped over as raw text). Its version is checked.
+fn envelope<'a>(bytes: &'a [u8], origin: &str) -> Result<Envelope<'a>> {
+    if let Some(split) = split(bytes) {
+        return Ok(split);
+    }
     // RawValue skips nested values without the reader's depth limit: it is checked on
     // each element (the only place a lockfile the envelope's types accept can nest:
     // at depth 3, inside the file, the surface and a list), in the element's one pass.
     let raw: RawLock<'a> = serde_json::from_slice(bytes).map_err(|e| position_error(origin, &e))?;
     check_version(&raw.covenant_version, origin)?;
-    Ok(raw)
+    let s = raw.surface;
+    let text = |l: Vec<&'a RawValue>| l.into_iter().map(RawValue::get).collect();
+    Ok(Envelope {
+        covenant_version: raw.covenant_version,
+        captured_at_unix: raw.captured_at_unix,
+        server: raw.server,
+        lists: vec![
+            text(s.tools),
+            text(s.resources),
+            text(s.resource_templates),
+            text(s.prompts),
+        ],
+    })
 }
 
-/// One element read: an object, its fields, its depth within the reader's limit.
-fn read<'a>(element: &'a RawValue, origin: &str) -> Result<Fields<'a>> {
-    if raw_kind(element) != '{' {
-        return Err(Error::new(format!("{origin}: an element is not an object")));
+/// A file in the canonical layout, split by that layout without parsing it: the
+/// envelope before the surface is parsed on its own (closed with `}`), each element is
+/// the text from a line's `      {` to the next line that is exactly `      }`, and every
+/// byte between them must be the layout the writer puts there. In a JSON document a raw
+/// newline is never inside a string, so the layout is all a line break can be.
+///
+/// Nothing here trusts the layout: when each element is checked as one JSON value (as
+/// it is read), the file is that envelope with those elements, exactly as the parser
+/// would have found it. `None` (the caller parses the whole file, which decides) for
+/// anything else: another layout, text that is not UTF-8, a header the envelope's type
+/// refuses or whose version is not this one's.
+fn split(bytes: &[u8]) -> Option<Envelope<'_>> {
+    const SURFACE: &[u8] = b",\n  \"surface\": {\n";
+    const CLOSE: &[u8] = b"\n      }";
+    let text = std::str::from_utf8(bytes).ok()?;
+    let at = memchr::memmem::find(bytes, SURFACE)?;
+    let header: RawHeader = serde_json::from_str(&format!("{}\n}}", text.get(..at)?)).ok()?;
+    check_version(&header.covenant_version, "").ok()?;
+    let close = memchr::memmem::Finder::new(CLOSE);
+    let mut pos = at + SURFACE.len();
+    let expect = |pos: &mut usize, want: &[u8]| -> Option<()> {
+        (bytes.get(*pos..*pos + want.len())? == want).then(|| *pos += want.len())
+    };
+    let mut lists = Vec::new();
+    for (k, kind) in Kind::ALL.into_iter().enumerate() {
+        expect(&mut pos, b"    \"")?;
+        expect(&mut pos, kind.list_name().as_bytes())?;
+        expect(&mut pos, b"\": [")?;
+        let mut list = Vec::new();
+        if expect(&mut pos, b"]").is_none() {
+            expect(&mut pos, b"\n")?;
+            loop {
+                expect(&mut pos, b"      ")?;
+                let start = pos;
+                expect(&mut pos, b"{")?;
+                pos += close.find(bytes.get(pos..)?)? + CLOSE.len();
+                list.push(text.get(start..pos)?);
+                if expect(&mut pos, b",\n").is_none() {
+                    expect(&mut pos, b"\n    ]")?;
+                    break;
+                }
+            }
+        }
+        expect(
+            &mut pos,
+            if k + 1 == Kind::ALL.len() {
+                b"\n"
+            } else {
+                b",\n"
+            },
+        )?;
+        lists.push(list);
     }
-    let fields = Fields::of(element.get())
-        .ok_or_else(|| Error::new(format!("{origin}: an element the scan does not read")))?;
+    expect(&mut pos, b"  }\n}\n")?;
+    (pos == bytes.len()).then_some(Envelope {
+        covenant_version: header.covenant_version,
+        captured_at_unix: header.captured_at_unix,
+        server: header.server,
+        lists,
+    })
+}
+
+/// One element read ([`probe::read`]): checked as the full reader checks it, what
+/// validation reads of it, its depth within the reader's limit.
+fn read<'a>(element: &'a str, origin: &str, kind: Kind) -> Result<Fields<'a>> {
+    let fields =
+        probe::read(element, kind.key_field()).map_err(|e| Error::new(format!("{origin}: {e}")))?;
     if 3 + fields.depth > MAX_DEPTH {
         return Err(Error::new(format!("{origin}: nested too deeply")));
     }
     Ok(fields)
 }
 
-fn read_all<'a>(list: &[&'a RawValue], origin: &str) -> Result<Vec<Fields<'a>>> {
-    list.iter().map(|e| read(e, origin)).collect()
+fn read_all<'a>(list: &[&'a str], origin: &str, kind: Kind) -> Result<Vec<Fields<'a>>> {
+    list.iter().map(|e| read(e, origin, kind)).collect()
 }
 
 /// One file's elements validated (as the full reader validates them) and indexed by key.
-fn finish<'a>(raw: RawLock<'a>, fields: Vec<Vec<Fields<'_>>>, origin: &str) -> Result<Scanned<'a>> {
+fn finish<'a>(
+    raw: Envelope<'a>,
+    fields: Vec<Vec<Fields<'_>>>,
+    origin: &str,
+) -> Result<Scanned<'a>> {
     let mut index = Vec::new();
     let mut ordered = true;
-    for (kind, fields) in Kind::ALL.into_iter().zip(fields) {
+    for ((kind, fields), list) in Kind::ALL.into_iter().zip(fields).zip(&raw.lists) {
         let mut map = BTreeMap::new();
-        let mut names: Vec<serde_json::Value> = Vec::new();
-        let mut shapes = Vec::new();
-        for fields in &fields {
-            let arguments = match fields.get("arguments") {
-                None => Arguments::Absent,
-                Some(a) if first(a) == 'n' => Arguments::Absent,
-                Some(a) if first(a) == '[' => {
-                    let list: Vec<&RawValue> = serde_json::from_str(a)
-                        .map_err(|e| Error::new(format!("{origin}: {e}")))?;
-                    Arguments::Names(
-                        list.iter()
-                            .map(|arg| {
-                                raw_kind(arg) == '{'
-                                    && serde_json::from_str::<ArgName>(arg.get())
-                                        .is_ok_and(|n| n.name.is_some_and(|v| v.is_string()))
-                            })
-                            .collect(),
-                    )
-                }
-                Some(_) => Arguments::NotArray,
-            };
-            let key = match fields.get(kind.key_field()) {
-                None => serde_json::Value::Null,
-                Some(v) => match v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
-                    Some(plain) if !plain.contains('\\') => {
-                        serde_json::Value::String(plain.to_string())
-                    }
-                    _ => {
-                        serde_json::from_str(v).map_err(|e| Error::new(format!("{origin}: {e}")))?
-                    }
-                },
-            };
-            names.push(key);
-            let missing = names.last().is_some_and(serde_json::Value::is_null);
-            shapes.push((
-                missing,
-                fields.get("inputSchema").map(first),
-                fields.get("outputSchema").map(first),
-                arguments,
-            ));
-        }
+        // The key as validation sees it: a string, something else, or missing.
+        let keys: Vec<Option<serde_json::Value>> = fields
+            .iter()
+            .map(|f| {
+                f.key.as_ref().map(|k| match k {
+                    Some(text) => serde_json::Value::String(text.to_string()),
+                    None => serde_json::Value::Null,
+                })
+            })
+            .collect();
         let mut seen = HashSet::new();
-        for (i, ((missing, input, output, arguments), name)) in
-            shapes.into_iter().zip(&names).enumerate()
-        {
+        for (i, (fields, key)) in fields.into_iter().zip(&keys).enumerate() {
             let shape = Shape {
-                key: (!missing).then_some(name),
-                input_schema: input,
-                output_schema: output,
-                arguments,
+                key: key.as_ref(),
+                input_schema: fields.input_schema,
+                output_schema: fields.output_schema,
+                arguments: fields.arguments,
             };
             check_element(origin, kind, i, &shape, &mut seen, true)?;
         }
-        ordered &= names
+        ordered &= keys
             .windows(2)
-            .all(|w| matches!((&w[0], &w[1]), (serde_json::Value::String(x), serde_json::Value::String(y)) if x < y));
-        for (name, element) in names.into_iter().zip(raw.surface.list(kind)) {
-            if let serde_json::Value::String(name) = name {
-                map.insert(name, *element);
+            .all(|w| matches!((&w[0], &w[1]), (Some(serde_json::Value::String(x)), Some(serde_json::Value::String(y))) if x < y));
+        for (key, element) in keys.into_iter().zip(list) {
+            if let Some(serde_json::Value::String(key)) = key {
+                map.insert(key, *element);
             }
         }
         index.push(map);
     }
-    let s = raw.surface;
     Ok(Scanned {
         covenant_version: raw.covenant_version,
         captured_at_unix: raw.captured_at_unix,
         server: raw.server,
         index,
-        lists: vec![s.tools, s.resources, s.resource_templates, s.prompts],
+        lists: raw.lists,
         ordered,
     })
 }
 
-pub(crate) fn build_element(raw: &RawValue, origin: &str, kind: Kind) -> Result<Element> {
-    let mut e: Element = serde_json::from_str(raw.get()).map_err(|err| {
+pub(crate) fn build_element(raw: &str, origin: &str, kind: Kind) -> Result<Element> {
+    let mut e: Element = serde_json::from_str(raw).map_err(|err| {
         Error::new(format!(
             "{origin}: an element of surface.{}: {err}",
             kind.list_name()
@@ -276,167 +329,53 @@ pub(crate) fn build_element(raw: &RawValue, origin: &str, kind: Kind) -> Result<
     Ok(e)
 }
 
-/// The first character of a value's text (`{`, `[`, `"`, `t`, `f`, `n`, or a number's).
-fn first(value: &str) -> char {
-    value.chars().next().unwrap_or('0')
-}
-
-/// The fields validation reads of an element, found in one pass over its text (which the
-/// envelope's parse has already found to be valid JSON), with the element's nesting
-/// depth. `None` for anything this pass does not read as the full reader would (a key
-/// with an escape, a field validation reads given twice): the caller then falls back to
-/// the full reader, which decides.
-#[derive(Clone)]
-struct Fields<'a> {
-    /// (key, value text) of `name`, `uri`, `uriTemplate`, `inputSchema`,
-    /// `outputSchema`, `arguments`, as found.
-    found: Vec<(&'a str, &'a str)>,
-    /// How deep the element nests, itself included (`{}` is 1).
-    depth: usize,
-}
-
-const READ: [&str; 6] = [
-    "name",
-    "uri",
-    "uriTemplate",
-    "inputSchema",
-    "outputSchema",
-    "arguments",
-];
-
-impl<'a> Fields<'a> {
-    fn get(&self, key: &str) -> Option<&'a str> {
-        self.found.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
-    }
-
-    fn of(text: &'a str) -> Option<Fields<'a>> {
-        let b = text.as_bytes();
-        let ws = |i: &mut usize| {
-            while matches!(b.get(*i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
-                *i += 1;
-            }
-        };
-        let mut i = 0;
-        ws(&mut i);
-        if b.get(i) != Some(&b'{') {
-            return None;
-        }
-        i += 1;
-        let mut fields = Fields {
-            found: Vec::new(),
-            depth: 1,
-        };
-        loop {
-            ws(&mut i);
-            match b.get(i)? {
-                b'}' => return Some(fields),
-                b'"' => {}
-                _ => return None,
-            }
-            let start = i + 1;
-            let end = start
-                + b.get(start..)?
-                    .iter()
-                    .position(|c| *c == b'"' || *c == b'\\')?;
-            if b[end] != b'"' {
-                return None; // an escaped key: the full reader decodes it
-            }
-            let key = text.get(start..end)?;
-            i = end + 1;
-            ws(&mut i);
-            if b.get(i) != Some(&b':') {
-                return None;
-            }
-            i += 1;
-            ws(&mut i);
-            let value_start = i;
-            match b.get(i)? {
-                b'"' => i = skip_string(b, i + 1)?,
-                b'{' | b'[' => {
-                    let (end, depth) = skip_container(b, i)?;
-                    fields.depth = fields.depth.max(1 + depth);
-                    i = end;
-                }
-                _ => {
-                    while !matches!(
-                        b.get(i),
-                        None | Some(b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
-                    ) {
-                        i += 1;
-                    }
-                }
-            }
-            let value = text.get(value_start..i)?;
-            if READ.contains(&key) {
-                if fields.get(key).is_some() {
-                    return None; // given twice
-                }
-                fields.found.push((key, value));
-            }
-            ws(&mut i);
-            match b.get(i)? {
-                b',' => i += 1,
-                b'}' => return Some(fields),
-                _ => return None,
-            }
-        }
-    }
-}
-
-/// The offset just past the string whose text starts at `i` (after its opening quote).
-fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        i += b.get(i..)?.iter().position(|c| *c == b'"' || *c == b'\\')?;
-        if b[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2; // a backslash and the byte it escapes
-    }
-}
-
-/// The offset just past the array or object that starts at `i`, and how deep it nests
-/// (itself included). Bytes that cannot matter are skipped eight at a time
-/// ([`super::read::skip_quiet`], as [`super::read::Depth`] does).
-fn skip_container(b: &[u8], mut i: usize) -> Option<(usize, usize)> {
-    let (mut depth, mut max, mut in_string) = (0usize, 0usize, false);
-    loop {
-        i = super::read::skip_quiet(b, i, in_string);
-        match (in_string, *b.get(i)?) {
-            (true, b'\\') => i += 1,
-            (_, b'"') => in_string = !in_string,
-            (false, b'[' | b'{') => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            (false, b']' | b'}') => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some((i + 1, max));
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::Fields;
+    use super::{envelope, split};
+    use crate::lockfile::Kind;
+    use crate::lockfile::Lockfile;
 
+    const LOCK: &str = r#"{"covenant_version": "0.2.0", "captured_at_unix": 7,
+        "server": {"name": "s", "version": "1"},
+        "surface": {"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": {"x": {}}}},
+                              {"name": "b", "description": "one\ntwo \"}\""}],
+                    "prompts": [{"name": "p", "arguments": [{"name": "x"}]}]}}"#;
+
+    /// A canonical file is split by its layout, into exactly the elements the parser
+    /// finds; the same file in any other layout is not (the parser reads it).
     #[test]
-    fn one_pass_reads_fields_and_depth_as_the_full_reader_would() {
-        let f = Fields::of(
-            r#" {"name" : "a\"b", "x": [1, {"y": "]}{["}], "inputSchema": {"a": [[]]}, "n": -1e5}"#,
-        )
-        .unwrap();
-        assert_eq!(f.get("name"), Some(r#""a\"b""#));
-        assert_eq!(f.get("inputSchema"), Some(r#"{"a": [[]]}"#));
-        assert_eq!(f.depth, 4);
-        assert_eq!(Fields::of("{}").unwrap().depth, 1);
-        // What the full reader must decide: an escaped key, a field given twice.
-        assert!(Fields::of(r#"{"n\u0061me": "a"}"#).is_none());
-        assert!(Fields::of(r#"{"name": "a", "name": "b"}"#).is_none());
-        assert!(Fields::of(r#"{"d": 1, "d": 2}"#).is_some());
+    fn a_canonical_file_splits_into_the_parsers_elements() {
+        let text = Lockfile::parse(LOCK.as_bytes(), "x").unwrap().to_text();
+        let parsed: super::RawLock = serde_json::from_str(&text).unwrap();
+        let s = split(text.as_bytes()).expect("the canonical layout splits");
+        let p = &parsed.surface;
+        for (got, want) in
+            s.lists
+                .iter()
+                .zip([&p.tools, &p.resources, &p.resource_templates, &p.prompts])
+        {
+            let want: Vec<&str> = want.iter().map(|r| r.get()).collect();
+            assert_eq!(got, &want);
+        }
+        assert_eq!((s.captured_at_unix, s.server.name.as_str()), (7, "s"));
+        assert!(envelope(text.as_bytes(), "x").unwrap().lists[0].len() == 2);
+        for other in [
+            LOCK.to_string(),
+            text.replacen("\n      },\n", "\n      }, \n", 1),
+            text.trim_end().to_string(),
+            text.replacen("\"resources\": [],\n", "", 1),
+            text.replacen(
+                "\"covenant_version\": \"0.2.0\"",
+                "\"covenant_version\": \"9.0.0\"",
+                1,
+            ),
+            text.replacen("  \"server\"", "  \"surface\": {},\n  \"server\"", 1),
+        ] {
+            assert!(split(other.as_bytes()).is_none(), "{other}");
+        }
+        // Split, but an element is not one JSON value: found when it is read.
+        let broken = text.replacen("\"type\": \"object\"", "\"type\": \"object\",", 1);
+        let s = split(broken.as_bytes()).expect("the layout is intact");
+        assert!(super::read(s.lists[0][0], "x", Kind::Tool).is_err());
     }
 }

@@ -1,0 +1,350 @@
+//! One pass over an element's text for the raw scan: the element checked as the full
+//! reader checks it, what validation reads of it (its key, the kinds of its schemas, its
+//! arguments' names), and how deep it nests.
+//!
+//! The check is the full reader's parse without the values: a serde visitor that reads
+//! every value as `serde_json::Value` would (strings decoded, so a lone surrogate escape
+//! is refused; numbers read, so one out of `f64`'s range is refused) and keeps nothing
+//! but the fields validation needs. serde_json's own skipping (`IgnoredAny`, `RawValue`)
+//! checks only the grammar and lets both through, which would let the fast path read a
+//! file the full reader refuses. A key given twice keeps its last value, as a built
+//! element's map does.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::read::Arguments;
+
+/// What validation reads of one element, and its depth.
+#[derive(Clone)]
+pub(super) struct Fields<'a> {
+    /// The key field (`name`, `uri` or `uriTemplate`, by kind): its text when it is a
+    /// string (borrowed unless it has escapes), `None` when it is something else.
+    /// `None` outside when the element has no key field.
+    pub key: Option<Option<Cow<'a, str>>>,
+    /// The kind of `inputSchema` and `outputSchema` (see `read::json_kind`).
+    pub input_schema: Option<char>,
+    pub output_schema: Option<char>,
+    pub arguments: Arguments,
+    /// How deep the element nests, itself included (`{}` is 1).
+    pub depth: usize,
+}
+
+/// Read one element (see the module). An error for anything the full reader refuses
+/// as JSON, and for an element that is not an object.
+pub(super) fn read<'a>(text: &'a str, key_field: &str) -> serde_json::Result<Fields<'a>> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let fields = Element { key_field }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(fields)
+}
+
+/// The element itself: an object.
+struct Element<'k> {
+    key_field: &'k str,
+}
+
+impl<'de> DeserializeSeed<'de> for Element<'_> {
+    type Value = Fields<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Fields<'de>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Element<'_> {
+    type Value = Fields<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+        let mut f = Fields {
+            key: None,
+            input_schema: None,
+            output_schema: None,
+            arguments: Arguments::Absent,
+            depth: 1,
+        };
+        while let Some(name) = map.next_key_seed(Probe::text(0, &mut 0))? {
+            let value = Probe {
+                at: 2,
+                max: &mut f.depth,
+                keep_text: false,
+            };
+            let name = name.text.unwrap_or_default();
+            if name == self.key_field {
+                let seen = map.next_value_seed(Probe {
+                    keep_text: true,
+                    ..value
+                })?;
+                f.key = Some(seen.text);
+            } else if name == "inputSchema" {
+                f.input_schema = Some(map.next_value_seed(value)?.kind);
+            } else if name == "outputSchema" {
+                f.output_schema = Some(map.next_value_seed(value)?.kind);
+            } else if name == "arguments" {
+                f.arguments = map.next_value_seed(Args(value))?;
+            } else {
+                map.next_value_seed(value)?;
+            }
+        }
+        Ok(f)
+    }
+}
+
+/// Any value, checked and dropped as it is read: its kind, and its text when it is a
+/// string and `keep_text` (borrowed unless it has escapes). `at` is its level (the
+/// element is 1); `max` records the deepest level of an object or array.
+struct Probe<'m> {
+    at: usize,
+    max: &'m mut usize,
+    keep_text: bool,
+}
+
+impl<'m> Probe<'m> {
+    fn text(at: usize, max: &'m mut usize) -> Probe<'m> {
+        Probe {
+            at,
+            max,
+            keep_text: true,
+        }
+    }
+}
+
+struct Seen<'a> {
+    kind: char,
+    text: Option<Cow<'a, str>>,
+}
+
+fn seen<'a, E>(kind: char) -> Result<Seen<'a>, E> {
+    Ok(Seen { kind, text: None })
+}
+
+impl<'de> DeserializeSeed<'de> for Probe<'_> {
+    type Value = Seen<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Seen<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Probe<'_> {
+    type Value = Seen<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Seen<'de>, E> {
+        seen(if v { 't' } else { 'f' })
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Seen<'de>, E> {
+        seen('0')
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Seen<'de>, E> {
+        seen('0')
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Seen<'de>, E> {
+        seen('0')
+    }
+    fn visit_unit<E>(self) -> Result<Seen<'de>, E> {
+        seen('n')
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Seen<'de>, E> {
+        Ok(Seen {
+            kind: '"',
+            text: self.keep_text.then_some(Cow::Borrowed(v)),
+        })
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Seen<'de>, E> {
+        Ok(Seen {
+            kind: '"',
+            text: self.keep_text.then(|| Cow::Owned(v.to_string())),
+        })
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Seen<'de>, A::Error> {
+        *self.max = (*self.max).max(self.at);
+        while seq
+            .next_element_seed(Probe::inner(self.at, self.max))?
+            .is_some()
+        {}
+        seen('[')
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Seen<'de>, A::Error> {
+        *self.max = (*self.max).max(self.at);
+        while map
+            .next_entry_seed(Probe::inner(0, &mut 0), Probe::inner(self.at, self.max))?
+            .is_some()
+        {}
+        seen('{')
+    }
+}
+
+impl<'m> Probe<'m> {
+    /// A value inside one at level `at`, its text not kept.
+    fn inner(at: usize, max: &'m mut usize) -> Probe<'m> {
+        Probe {
+            at: at + 1,
+            max,
+            keep_text: false,
+        }
+    }
+}
+
+/// An element's `arguments`: absent when `null`, else an array whose items are objects
+/// with a string `name` (the last one given).
+struct Args<'m>(Probe<'m>);
+
+impl<'de> DeserializeSeed<'de> for Args<'_> {
+    type Value = Arguments;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Arguments, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Args<'_> {
+    type Value = Arguments;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Arguments, E> {
+        Ok(Arguments::NotArray)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Arguments, E> {
+        Ok(Arguments::NotArray)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Arguments, E> {
+        Ok(Arguments::NotArray)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Arguments, E> {
+        Ok(Arguments::NotArray)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Arguments, E> {
+        Ok(Arguments::NotArray)
+    }
+    fn visit_unit<E>(self) -> Result<Arguments, E> {
+        Ok(Arguments::Absent)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Arguments, A::Error> {
+        self.0.visit_map(map)?;
+        Ok(Arguments::NotArray)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Arguments, A::Error> {
+        let Probe { at, max, .. } = self.0;
+        *max = (*max).max(at);
+        let mut names = Vec::new();
+        while let Some(named) = seq.next_element_seed(Arg(Probe::inner(at, max)))? {
+            names.push(named);
+        }
+        Ok(Arguments::Names(names))
+    }
+}
+
+/// One argument: whether it is an object with a string `name`.
+struct Arg<'m>(Probe<'m>);
+
+impl<'de> DeserializeSeed<'de> for Arg<'_> {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        // Anything but an object: checked and dropped by the probe, and no name.
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Arg<'_> {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        self.0.visit_seq(seq)?;
+        Ok(false)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let Probe { at, max, .. } = self.0;
+        *max = (*max).max(at);
+        let mut named = false;
+        while let Some(key) = map.next_key_seed(Probe::text(0, &mut 0))? {
+            let value = map.next_value_seed(Probe::inner(at, max))?;
+            if key.text.as_deref() == Some("name") {
+                named = value.kind == '"';
+            }
+        }
+        Ok(named)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read;
+    use crate::lockfile::read::Arguments;
+
+    #[test]
+    fn one_pass_reads_fields_and_depth_as_the_full_reader_would() {
+        let f = read(
+            r#" {"name" : "a\"b", "x": [1, {"y": "]}{["}], "inputSchema": {"a": [[]]}, "n": -1e5}"#,
+            "name",
+        )
+        .unwrap();
+        assert_eq!(f.key, Some(Some("a\"b".into())));
+        assert_eq!((f.input_schema, f.output_schema), (Some('{'), None));
+        assert_eq!(f.depth, 4);
+        assert_eq!(read("{}", "name").unwrap().depth, 1);
+        assert_eq!(read("{}", "name").unwrap().key, None);
+        // An escaped key is decoded; a key given twice keeps its last value.
+        let f = read(r#"{"n\u0061me": 5, "uri": "u"}"#, "name").unwrap();
+        assert_eq!(f.key, Some(None));
+        let f = read(r#"{"name": "a", "name": "b", "uri": 1}"#, "name").unwrap();
+        assert_eq!(f.key, Some(Some("b".into())));
+        let f = read(r#"{"name": "a", "uri": "x\ny"}"#, "uri").unwrap();
+        assert_eq!(f.key, Some(Some("x\ny".into())));
+        // Arguments: null is absent; each item named by its last string `name`.
+        let f = read(
+            r#"{"arguments": [{"name": "a"}, {"name": 1}, 5, {"name": 1, "name": "b"}, {"x": [[{}]]}]}"#,
+            "name",
+        )
+        .unwrap();
+        assert!(
+            matches!(f.arguments, Arguments::Names(ref v) if v == &[true, false, false, true, false])
+        );
+        assert_eq!(f.depth, 6);
+        assert!(matches!(
+            read(r#"{"arguments": null}"#, "name").unwrap().arguments,
+            Arguments::Absent
+        ));
+        assert!(matches!(
+            read(r#"{"arguments": {}}"#, "name").unwrap().arguments,
+            Arguments::NotArray
+        ));
+        // Not an object, not one value, or what only the full parse refuses.
+        for refused in [
+            "[]",
+            "5",
+            r#"{"a": 1} {}"#,
+            r#"{"a": 1,}"#,
+            r#"{"a": "\ud800"}"#,
+            r#"{"\udc00": 1}"#,
+            r#"{"a": 1e400}"#,
+            r#"{"a": [1e999]}"#,
+            r#"{"arguments": [{"name": "\ud800x"}]}"#,
+        ] {
+            assert!(read(refused, "name").is_err(), "{refused}");
+        }
+    }
+}
