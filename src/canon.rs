@@ -161,13 +161,24 @@ fn write_json_string(out: &mut String, text: &str) {
 
 /// Records the lines each value spans while a document is written, keyed by its path
 /// from where tracking started (`inputSchema.properties.limit`, `anyOf[1]`,
-/// `arguments.NAME` for prompt arguments), for SARIF and GitHub annotations.
+/// `arguments.NAME` for prompt arguments), for SARIF and GitHub annotations: every
+/// value's, or only those of the paths asked for ([`Track::only`]).
 #[derive(Default)]
 pub struct Track {
     counted: usize,
     line: usize,
+    /// The path of the value being written (one buffer, cut back on leaving).
     path: String,
+    /// The paths to record, when not all: a value elsewhere is written untracked, with
+    /// everything inside it.
+    only: Option<std::collections::HashSet<String>>,
     pub spans: std::collections::HashMap<String, (usize, usize)>,
+}
+
+/// A step into a value: an object's key, an array's index, or a named item's name.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
 }
 
 impl Track {
@@ -180,32 +191,44 @@ impl Track {
         }
     }
 
+    /// [`Track::at`], recording only the values at `paths` (each path's every prefix
+    /// must be there too: a value is looked into only when its own path is).
+    pub fn only(out: &str, line: usize, paths: std::collections::HashSet<String>) -> Track {
+        Track {
+            only: Some(paths),
+            ..Track::at(out, line)
+        }
+    }
+
     /// The 1-based line the end of `out` is on.
     pub fn line_now(&mut self, out: &str) -> usize {
-        self.line += out.as_bytes()[self.counted..]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count();
+        self.line += memchr::memchr_iter(b'\n', &out.as_bytes()[self.counted..]).count();
         self.counted = out.len();
         self.line
     }
 
-    fn enter(&mut self, seg: &str, out: &str) -> (String, usize) {
-        let saved = std::mem::take(&mut self.path);
-        self.path = if saved.is_empty() {
-            crate::path::segment(seg)
-        } else if seg.starts_with('[') {
-            format!("{saved}{seg}")
-        } else {
-            crate::path::join(&saved, seg)
-        };
-        (saved, self.line_now(out))
+    /// Step into a value: its path's length before the step and its first line, or
+    /// `None` when it is not recorded (the path is as it was).
+    fn enter(&mut self, step: Step<'_>, out: &str) -> Option<(usize, usize)> {
+        let saved = self.path.len();
+        match step {
+            Step::Key(name) => crate::path::push(&mut self.path, name),
+            Step::Index(i) => {
+                use std::fmt::Write;
+                let _ = write!(self.path, "[{i}]");
+            }
+        }
+        if self.only.as_ref().is_some_and(|o| !o.contains(&self.path)) {
+            self.path.truncate(saved);
+            return None;
+        }
+        Some((saved, self.line_now(out)))
     }
 
-    fn leave(&mut self, saved: String, start: usize, out: &str) {
+    fn leave(&mut self, (saved, start): (usize, usize), out: &str) {
         let end = self.line_now(out);
-        let path = std::mem::replace(&mut self.path, saved);
-        self.spans.insert(path, (start, end));
+        self.spans.insert(self.path.clone(), (start, end));
+        self.path.truncate(saved);
     }
 }
 
@@ -235,12 +258,14 @@ pub fn write_object_tracked(
         let value = &map[key];
         let child = child_ctx(ctx, key);
         match track.as_deref_mut() {
-            Some(t) => {
-                let (saved, start) = t.enter(key, out);
-                let named = ctx == Ctx::Element && key == "arguments";
-                write_tracked(out, value, child, level + 1, Some(&mut *t), named);
-                t.leave(saved, start, out);
-            }
+            Some(t) => match t.enter(Step::Key(key), out) {
+                Some(at) => {
+                    let named = ctx == Ctx::Element && key == "arguments";
+                    write_tracked(out, value, child, level + 1, Some(&mut *t), named);
+                    t.leave(at, out);
+                }
+                None => write_tracked(out, value, child, level + 1, None, false),
+            },
             None => write_tracked(out, value, child, level + 1, None, false),
         }
         if i != last {
@@ -289,13 +314,17 @@ fn write_tracked(
                 indent(out, level + 1);
                 match track.as_deref_mut() {
                     Some(t) => {
-                        let seg = match item.get("name").and_then(Value::as_str) {
-                            Some(name) if named => name.to_string(),
-                            _ => format!("[{i}]"),
+                        let step = match item.get("name").and_then(Value::as_str) {
+                            Some(name) if named => Step::Key(name),
+                            _ => Step::Index(i),
                         };
-                        let (saved, start) = t.enter(&seg, out);
-                        write_tracked(out, item, ctx, level + 1, Some(&mut *t), false);
-                        t.leave(saved, start, out);
+                        match t.enter(step, out) {
+                            Some(at) => {
+                                write_tracked(out, item, ctx, level + 1, Some(&mut *t), false);
+                                t.leave(at, out);
+                            }
+                            None => write_tracked(out, item, ctx, level + 1, None, false),
+                        }
                     }
                     None => write_tracked(out, item, ctx, level + 1, None, false),
                 }

@@ -17,10 +17,16 @@ pub fn segment(name: &str) -> String {
 
 /// `path` followed by the name `name`.
 pub fn join(path: &str, name: &str) -> String {
+    let mut out = path.to_string();
+    push(&mut out, name);
+    out
+}
+
+/// Append the name `name` to `path` (which may be empty: then `name`'s segment alone).
+pub fn push(path: &mut String, name: &str) {
     let seg = segment(name);
-    if seg.starts_with('[') {
-        format!("{path}{seg}")
-    } else {
-        format!("{path}.{seg}")
+    if !path.is_empty() && !seg.starts_with('[') {
+        path.push('.');
     }
+    path.push_str(&seg);
 }

@@ -30,7 +30,7 @@ use crate::error::Result;
 use crate::lockfile::scan::{build_element, scan, scan_pair, Scanned};
 use crate::lockfile::{
     key_of, line_map_of_canonical, write_element, Element, Kind, LineMap, Lockfile, ServerInfo,
-    Surface,
+    Surface, Wanted,
 };
 use crate::rules::Rules;
 
@@ -112,11 +112,14 @@ fn compare(
     changes.extend(diff_server(rules, &sa.server, &sb.server));
     let lines = match with_lines {
         // Each file's lines on its own thread, as the scans.
-        true => std::thread::scope(|s| {
-            let la = s.spawn(|| line_map_of_canonical(a.0, &sa, &pa));
-            let lb = line_map_of_canonical(b.0, &sb, &pb);
-            la.join().ok().flatten().zip(lb)
-        }),
+        true => {
+            let wanted = wanted(&changes);
+            std::thread::scope(|s| {
+                let la = s.spawn(|| line_map_of_canonical(a.0, &sa, &pa, &wanted));
+                let lb = line_map_of_canonical(b.0, &sb, &pb, &wanted);
+                la.join().ok().flatten().zip(lb)
+            })
+        }
         false => None,
     };
     Ok(Compared {
@@ -206,7 +209,7 @@ impl Baseline<'_> {
         let mut changes = diff_with_budget(rules, &pa, &pb, budget);
         changes.extend(diff_server(rules, &self.side.server, &current.server));
         let lines = match with_lines {
-            true => line_map_of_canonical(self.bytes, &self.side, &pa)
+            true => line_map_of_canonical(self.bytes, &self.side, &pa, &wanted(&changes))
                 .map(|base| (base, LineMap::default())),
             false => None,
         };
@@ -245,6 +248,22 @@ fn compare_full(
         subjects: subjects.into_iter().collect(),
         lines: None,
     })
+}
+
+/// The places the changes point at, for a line map: only their values' lines are
+/// counted inside the changed elements.
+fn wanted(changes: &[Change]) -> Wanted {
+    let mut wanted = Wanted::default();
+    for c in changes {
+        if let Some((kind, key)) = c
+            .subject
+            .split_once(':')
+            .and_then(|(word, key)| Some((Kind::from_word(word)?, key)))
+        {
+            wanted.add(kind, key, c.path.as_deref());
+        }
+    }
+    wanted
 }
 
 fn set_list(s: &mut Surface, kind: Kind, list: Vec<Element>) {

@@ -93,6 +93,22 @@ fn prefixes(path: &str) -> Vec<usize> {
     }
     ends
 }
+/// The values whose lines a line map made from a file's bytes records inside each
+/// element: every prefix of each path asked for (as [`LineMap::find`] looks for the
+/// deepest part of a path that exists). An element asked for with no path gets only
+/// its own lines.
+#[derive(Default)]
+pub struct Wanted(std::collections::HashMap<(Kind, String), HashSet<String>>);
+
+impl Wanted {
+    pub fn add(&mut self, kind: Kind, key: &str, path: Option<&str>) {
+        let paths = self.0.entry((kind, key.to_string())).or_default();
+        for cut in path.map(prefixes).unwrap_or_default() {
+            paths.insert(path.unwrap_or_default()[..cut].to_string());
+        }
+    }
+}
+
 /// Where `raw` starts in `bytes` (it borrows from them).
 pub(crate) fn offset(bytes: &[u8], raw: &str) -> usize {
     raw.as_ptr() as usize - bytes.as_ptr() as usize
@@ -100,13 +116,15 @@ pub(crate) fn offset(bytes: &[u8], raw: &str) -> usize {
 
 /// The line map of a canonical lockfile, from its bytes: every list's line, and for
 /// each element in `parsed` (the ones that changed, built and normalized) its lines and
-/// the lines of every value inside. `None` when the file is not canonical where that
-/// can be seen without building the unchanged elements: the envelope, the layout of
-/// the lists, the order of the elements, the text of each changed element.
+/// the lines of the values inside it that `wanted` names. `None` when the file is not
+/// canonical where that can be seen without building the unchanged elements: the
+/// envelope, the layout of the lists, the order of the elements, the text of each
+/// changed element.
 pub(crate) fn line_map_of_canonical(
     bytes: &[u8],
     side: &Scanned<'_>,
     parsed: &Surface,
+    wanted: &Wanted,
 ) -> Option<LineMap> {
     if !side.ordered {
         return None;
@@ -165,7 +183,7 @@ pub(crate) fn line_map_of_canonical(
     // Lines: count newlines once, in offset order, up to the last place asked for.
     // (offset, kind, the changed element there or None for the list's own line)
     type Place<'e> = (usize, Kind, Option<(&'e str, &'e Element)>);
-    let mut wanted: Vec<Place<'_>> = Kind::ALL
+    let mut places: Vec<Place<'_>> = Kind::ALL
         .into_iter()
         .zip(list_at)
         .map(|(kind, at)| (at, kind, None))
@@ -174,21 +192,22 @@ pub(crate) fn line_map_of_canonical(
         for element in parsed.list(kind) {
             let key = key_of(element, kind.key_field());
             let raw = side.index[k].get(key)?;
-            wanted.push((offset(bytes, raw), kind, Some((key, element))));
+            places.push((offset(bytes, raw), kind, Some((key, element))));
         }
     }
-    wanted.sort_by_key(|w| w.0);
+    places.sort_by_key(|w| w.0);
     let mut counter = LineCounter::default();
     let mut map = LineMap::default();
     let mut text = String::new();
-    for (at, kind, element) in wanted {
+    for (at, kind, element) in places {
         let start = counter.line_at(bytes, at);
         let Some((key, element)) = element else {
             map.lists.insert(kind, start);
             continue;
         };
         text.clear();
-        let mut track = Track::at(&text, start);
+        let paths = wanted.0.get(&(kind, key.to_string())).cloned();
+        let mut track = Track::only(&text, start, paths.unwrap_or_default());
         canon::write_object_tracked(&mut text, element, Ctx::Element, 3, Some(&mut track));
         if bytes.get(at..at + text.len())? != text.as_bytes() {
             return None; // this element is not written canonically

@@ -19,7 +19,7 @@ pub(crate) mod scan;
 mod write;
 
 pub(crate) use lines::line_map_of_canonical;
-pub use lines::LineMap;
+pub use lines::{LineMap, Wanted};
 pub use model::{
     capture_time, key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION,
 };
