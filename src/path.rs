@@ -15,14 +15,18 @@ pub fn segment(name: &str) -> String {
     }
 }
 
-/// `path` followed by the name `name`.
+/// `path` followed by the name `name` (`.name` after an empty path: the walker joins
+/// from a schema's root and the caller puts the field in front).
 pub fn join(path: &str, name: &str) -> String {
-    let mut out = path.to_string();
-    push(&mut out, name);
-    out
+    let seg = segment(name);
+    if seg.starts_with('[') {
+        format!("{path}{seg}")
+    } else {
+        format!("{path}.{seg}")
+    }
 }
 
-/// Append the name `name` to `path` (which may be empty: then `name`'s segment alone).
+/// Append the name `name` to `path` in place; to an empty path, `name`'s segment alone.
 pub fn push(path: &mut String, name: &str) {
     let seg = segment(name);
     if !path.is_empty() && !seg.starts_with('[') {
