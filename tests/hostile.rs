@@ -716,12 +716,30 @@ fn the_fast_and_the_full_path_agree_on_malformed_lockfiles() {
     ];
     let d = tmpdir("fast-full");
     fs::write(d.join("good.lock"), LOCK_A).unwrap();
+    let rules = mcp_covenant::rules::Rules::embedded().unwrap();
     for (n, text) in cases.iter().enumerate() {
         fs::write(d.join("bad.lock"), text).unwrap();
+        // The fast path against the full reader itself, in both positions and in
+        // the canonical layout too when the full reader reads the file.
+        let full = mcp_covenant::lockfile::Lockfile::parse(text.as_bytes(), "bad.lock");
+        let mut layouts = vec![text.clone()];
+        layouts.extend(full.as_ref().ok().map(|l| l.to_text()));
+        for text in &layouts {
+            let bad = (text.as_bytes(), "bad.lock");
+            let good = (LOCK_A.as_bytes(), "good.lock");
+            for (x, y) in [(bad, good), (good, bad)] {
+                let fast = mcp_covenant::diff::fast::compare_files(&rules, x, y, 1 << 20);
+                assert_eq!(
+                    fast.err().map(|e| e.to_string()),
+                    full.as_ref().err().map(|e| e.to_string()),
+                    "case {n}: {text:.200}"
+                );
+            }
+        }
         for (base, against) in [("bad.lock", "good.lock"), ("good.lock", "bad.lock")] {
             // Both formats take the fast path (sarif with its line map), which leaves
-            // a file it does not read to the full reader; the library-level check
-            // below compares the fast path with the full reader itself.
+            // a file it does not read to the full reader: the same exit code and
+            // error line.
             let run = |format: &str| {
                 bin()
                     .current_dir(&d)
