@@ -366,7 +366,7 @@ impl<'a> Gen<'a> {
             }
         }
         // Every optional property at once (for min/maxProperties, dependencies).
-        let mut all = base;
+        let mut all = base.clone();
         for name in names.iter().take(32) {
             if !all.contains_key(name) {
                 let s = props(Some(src))
@@ -377,6 +377,47 @@ impl<'a> Gen<'a> {
             }
         }
         out.push(Value::Object(all));
+        // A name only a variant declares or requires (an `allOf`/`anyOf`/`oneOf` member
+        // or a conditional, through `$ref`s, on either side), beside what the source
+        // needs: the instance may match two overlapping `oneOf` variants where it
+        // matched one. Last, and a few plain values each without searching further, so
+        // the candidates above keep their places and their share of the budget.
+        let nested: Vec<&'a Value> = self
+            .nested(0, src)
+            .into_iter()
+            .skip(1)
+            .chain(
+                tgt.map(|t| self.nested(1, t).into_iter().skip(1).collect::<Vec<_>>())
+                    .unwrap_or_default(),
+            )
+            .collect();
+        let mut extra: Vec<(String, &'a Value)> = Vec::new();
+        for s in &nested {
+            let declared = props(Some(s))
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.as_str(), v));
+            let required = s
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(|k| (k, &Value::Bool(true)));
+            for (k, sub) in declared.chain(required) {
+                if !names.iter().any(|n| n == k) && !extra.iter().any(|(n, _)| n == k) {
+                    extra.push((k.to_string(), sub));
+                }
+            }
+        }
+        for (name, sub) in extra.into_iter().take(16) {
+            let minimal = self.minimal(sub, depth + 1);
+            for v in [minimal, Value::String("a".into()), Value::from(0)] {
+                let mut o = base.clone();
+                o.insert(name.clone(), v);
+                out.push(Value::Object(o));
+            }
+        }
         out
     }
 }
