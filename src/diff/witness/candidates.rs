@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::MAX_CANDIDATES;
 use crate::diff::pattern::Pattern;
+use crate::diff::walker::resolve;
 
 /// Builds the candidates for one change: the roots of the source (0) and the target
 /// (1), and how many nodes it has made candidates for (bounded by `MAX_CANDIDATES`).
@@ -48,6 +49,15 @@ impl<'a> Gen<'a> {
                 if let Some(v) = cur.get(kw) {
                     out.push(self.deref(side, v));
                 }
+            }
+            // A `$ref` beside other keywords applies on its own, as an `allOf` member
+            // would (2020-12); `deref` only looks through a `$ref` that stands alone.
+            if cur.as_object().is_some_and(|m| m.len() > 1) {
+                let target = cur
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| resolve(self.roots[side], r));
+                out.extend(target.map(|t| self.deref(side, t)));
             }
         }
         out.truncate(32);
