@@ -185,7 +185,12 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
             // elements whose canonical text differs are built; the changes are the full
             // diff's, and the baseline's lines are counted when it is canonical.
             for ((text, name, file), capture) in [((&ta, "a", &a), &b), ((&tb, "b", &b), &a)] {
-                let baseline = diff::fast::scan_baseline(text.as_bytes(), name).unwrap();
+                // A baseline not in the canonical layout is read in full (every element
+                // would differ in bytes from the capture's canonical text).
+                let Some(baseline) = diff::fast::scan_baseline(text.as_bytes(), name) else {
+                    assert!(!canonical, "seed {seed}: a canonical baseline is scanned");
+                    continue;
+                };
                 let live = baseline
                     .compare(&rules, capture, diff::DEFAULT_WORK_BUDGET, true)
                     .unwrap()
@@ -211,6 +216,36 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
                     anchor::anchors_in(&full, (&lines, name), None),
                     anchor::anchors(&full, &files),
                     "seed {seed}: live anchors"
+                );
+            }
+            // The canonical layout with element text that is not canonical (no space
+            // after a colon inside the elements): every element differs in bytes from
+            // the capture's and is built; the changes are still the full diff's, and
+            // the baseline's own text gives no line map.
+            if canonical {
+                let squeezed: Vec<String> = ta
+                    .lines()
+                    .map(|l| match l.starts_with("        ") {
+                        true => l.replace("\": ", "\":"),
+                        false => l.to_string(),
+                    })
+                    .collect();
+                let squeezed = squeezed.join("\n") + "\n";
+                let file = Lockfile::parse(squeezed.as_bytes(), "a").unwrap();
+                let baseline = diff::fast::scan_baseline(squeezed.as_bytes(), "a")
+                    .expect("the canonical layout is scanned");
+                let live = baseline
+                    .compare(&rules, &b, diff::DEFAULT_WORK_BUDGET, true)
+                    .unwrap()
+                    .unwrap();
+                let mut full = diff::diff(&rules, &file.surface, &b.surface);
+                let mut changes = live.changes;
+                diff::sort(&mut full);
+                diff::sort(&mut changes);
+                assert_eq!(changes, full, "seed {seed}: live, squeezed elements");
+                assert!(
+                    live.lines.is_none(),
+                    "seed {seed}: lines from elements not canonical"
                 );
             }
             // SARIF and GitHub lines: counted in the bytes when both files are

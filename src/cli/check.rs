@@ -86,8 +86,8 @@ fn compare_files(
 
 /// A live server against the baseline. The baseline is scanned (and so found readable)
 /// before the capture; only its elements that differ from the capture are built. When
-/// the scan does not read it, or the format needs lines and the baseline is not
-/// canonical, it is read in full.
+/// the scan does not read it, it is not in the canonical layout, or the format needs
+/// lines and the baseline is not canonical, it is read in full.
 fn compare_live(
     rules: &Rules,
     settings: &CheckSettings<'_>,

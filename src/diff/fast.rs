@@ -138,10 +138,13 @@ pub struct Baseline<'a> {
 }
 
 /// Scan a live check's baseline. `None` when the scan does not read it (anything
-/// unusual: a shape problem, a duplicate key, deep nesting): the caller then reads it
-/// with the full reader, which gives the error, or the full comparison.
+/// unusual: a shape problem, a duplicate key, deep nesting), or when the file is not in
+/// the canonical layout: the caller then reads it with the full reader, which gives the
+/// error, or the full comparison. (Every element of a file laid out otherwise differs
+/// in bytes from the capture's canonical text: built one by one beside a copy of the
+/// capture, they would cost more memory than the full parse.)
 pub fn scan_baseline<'a>(bytes: &'a [u8], origin: &'a str) -> Option<Baseline<'a>> {
-    let side = scan(bytes, origin).ok()?;
+    let side = scan(bytes, origin).ok().filter(|s| s.layout.is_some())?;
     Some(Baseline {
         bytes,
         origin,
@@ -154,8 +157,8 @@ impl Baseline<'_> {
     /// canonically and compared with the baseline element of the same key: equal bytes
     /// are the same element (the baseline is normalised text; the capture is normalised
     /// before it is written), so only elements whose bytes differ, or that one side
-    /// lacks, are built and diffed. A baseline that is not canonical only costs builds:
-    /// its elements differ in bytes and the diff finds what really changed.
+    /// lacks, are built and diffed. An element whose text is not canonical only costs
+    /// a build: its bytes differ and the diff finds what really changed.
     ///
     /// With `with_lines`, the baseline's line map when it is canonical (the capture has
     /// no file, so its map is empty); `lines` is `None` when it is not. `Ok(None)` when

@@ -189,6 +189,28 @@ impl<'m> Probe<'m> {
     }
 }
 
+/// A visitor's scalar visits (but `null`'s), each giving `$value`: a scalar has nothing
+/// inside to check further.
+macro_rules! scalars {
+    ($t:ty, $value:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<$t, E> {
+            Ok($value)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<$t, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<$t, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<$t, E> {
+            Ok($value)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<$t, E> {
+            Ok($value)
+        }
+    };
+}
+
 /// An element's `arguments`: absent when `null`, else an array whose items are objects
 /// with a string `name` (the last one given).
 struct Args<'m>(Probe<'m>);
@@ -205,21 +227,7 @@ impl<'de> Visitor<'de> for Args<'_> {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Arguments, E> {
-        Ok(Arguments::NotArray)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Arguments, E> {
-        Ok(Arguments::NotArray)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Arguments, E> {
-        Ok(Arguments::NotArray)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Arguments, E> {
-        Ok(Arguments::NotArray)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Arguments, E> {
-        Ok(Arguments::NotArray)
-    }
+    scalars!(Arguments, Arguments::NotArray);
     fn visit_unit<E>(self) -> Result<Arguments, E> {
         Ok(Arguments::Absent)
     }
@@ -244,7 +252,7 @@ struct Arg<'m>(Probe<'m>);
 impl<'de> DeserializeSeed<'de> for Arg<'_> {
     type Value = bool;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        // Anything but an object: checked and dropped by the probe, and no name.
+        // Anything but an object has no name (an array is still checked inside).
         d.deserialize_any(self)
     }
 }
@@ -254,21 +262,7 @@ impl<'de> Visitor<'de> for Arg<'_> {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
-    }
+    scalars!(bool, false);
     fn visit_unit<E>(self) -> Result<bool, E> {
         Ok(false)
     }

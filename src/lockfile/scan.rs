@@ -60,6 +60,8 @@ struct Envelope<'a> {
     captured_at_unix: u64,
     server: ServerInfo,
     lists: Vec<Vec<&'a str>>,
+    /// Where each kind's list starts, when the file was split by the canonical layout.
+    layout: Option<Vec<usize>>,
 }
 
 /// One side, indexed: element key → raw text, per kind.
@@ -68,8 +70,10 @@ pub(crate) struct Scanned<'a> {
     pub(crate) captured_at_unix: u64,
     pub(crate) server: ServerInfo,
     pub(crate) index: Vec<BTreeMap<String, &'a str>>,
-    /// Each kind's elements in file order.
-    pub(crate) lists: Vec<Vec<&'a str>>,
+    /// Where each kind's list starts (the line `    "tools": [`), when the file has the
+    /// canonical layout: its envelope, lists and elements laid out as the writer lays
+    /// them (the elements' own text is not compared with the writer's here).
+    pub(crate) layout: Option<Vec<usize>>,
     /// Every list is in key order, as a canonical file writes it.
     pub(crate) ordered: bool,
 }
@@ -188,6 +192,7 @@ fn envelope<'a>(bytes: &'a [u8], origin: &str) -> Result<Envelope<'a>> {
             text(s.resource_templates),
             text(s.prompts),
         ],
+        layout: None,
     })
 }
 
@@ -214,8 +219,9 @@ fn split(bytes: &[u8]) -> Option<Envelope<'_>> {
     let expect = |pos: &mut usize, want: &[u8]| -> Option<()> {
         (bytes.get(*pos..*pos + want.len())? == want).then(|| *pos += want.len())
     };
-    let mut lists = Vec::new();
+    let (mut lists, mut layout) = (Vec::new(), Vec::new());
     for (k, kind) in Kind::ALL.into_iter().enumerate() {
+        layout.push(pos);
         expect(&mut pos, b"    \"")?;
         expect(&mut pos, kind.list_name().as_bytes())?;
         expect(&mut pos, b"\": [")?;
@@ -250,6 +256,7 @@ fn split(bytes: &[u8]) -> Option<Envelope<'_>> {
         captured_at_unix: header.captured_at_unix,
         server: header.server,
         lists,
+        layout: Some(layout),
     })
 }
 
@@ -313,7 +320,7 @@ fn finish<'a>(
         captured_at_unix: raw.captured_at_unix,
         server: raw.server,
         index,
-        lists: raw.lists,
+        layout: raw.layout,
         ordered,
     })
 }
