@@ -80,33 +80,42 @@ fn compare(
         // (No line map: the caller's full parse counts lines, and warns.)
         Err(_) => return compare_full(rules, a, b, budget),
     };
-    let mut pa = Surface::default();
-    let mut pb = Surface::default();
+    // The elements whose bytes differ (or that one side lacks), per kind and side.
+    let mut differ: [Vec<Vec<&str>>; 2] = Default::default();
     let mut subjects = Vec::new();
     for (k, kind) in Kind::ALL.into_iter().enumerate() {
         let (ia, ib) = (&sa.index[k], &sb.index[k]);
-        let mut la = Vec::new();
-        let mut lb = Vec::new();
+        let (mut la, mut lb) = (Vec::new(), Vec::new());
         for (name, raw) in ia {
             subjects.push(format!("{}:{name}", kind.word()));
             match ib.get(name) {
                 Some(other) if other == raw => {} // the same bytes: no change
-                _ => la.push(build_element(raw, a.1, kind)?),
+                _ => la.push(*raw),
             }
         }
         for (name, raw) in ib {
             match ia.get(name) {
                 Some(other) if other == raw => {}
-                Some(_) => lb.push(build_element(raw, b.1, kind)?),
+                Some(_) => lb.push(*raw),
                 None => {
                     subjects.push(format!("{}:{name}", kind.word()));
-                    lb.push(build_element(raw, b.1, kind)?);
+                    lb.push(*raw);
                 }
             }
         }
-        set_list(&mut pa, kind, la);
-        set_list(&mut pb, kind, lb);
+        differ[0].push(la);
+        differ[1].push(lb);
     }
+    // Built and normalised, each side on its own thread.
+    let (pa, pb) = std::thread::scope(|s| {
+        let ta = s.spawn(|| build_surface(&differ[0], a.1));
+        let pb = build_surface(&differ[1], b.1);
+        let pa = ta
+            .join()
+            .unwrap_or_else(|_| Err(crate::error::Error::new("building elements failed")));
+        (pa, pb)
+    });
+    let (pa, pb) = (pa?, pb?);
     subjects.sort();
     let mut changes = diff_with_budget(rules, &pa, &pb, budget);
     changes.extend(diff_server(rules, &sa.server, &sb.server));
@@ -267,6 +276,19 @@ fn wanted(changes: &[Change]) -> Wanted {
         }
     }
     wanted
+}
+
+/// The elements of `lists` (per kind, as raw text) built into a surface.
+fn build_surface(lists: &[Vec<&str>], origin: &str) -> Result<Surface> {
+    let mut surface = Surface::default();
+    for (kind, list) in Kind::ALL.into_iter().zip(lists) {
+        let built = list
+            .iter()
+            .map(|raw| build_element(raw, origin, kind))
+            .collect::<Result<Vec<_>>>()?;
+        set_list(&mut surface, kind, built);
+    }
+    Ok(surface)
 }
 
 fn set_list(s: &mut Surface, kind: Kind, list: Vec<Element>) {
