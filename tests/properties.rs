@@ -401,6 +401,84 @@ fn damaged_canonical_files_read_the_same_on_the_fast_path() {
     );
 }
 
+/// Edge cases in the canonical layout, each compared with the full reader in both
+/// positions and against itself: a BOM, CRLF line ends, bytes after the end, a key
+/// field that is null, a field given twice (the last one counts, as in a built
+/// element), escaped keys, numbers at the edges, and nesting on both sides of the
+/// reader's limit.
+#[test]
+fn canonical_layout_edge_cases_read_as_the_full_reader_reads_them() {
+    let rules = Rules::embedded().unwrap();
+    let mut r = Rng::with_seed(11);
+    let x: Vec<Value> = (0..3).map(|i| tool(&mut r, i)).collect();
+    let good = Lockfile::parse(lockfile(x).to_string().as_bytes(), "x")
+        .unwrap()
+        .to_text();
+    let at = "        \"name\": \"t1\"";
+    assert!(good.contains(at));
+    let insert = |extra: &str| good.replacen(at, &format!("{at},\n        {extra}"), 1);
+    let nested = |levels: usize| format!("\"deep\": {}1{}", "[".repeat(levels), "]".repeat(levels));
+    let mut cases = vec![
+        format!("\u{feff}{good}"),
+        good.replace('\n', "\r\n"),
+        format!("{good} "),
+        format!("{good}x"),
+        good.replacen("\"name\": \"t1\"", "\"name\": null", 1),
+        insert("\"name\": \"t9\""),
+        insert("\"name\": 5"),
+        insert("\"n\\u0061me\": \"t1\""),
+        insert("\"inputSchema\": 5"),
+        insert("\"inputSchema\": true"),
+        insert("\"arguments\": null"),
+        insert("\"arguments\": [{\"name\": 1, \"name\": \"a\"}]"),
+        insert("\"arguments\": [{\"name\": \"a\", \"name\": 1}]"),
+        insert("\"x\": -0"),
+        insert("\"x\": 18446744073709551616"),
+        insert("\"x\": 1E400"),
+        insert("\"x\": \"\\ud83d\\ude00\""),
+        insert("\"x\": \"\\udc00\""),
+    ];
+    // The element is at depth 3 in the file; the reader allows 127 in all.
+    for levels in [121, 122, 123, 124, 125, 200] {
+        cases.push(insert(&nested(levels)));
+    }
+    let (mut refused, mut read) = (0, 0);
+    for (n, text) in cases.iter().enumerate() {
+        let full = Lockfile::parse(text.as_bytes(), "x");
+        let canon = (good.as_bytes(), "c");
+        let this = (text.as_bytes(), "x");
+        for (a, b) in [(this, canon), (canon, this), (this, this)] {
+            let fast = diff::fast::compare_files(&rules, a, b, 1 << 20);
+            match (&full, fast) {
+                (Err(e), Err(f)) => assert_eq!(e.to_string(), f.to_string(), "case {n}"),
+                (Ok(l), Ok(fast)) => {
+                    let c = Lockfile::parse(good.as_bytes(), "c").unwrap();
+                    let (sa, sb) = match (a.1, b.1) {
+                        ("x", "c") => (&l.surface, &c.surface),
+                        ("c", "x") => (&c.surface, &l.surface),
+                        _ => (&l.surface, &l.surface),
+                    };
+                    let mut want = diff::diff(&rules, sa, sb);
+                    let mut got = fast.changes;
+                    diff::sort(&mut want);
+                    diff::sort(&mut got);
+                    assert_eq!(got, want, "case {n}");
+                }
+                (full, fast) => panic!(
+                    "case {n}: full {:?}, fast {:?}",
+                    full.as_ref().err().map(ToString::to_string),
+                    fast.err().map(|e| e.to_string())
+                ),
+            }
+        }
+        match full {
+            Ok(_) => read += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    assert!(refused >= 5 && read >= 5, "refused {refused}, read {read}");
+}
+
 /// A capture that gives one name twice is left to the full comparison (which decides
 /// what that means), never half-compared by the live fast path.
 #[test]
