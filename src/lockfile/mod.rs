@@ -78,7 +78,7 @@ mod tests {
     fn line_map_finds_elements_and_the_deepest_existing_part_of_a_path() {
         let text = r#"{"covenant_version":"0.2.0","captured_at_unix":0,"surface":{"tools":[
             {"name":"a","inputSchema":{"type":"object","properties":{"x.y":{"type":"string"},"k":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}],
-            "prompts":[{"name":"p","arguments":[{"name":"topic","required":true}]}]}}"#;
+            "prompts":[{"name":"p","arguments":[{"name":"topic","required":true},{"name":"[0]"}]}]}}"#;
         let lock = Lockfile::parse(text.as_bytes(), "t").unwrap();
         let canonical = lock.to_text();
         let lines: Vec<&str> = canonical.lines().collect();
@@ -99,6 +99,9 @@ mod tests {
         );
         let (s, _) = at(Kind::Prompt, "p", Some("arguments.topic"));
         assert!(lines[s].contains("topic"), "{}", lines[s]);
+        // An argument whose name looks like an index is named as the diff names it.
+        let (s, _) = at(Kind::Prompt, "p", Some("arguments[\"[0]\"]"));
+        assert!(lines[s].contains("\"[0]\""), "{}", lines[s]);
         assert!(map.find(Kind::Tool, "nope", None).is_none());
         assert!(lines[map.lists[&Kind::Prompt] - 1].contains("\"prompts\""));
         assert_eq!(lock.to_text(), canonical);
