@@ -437,6 +437,18 @@ fn canonical_layout_edge_cases_read_as_the_full_reader_reads_them() {
         insert("\"x\": 1E400"),
         insert("\"x\": \"\\ud83d\\ude00\""),
         insert("\"x\": \"\\udc00\""),
+        // serde_json reads an object whose first key is its raw-value token as JSON
+        // text: as another value, or an error.
+        insert("\"x\": {\"$serde_json::private::RawValue\": 5}"),
+        insert("\"x\": {\"$serde_json::private::RawValue\": \"1\", \"y\": 2}"),
+        insert("\"x\": {\"y\": 2, \"$serde_json::private::RawValue\": 5}"),
+        insert("\"inputSchema\": {\"$serde_json::private::RawValue\": \"5\"}"),
+        insert("\"inputSchema\": {\"$serde_json::private::RawValue\": \"{}\"}"),
+        insert("\"name\": {\"$serde_json::private::RawValue\": \"\\\"t1\\\"\"}"),
+        insert(
+            "\"arguments\": [{\"$serde_json::private::RawValue\": \"{\\\"name\\\": \\\"a\\\"}\"}]",
+        ),
+        insert("\"$serde_json::private::RawValue\": 5"),
     ];
     // The element is at depth 3 in the file; the reader allows 127 in all.
     for levels in [121, 122, 123, 124, 125, 200] {

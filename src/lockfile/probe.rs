@@ -8,7 +8,8 @@
 //! but the fields validation needs. serde_json's own skipping (`IgnoredAny`, `RawValue`)
 //! checks only the grammar and lets both through, which would let the fast path read a
 //! file the full reader refuses. A key given twice keeps its last value, as a built
-//! element's map does.
+//! element's map does. An object serde_json itself reads specially (its raw-value
+//! token as first key) is refused here, so the full reader decides it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -170,11 +171,27 @@ impl<'de> Visitor<'de> for Probe<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Seen<'de>, A::Error> {
         *self.max = (*self.max).max(self.at);
-        while map
-            .next_entry_seed(Probe::inner(0, &mut 0), Probe::inner(self.at, self.max))?
-            .is_some()
-        {}
+        let mut first = true;
+        while let Some(key) = map.next_key_seed(Probe::text(0, &mut 0))? {
+            refuse_raw_value_token(first, &key)?;
+            first = false;
+            map.next_value_seed(Probe::inner(self.at, self.max))?;
+        }
         seen('{')
+    }
+}
+
+/// serde_json (with its `raw_value` feature, which the scan needs) reads an object
+/// inside a `Value` whose first key is this one as text to parse again, not as an
+/// object: the full reader may then accept it as some other value or refuse it. The
+/// probe does not guess: such an object is an error here, and the full reader decides.
+/// (An element's own top level is a map, not a `Value`, and is read plainly.)
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+fn refuse_raw_value_token<E: serde::de::Error>(first: bool, key: &Seen<'_>) -> Result<(), E> {
+    match first && key.text.as_deref() == Some(RAW_VALUE_TOKEN) {
+        true => Err(E::custom("an object serde_json reads as raw JSON text")),
+        false => Ok(()),
     }
 }
 
@@ -273,8 +290,10 @@ impl<'de> Visitor<'de> for Arg<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         let Probe { at, max, .. } = self.0;
         *max = (*max).max(at);
-        let mut named = false;
+        let (mut named, mut first) = (false, true);
         while let Some(key) = map.next_key_seed(Probe::text(0, &mut 0))? {
+            refuse_raw_value_token(first, &key)?;
+            first = false;
             let value = map.next_value_seed(Probe::inner(at, max))?;
             if key.text.as_deref() == Some("name") {
                 named = value.kind == '"';
