@@ -500,3 +500,25 @@ fn every_schema_change_is_reported() {
     );
     assert!(silent.is_empty(), "{}", silent.join("\n\n"));
 }
+
+/// The candidates that only a variant's names give (tried for overlapping `oneOf`
+/// variants) come in a second round: small as they are, they would sort ahead of the
+/// first round's and crowd a witness out of the candidate budget (found by review:
+/// 16 names an `if` requires hid this `propertyNames` witness).
+#[test]
+fn variant_names_never_crowd_out_a_witness() {
+    let mut props = Map::new();
+    for i in 0..30 {
+        props.insert(
+            format!("p{i}"),
+            json!({"type": "string", "enum": ["a", "b", "c", "d", "e", "f"]}),
+        );
+    }
+    props.insert("l".repeat(40), json!({"type": "string"}));
+    let required: Vec<Value> = (0..16).map(|i| json!(format!("q{i}"))).collect();
+    let src = json!({"type": "object", "properties": props, "if": {"required": required}});
+    let mut tgt = src.clone();
+    tgt["propertyNames"] = json!({"maxLength": 30});
+    let witness = witness::find(Direction::Input, &src, &tgt, &[]).expect("a witness");
+    assert!(witness.get("l".repeat(40)).is_some(), "{witness}");
+}

@@ -13,6 +13,9 @@ use crate::diff::walker::resolve;
 pub(super) struct Gen<'a> {
     pub(super) roots: [&'a Value; 2],
     pub(super) made: usize,
+    /// Also try the names only a variant or conditional declares (see `objects`): a
+    /// second round, when the first found no witness.
+    pub(super) variant_names: bool,
 }
 
 /// A sample string for a format, valid in it.
@@ -390,8 +393,11 @@ impl<'a> Gen<'a> {
         // A name only a variant declares or requires (an `allOf`/`anyOf`/`oneOf` member
         // or a conditional, through `$ref`s, on either side), beside what the source
         // needs: the instance may match two overlapping `oneOf` variants where it
-        // matched one. Last, and a few plain values each without searching further, so
-        // the candidates above keep their places and their share of the budget.
+        // matched one. Only in the second round (these small candidates would sort
+        // ahead of the first round's and crowd them out), a few plain values each.
+        if !self.variant_names {
+            return out;
+        }
         let nested: Vec<&'a Value> = self
             .nested(0, src)
             .into_iter()

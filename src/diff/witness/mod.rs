@@ -220,34 +220,42 @@ fn find_checked(
         Direction::Input => (a, b),
         Direction::Output => (b, a),
     };
-    let mut gen = Gen {
-        roots: [src, tgt],
-        made: 0,
-    };
-    // Only instances that differ at the change's own path: a witness proves this
-    // change, not some other one elsewhere in the schema. Smallest first.
-    let mut candidates = gen.embed(src, Some(tgt), segs, 0);
-    candidates.truncate(4 * MAX_CANDIDATES);
-    let mut sized: Vec<(usize, Value)> = candidates
-        .into_iter()
-        .map(|v| (v.to_string().len(), v))
-        .collect();
-    sized.sort_by_key(|(n, _)| *n);
-    sized
-        .into_iter()
-        .map(|(_, v)| v)
-        .take(MAX_CANDIDATES)
-        .find(|x| {
-            let mut proves = || {
-                let yes = validate_counted(src, x, budget)? == Truth::Yes;
-                let proves = yes && validate_counted(tgt, x, budget)? == Truth::No;
-                Some(match &own {
-                    Some(own) if proves => validate_counted(own.new, x, budget)? == own.expect,
-                    _ => proves,
-                })
-            };
-            proves().unwrap_or(false)
-        })
+    // Two rounds: the candidates of the first again in the second are not tried twice.
+    let mut tried = std::collections::HashSet::new();
+    for variant_names in [false, true] {
+        let mut gen = Gen {
+            roots: [src, tgt],
+            made: 0,
+            variant_names,
+        };
+        // Only instances that differ at the change's own path: a witness proves this
+        // change, not some other one elsewhere in the schema. Smallest first.
+        let mut candidates = gen.embed(src, Some(tgt), segs, 0);
+        candidates.truncate(4 * MAX_CANDIDATES);
+        let mut sized: Vec<(String, Value)> =
+            candidates.into_iter().map(|v| (v.to_string(), v)).collect();
+        sized.sort_by_key(|(text, _)| text.len());
+        let found = sized
+            .into_iter()
+            .take(MAX_CANDIDATES)
+            .filter(|(text, _)| tried.insert(text.clone()))
+            .map(|(_, v)| v)
+            .find(|x| {
+                let mut proves = || {
+                    let yes = validate_counted(src, x, budget)? == Truth::Yes;
+                    let proves = yes && validate_counted(tgt, x, budget)? == Truth::No;
+                    Some(match &own {
+                        Some(own) if proves => validate_counted(own.new, x, budget)? == own.expect,
+                        _ => proves,
+                    })
+                };
+                proves().unwrap_or(false)
+            });
+        if found.is_some() || *budget == 0 {
+            return found;
+        }
+    }
+    None
 }
 
 /// Candidate instances of schema `src` near `segs`, pushed towards `other`'s edges,
@@ -256,6 +264,7 @@ pub fn candidates(src: &Value, other: &Value, segs: &[Seg]) -> Vec<Value> {
     let mut gen = Gen {
         roots: [src, other],
         made: 0,
+        variant_names: true,
     };
     let mut out = gen.embed(src, Some(other), segs, 0);
     gen.made = 0;
