@@ -60,7 +60,9 @@ impl<'a> Gen<'a> {
                     .get("$ref")
                     .and_then(Value::as_str)
                     .and_then(|r| resolve(self.roots[side], r));
-                out.extend(target.map(|t| self.deref(side, t)));
+                let target = target.map(|t| self.deref(side, t));
+                // (A `$ref` back to a schema already here adds nothing.)
+                out.extend(target.filter(|t| !out.iter().any(|o| std::ptr::eq(*o, *t))));
             }
         }
         out.truncate(32);
@@ -398,17 +400,18 @@ impl<'a> Gen<'a> {
         if !self.variant_names {
             return out;
         }
-        let nested: Vec<&'a Value> = self
+        // (side, schema): a target's subschema resolves its `$ref`s in the target.
+        let mut nested: Vec<(usize, &'a Value)> = self
             .nested(0, src)
             .into_iter()
             .skip(1)
-            .chain(
-                tgt.map(|t| self.nested(1, t).into_iter().skip(1).collect::<Vec<_>>())
-                    .unwrap_or_default(),
-            )
+            .map(|s| (0, s))
             .collect();
-        let mut extra: Vec<(String, &'a Value)> = Vec::new();
-        for s in &nested {
+        if let Some(t) = tgt {
+            nested.extend(self.nested(1, t).into_iter().skip(1).map(|s| (1, s)));
+        }
+        let mut extra: Vec<(String, usize, &'a Value)> = Vec::new();
+        for (side, s) in nested {
             let declared = props(Some(s))
                 .into_iter()
                 .flatten()
@@ -421,13 +424,13 @@ impl<'a> Gen<'a> {
                 .filter_map(Value::as_str)
                 .map(|k| (k, &Value::Bool(true)));
             for (k, sub) in declared.chain(required) {
-                if !names.iter().any(|n| n == k) && !extra.iter().any(|(n, _)| n == k) {
-                    extra.push((k.to_string(), sub));
+                if !names.iter().any(|n| n == k) && !extra.iter().any(|(n, ..)| n == k) {
+                    extra.push((k.to_string(), side, sub));
                 }
             }
         }
-        for (name, sub) in extra.into_iter().take(16) {
-            let minimal = self.minimal(sub, depth + 1);
+        for (name, side, sub) in extra.into_iter().take(16) {
+            let minimal = self.minimal_in(side, sub, depth + 1);
             for v in [minimal, Value::String("a".into()), Value::from(0)] {
                 let mut o = base.clone();
                 o.insert(name.clone(), v);

@@ -236,7 +236,7 @@ impl<'a> Gen<'a> {
     }
 
     /// `minimal` for a schema of side `side` (0: the source, 1: the target).
-    fn minimal_in(&mut self, side: usize, s: &'a Value, depth: usize) -> Value {
+    pub(super) fn minimal_in(&mut self, side: usize, s: &'a Value, depth: usize) -> Value {
         let s = self.deref(side, s);
         if depth > 16 {
             return Value::Null;
