@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
 pub const TABLE: (&str, &str) = (
     "rules/keywords.toml",
@@ -146,6 +147,79 @@ pub fn is_annotation(name: &str) -> bool {
 /// variants of `anyOf` / `oneOf` / `allOf`).
 pub fn unordered(name: &str) -> bool {
     get(name).is_some_and(|k| k.unordered) || matches!(name, "anyOf" | "oneOf" | "allOf")
+}
+
+/// What a keyword's value holds, when it holds subschemas: an applicator's `holds`, and
+/// a map of named subschemas for the definitions keywords (`$defs`, `definitions`).
+pub fn holds(name: &str) -> Option<Holds> {
+    let k = get(name)?;
+    match k.role {
+        Role::Definitions => Some(Holds::Map),
+        _ => k.holds,
+    }
+}
+
+/// Where a subschema sits under its keyword.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot<'a> {
+    /// The keyword's value itself (`not`, `additionalProperties`, object `items`).
+    Whole,
+    /// An item of a list (`anyOf[1]`, `prefixItems[0]`, array `items`).
+    Index(usize),
+    /// An entry of a map (`properties.name`, `$defs.Name`, a `dependencies` schema).
+    Entry(&'a str),
+}
+
+/// Each subschema of one schema object, placed as the vocabulary says: an applicator's or
+/// definitions keyword's values by what it holds. Nothing else holds a schema: data
+/// (`enum`, `default`), names (`required`, a `dependencies` list), assertions,
+/// annotations and unknown keywords are never read as schemas, and a property named
+/// `enum` is a schema like any other. Every walk over a schema's subschemas (the
+/// normaliser, lint) takes them from here.
+pub fn subschemas(schema: &Map<String, Value>) -> Vec<(&str, Slot<'_>, &Value)> {
+    let mut out = Vec::new();
+    for (key, value) in schema {
+        let Some(holds) = holds(key) else { continue };
+        match (holds, value) {
+            (Holds::List | Holds::SchemaOrList, Value::Array(list)) => {
+                out.extend(
+                    list.iter()
+                        .enumerate()
+                        .map(|(i, s)| (key.as_str(), Slot::Index(i), s)),
+                );
+            }
+            (Holds::Map | Holds::Dependencies, Value::Object(map)) => {
+                out.extend(
+                    map.iter()
+                        .filter(|(_, s)| !(holds == Holds::Dependencies && s.is_array()))
+                        .map(|(name, s)| (key.as_str(), Slot::Entry(name), s)),
+                );
+            }
+            (Holds::Schema | Holds::SchemaOrList, _) => {
+                out.push((key.as_str(), Slot::Whole, value))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// [`subschemas`], mutable (without their places).
+pub fn subschemas_mut(schema: &mut Map<String, Value>) -> Vec<&mut Value> {
+    let mut out = Vec::new();
+    for (key, value) in schema.iter_mut() {
+        let Some(holds) = holds(key) else { continue };
+        match (holds, value) {
+            (Holds::List | Holds::SchemaOrList, Value::Array(list)) => out.extend(list.iter_mut()),
+            (Holds::Map | Holds::Dependencies, Value::Object(map)) => out.extend(
+                map.values_mut()
+                    .filter(|s| !(holds == Holds::Dependencies && s.is_array())),
+            ),
+            (Holds::Schema | Holds::SchemaOrList, value) => out.push(value),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// A vendor extension (`x-...`): an annotation by convention (OpenAPI), never a

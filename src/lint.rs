@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::keywords::{self, Slot};
 use crate::lockfile::{key_of, Element, Kind, Surface};
 use crate::path::join;
 use crate::rules::render_message;
@@ -556,42 +557,18 @@ fn schema_rule(
             continue;
         };
         check_node(l, i, pred, subject, root, map, &path, prop);
-        for (key, child) in map {
-            match (key.as_str(), child) {
-                (
-                    "properties" | "patternProperties" | "$defs" | "definitions"
-                    | "dependentSchemas",
-                    Value::Object(m),
-                ) => {
-                    let is_prop = key == "properties";
-                    for (name, s) in m {
-                        stack.push((
-                            s,
-                            join(&join(&path, key), name),
-                            is_prop.then_some(name.as_str()),
-                        ));
-                    }
-                }
-                ("items" | "prefixItems" | "anyOf" | "oneOf" | "allOf", Value::Array(list)) => {
-                    for (n, s) in list.iter().enumerate() {
-                        stack.push((s, format!("{path}.{key}[{n}]"), None));
-                    }
-                }
-                (
-                    "items"
-                    | "additionalProperties"
-                    | "not"
-                    | "if"
-                    | "then"
-                    | "else"
-                    | "contains"
-                    | "propertyNames",
-                    Value::Object(_),
-                ) => {
-                    stack.push((child, format!("{path}.{key}"), None));
-                }
-                _ => {}
-            }
+        // Every subschema the vocabulary places (rules/keywords.toml), in reverse so
+        // that the stack visits them in the schema's order.
+        for (key, slot, child) in keywords::subschemas(map).into_iter().rev() {
+            let (child_path, prop) = match slot {
+                Slot::Whole => (format!("{path}.{key}"), None),
+                Slot::Index(n) => (format!("{path}.{key}[{n}]"), None),
+                Slot::Entry(name) => (
+                    join(&join(&path, key), name),
+                    (key == "properties").then_some(name),
+                ),
+            };
+            stack.push((child, child_path, prop));
         }
     }
 }

@@ -76,3 +76,32 @@ fn snapshot_check_tells_a_stale_lockfile_and_never_writes() {
         "bad.lock:1:",
     );
 }
+
+/// A property may be named like a keyword (`enum`, `const`, `default`, `examples`): it is
+/// a schema like any other, so the order of its `type` or `required` array is not part
+/// of the interface. Reordering them left the lockfile "not up to date" when the
+/// normaliser skipped such properties as if they were the keyword's data.
+#[test]
+fn a_property_named_like_a_keyword_is_normalised_as_a_schema() {
+    let d = tmpdir("up-to-date-keyword-names");
+    let spec = d.join("server.json");
+    let server = |types: [&str; 2], required: [&str; 2]| {
+        let prop = json!({"type": types, "required": required,
+                          "properties": {"x": {}, "y": {}}});
+        json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {
+            "enum": prop, "const": prop, "default": prop, "examples": prop,
+            "items": {"type": types}, "not": {"type": types}}}}]})
+        .to_string()
+    };
+    fs::write(&spec, server(["string", "null"], ["y", "x"])).unwrap();
+    assert_eq!(snapshot(&d, &spec, &[]).status.code(), Some(0));
+    fs::write(&spec, server(["null", "string"], ["x", "y"])).unwrap();
+    let o = snapshot(&d, &spec, &["--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The keyword's own data stays as it is: an enum's values are not sorted.
+    let lock: serde_json::Value =
+        serde_json::from_slice(&fs::read(d.join("mcp-covenant.lock")).unwrap()).unwrap();
+    let e = &lock["surface"]["tools"][0]["inputSchema"]["properties"]["enum"];
+    assert_eq!(e["type"], json!(["null", "string"]), "{lock}");
+    assert_eq!(e["required"], json!(["x", "y"]), "{lock}");
+}

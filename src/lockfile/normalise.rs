@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::keywords;
+
 use super::model::{key_of, Element, Kind, Surface};
 
 /// Element fields that are transport detail, not interface: never stored or compared.
@@ -51,29 +53,24 @@ pub(super) fn normalize_element(element: &mut Element) {
     }
 }
 
-/// Sort the arrays of a schema whose order carries no meaning (`required`, `type`).
+/// Sort the arrays of a schema whose order carries no meaning (the vocabulary's
+/// `unordered` keywords that hold names or types, not data: `required`, `type`), in
+/// every subschema the vocabulary places (`crate::keywords::subschemas`): a property
+/// named `enum` is a schema, an `enum`'s values are data and keep their order.
 /// Iterative, so a hostile nesting depth cannot overflow the stack.
 fn normalize_schema(schema: &mut Value) {
     let mut stack: Vec<&mut Value> = vec![schema];
     while let Some(node) = stack.pop() {
-        match node {
-            Value::Object(map) => {
-                for (key, child) in map.iter_mut() {
-                    match (key.as_str(), &mut *child) {
-                        ("required" | "type", Value::Array(items))
-                            if items.iter().all(Value::is_string) =>
-                        {
-                            items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
-                            items.dedup();
-                        }
-                        // Data, not schema: leave untouched.
-                        ("enum" | "const" | "default" | "examples", _) => {}
-                        _ => stack.push(child),
-                    }
+        let Value::Object(map) = node else { continue };
+        for (key, child) in map.iter_mut() {
+            let sortable = keywords::get(key).is_some_and(|k| k.unordered && !k.data);
+            if let (true, Value::Array(items)) = (sortable, child) {
+                if items.iter().all(Value::is_string) {
+                    items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                    items.dedup();
                 }
             }
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            _ => {}
         }
+        stack.extend(keywords::subschemas_mut(map));
     }
 }
