@@ -46,23 +46,18 @@ keyword="$1" before="$2" after="$3"
 dir="golden/$name"
 [ ! -e "$dir" ] || die "$dir already exists"
 
-# The events of each comparator a plain keyword can use (CONTRIBUTING.md has the table;
-# the rule loader rejects a wrong one).
-case "$comparator" in
-  "") events=() ;;
-  presence) events=(added removed) ;;
-  values) events=(added removed value_added value_removed) ;;
-  typeset) events=(narrowed widened changed) ;;
-  text|value) events=(added removed changed) ;;
-  number) events=(added removed increased decreased) ;;
-  bool) events=(to_true to_false) ;;
-  divisor) events=(added removed tightened loosened changed) ;;
-  *) die "comparator \`$comparator\`: use presence, values, typeset, text, value, number, bool or divisor" ;;
-esac
 
 schema() { if [ -f "$1" ]; then cat "$1"; else printf '%s' "$1"; fi; }
 
 cargo build -q --bin mcp-covenant --example fixture-server
+# The events of the comparator, as the binary's rule tables know them (the rule loader
+# rejects a comparator that cannot watch the keyword).
+events=()
+if [ -n "$comparator" ]; then
+  line=$(target/debug/mcp-covenant rules --comparators | grep -m1 "^$comparator: ") ||
+    die "comparator \`$comparator\`: use one of $(target/debug/mcp-covenant rules --comparators | cut -d: -f1 | paste -sd' ')"
+  read -r -a events <<<"${line#*: }"
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$dir"

@@ -59,6 +59,9 @@ pub struct Keyword {
     pub role: Role,
     pub holds: Option<Holds>,
     pub polarity: Option<Polarity>,
+    /// (Applicators) the comparator its rows use, by name (the rule tables know the
+    /// comparators; `rules::load` checks the name and every row against it).
+    pub comparator: Option<String>,
     #[serde(default)]
     pub unordered: bool,
     pub bound: Option<Bound>,
@@ -91,9 +94,11 @@ impl Vocabulary {
                 return Err(format!("keyword `{}` is listed twice", k.name));
             }
             let applicator = k.role == Role::Applicator;
-            if applicator != (k.holds.is_some() && k.polarity.is_some()) {
+            if applicator != (k.holds.is_some() && k.polarity.is_some())
+                || applicator != k.comparator.is_some()
+            {
                 return Err(format!(
-                    "keyword `{}`: an applicator states `holds` and `polarity`, nothing else does",
+                    "keyword `{}`: an applicator states `holds`, `polarity` and `comparator`, nothing else does",
                     k.name
                 ));
             }

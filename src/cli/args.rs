@@ -157,6 +157,11 @@ pub enum LintFormat {
 pub struct RulesArgs {
     /// Show only this rule id (change or lint rule, or a former id).
     pub id: Option<String>,
+
+    /// List each comparator with its events (`comparator: event event ...`), for tools
+    /// that write rows (scripts/new-golden-case.sh).
+    #[arg(long, hide = true, conflicts_with = "id")]
+    pub comparators: bool,
 }
 
 #[derive(Args, Debug)]

@@ -6,7 +6,7 @@ use termcolor::WriteColor;
 use super::settings::RulesSettings;
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
-use crate::rules::{Former, Rules, Severity};
+use crate::rules::{Comparator, Former, Rules, Severity};
 
 /// `TypeMissing` as `type_missing`, the spelling of rules/lint.toml.
 fn snake_case(name: &str) -> String {
@@ -28,6 +28,12 @@ pub(super) fn run(
 ) -> Result<u8> {
     let sev = |s: Option<Severity>| s.map(Severity::word).unwrap_or("-");
     let mut text = String::new();
+    if settings.comparators {
+        for c in Comparator::ALL {
+            text.push_str(&format!("{}: {}\n", c.word(), c.events().join(" ")));
+        }
+        return write(out, &text);
+    }
     // The ids to show: the one asked for, or for a former id what became of it (the
     // rows that took a renamed id over, the rows that replaced a retired one).
     let former = settings.id.as_deref().and_then(|id| rules.former(id));

@@ -144,6 +144,8 @@ impl<'c> LintSettings<'c> {
 pub(super) struct RulesSettings {
     /// Show only this rule id.
     pub id: Option<String>,
+    /// List the comparators and their events instead.
+    pub comparators: bool,
     /// The config the effective severities come from, as the listing names it.
     pub config: String,
 }
@@ -152,6 +154,7 @@ impl RulesSettings {
     pub fn resolve(args: RulesArgs, config: &Config) -> RulesSettings {
         RulesSettings {
             id: args.id,
+            comparators: args.comparators,
             config: config
                 .file
                 .as_ref()

@@ -21,31 +21,15 @@ pub const TABLES: &[(&str, &str)] = &[
     ("rules/schema.toml", include_str!("../../rules/schema.toml")),
 ];
 
-/// Schema keywords whose comparison is structural (the walker recurses through them);
-/// rows on them must use the comparator given here. Every applicator of
-/// rules/keywords.toml is listed, so no row can compare a subschema by its mere presence
-/// and hide a change inside it (a test checks the two tables agree).
-pub const STRUCTURAL: &[(&str, Comparator)] = &[
-    ("properties", Comparator::Fields),
-    ("items", Comparator::Presence),
-    ("additionalProperties", Comparator::Openness),
-    ("anyOf", Comparator::Variants),
-    ("oneOf", Comparator::Variants),
-    ("allOf", Comparator::Variants),
-    ("prefixItems", Comparator::Variants),
-    ("patternProperties", Comparator::Entries),
-    ("dependentSchemas", Comparator::Entries),
-    ("propertyNames", Comparator::Subschema),
-    ("unevaluatedProperties", Comparator::Subschema),
-    ("unevaluatedItems", Comparator::Subschema),
-    ("additionalItems", Comparator::Subschema),
-    ("contains", Comparator::Subschema),
-    ("not", Comparator::Subschema),
-    ("if", Comparator::Subschema),
-    ("then", Comparator::Subschema),
-    ("else", Comparator::Subschema),
-    ("dependencies", Comparator::Subschema),
-];
+/// The comparator of a keyword whose comparison is structural (the walker recurses
+/// through it): an applicator's `comparator` in rules/keywords.toml. Rows on it must use
+/// that comparator, so no row can compare a subschema by its mere presence and hide a
+/// change inside it. `Some(None)`: an applicator whose comparator names none (a test
+/// keeps the table from having one).
+pub fn structural(keyword: &str) -> Option<Option<Comparator>> {
+    let k = crate::keywords::get(keyword)?;
+    k.comparator.as_deref().map(Comparator::parse)
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -203,13 +187,19 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
         )));
     }
     if let Scope::Schema { keyword } = &scope {
-        if let Some((_, c)) = STRUCTURAL.iter().find(|(k, _)| k == keyword) {
-            if *c != r.comparator {
+        match structural(keyword) {
+            Some(Some(c)) if c != r.comparator => {
                 return Err(bad(format!(
                     "keyword `{keyword}` is structural and compares with `{}`",
                     c.word()
                 )));
             }
+            Some(None) => {
+                return Err(bad(format!(
+                    "keyword `{keyword}`: rules/keywords.toml names no known comparator for it"
+                )));
+            }
+            _ => {}
         }
         if r.severity.is_some() {
             return Err(bad(
@@ -239,16 +229,6 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
         return Err(bad(
             "`when` applies to the `fields`, `variants` and `entries` comparators only".into(),
         ));
-    }
-    if let Scope::Schema { keyword } = &scope {
-        // A keyword that holds subschemas is compared by the walker, never by a value
-        // comparator: a `presence` row there would let a change inside it go unseen.
-        let applicator = crate::keywords::role(keyword) == Some(crate::keywords::Role::Applicator);
-        if applicator && !STRUCTURAL.iter().any(|(k, _)| k == keyword) {
-            return Err(bad(format!(
-                "keyword `{keyword}` holds subschemas, and the walker does not descend into it yet; a row on it could hide a change inside (see CONTRIBUTING.md)"
-            )));
-        }
     }
     if r.message.trim().is_empty() {
         return Err(bad("`message` is empty".into()));
@@ -316,26 +296,29 @@ mod tests {
     }
 
     #[test]
-    fn every_applicator_of_the_vocabulary_is_structural() {
+    fn every_applicator_of_the_vocabulary_names_a_structural_comparator() {
         use crate::keywords::{vocabulary, Role};
-        let applicators: Vec<&str> = vocabulary()
-            .keywords
-            .iter()
-            .filter(|k| k.role == Role::Applicator)
-            .map(|k| k.name.as_str())
-            .collect();
-        let structural: Vec<&str> = STRUCTURAL.iter().map(|(k, _)| *k).collect();
-        for k in &applicators {
-            assert!(
-                structural.contains(k),
-                "{k} holds subschemas but is not STRUCTURAL"
-            );
-        }
-        for k in &structural {
-            assert!(
-                applicators.contains(k),
-                "{k} is STRUCTURAL but no applicator"
-            );
+        let walked = [
+            Comparator::Fields,
+            Comparator::Variants,
+            Comparator::Openness,
+            Comparator::Entries,
+            Comparator::Subschema,
+            Comparator::Presence,
+        ];
+        for k in &vocabulary().keywords {
+            let c = structural(&k.name);
+            if k.role == Role::Applicator {
+                let c = c.flatten();
+                assert!(
+                    c.is_some_and(|c| walked.contains(&c)),
+                    "{}: {:?} is not a comparator the walker descends with",
+                    k.name,
+                    k.comparator
+                );
+            } else {
+                assert!(c.is_none(), "{} is no applicator", k.name);
+            }
         }
     }
 

@@ -15,7 +15,7 @@ mod load;
 mod model;
 
 pub use index::{Binding, Former, Rules};
-pub use load::{STRUCTURAL, TABLES};
+pub use load::{structural, TABLES};
 pub use model::{
     render_message, Certainty, Comparator, Condition, Direction, Override, Retired, Rule, Scope,
     Severity, ANY_KEYWORD, EXTENSION_KEYWORD, WALK_KEYWORD,

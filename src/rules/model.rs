@@ -118,7 +118,32 @@ pub enum Comparator {
 }
 
 impl Comparator {
-    pub(super) fn events(self) -> &'static [&'static str] {
+    pub const ALL: [Comparator; 17] = [
+        Comparator::Presence,
+        Comparator::Values,
+        Comparator::Typeset,
+        Comparator::Text,
+        Comparator::Number,
+        Comparator::Value,
+        Comparator::Bool,
+        Comparator::Fields,
+        Comparator::Variants,
+        Comparator::Openness,
+        Comparator::Unhandled,
+        Comparator::Limit,
+        Comparator::Divisor,
+        Comparator::Semver,
+        Comparator::Subschema,
+        Comparator::Entries,
+        Comparator::Format,
+    ];
+
+    /// The comparator a table names (`fields`, `variants`, ...).
+    pub fn parse(word: &str) -> Option<Comparator> {
+        Comparator::ALL.into_iter().find(|c| c.word() == word)
+    }
+
+    pub fn events(self) -> &'static [&'static str] {
         match self {
             Comparator::Presence => &["added", "removed"],
             Comparator::Values => &["added", "removed", "value_added", "value_removed"],
@@ -152,7 +177,7 @@ impl Comparator {
         }
     }
 
-    pub(super) fn word(self) -> &'static str {
+    pub fn word(self) -> &'static str {
         match self {
             Comparator::Presence => "presence",
             Comparator::Values => "values",
