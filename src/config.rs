@@ -41,22 +41,6 @@ pub const DEFAULT_FILE: &str = "covenant.toml";
 /// A `[severity]` entry: defined with the rule tables it overrides.
 pub use crate::rules::Override;
 
-/// The change ids the `consumer` profile makes breaking: changes to what the model is
-/// told (a description or title of an element or schema appearing, changing or going,
-/// the server's instructions, a tool annotation).
-fn model_facing(id: &str) -> bool {
-    let parts: Vec<&str> = id.split('.').collect();
-    matches!(
-        parts.as_slice(),
-        [
-            "tool" | "resource" | "template" | "prompt" | "schema",
-            "description" | "title",
-            _
-        ] | ["server", "instructions", _]
-            | ["tool", "annotation", ..]
-    )
-}
-
 /// One `[[ignore]]` entry: every pattern it gives must match.
 #[derive(Clone, Debug)]
 pub struct Ignore {
@@ -360,7 +344,9 @@ impl Config {
                 "provider" => {}
                 // [severity] entries written out still win over the profile.
                 "consumer" => {
-                    for id in change_ids.iter().filter(|id| model_facing(id)) {
+                    // The rows that say so (`model_facing` in rules/*.toml).
+                    let model_facing = rules.rows.iter().filter(|r| r.model_facing);
+                    for id in model_facing.map(|r| r.id.as_str()) {
                         config.severity.entry(id.to_string()).or_insert(Override {
                             all: Some(Severity::Breaking),
                             ..Override::default()

@@ -82,7 +82,7 @@ pub fn apply(
     }
     let fails = kept.iter().any(|c| self::fails(c.severity, fail_on));
     Outcome {
-        bump: diff::version::required_bump(&kept),
+        bump: diff::version::required_bump(rules, &kept),
         changes: kept,
         ignored,
         fail_on,

@@ -78,35 +78,169 @@ fn module_of(rel: &Path) -> Option<String> {
     (name != "main" && name != "lib").then_some(name)
 }
 
-/// The modules `text` names through `crate::` (`crate::x::...` and `crate::{x, y::z}`),
-/// outside comments.
-fn imports(text: &str) -> BTreeSet<String> {
+/// The top-level modules `text` names through `crate::` or `super::` (`crate::x::...`,
+/// `crate::{x, y::{z, w}}` over several lines, `super::super::x`), outside comments.
+/// `depth` is how deep the file's module is (`lint.rs` 1, `diff/mod.rs` 1,
+/// `diff/surface.rs` 2): a `super::` that climbs to the crate root names a top-level
+/// module; one that stays inside the file's own top-level module names that module.
+fn imports(text: &str, depth: usize) -> BTreeSet<String> {
+    let code: String = strip_comments(text);
     let mut found = BTreeSet::new();
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(at) = rest.find("crate::") {
-            rest = &rest[at + "crate::".len()..];
-            if let Some(group) = rest.strip_prefix('{') {
-                let inside = group.split('}').next().unwrap_or("");
-                for item in inside.split(',') {
-                    let name = item.trim().split("::").next().unwrap_or("");
-                    if !name.is_empty() {
-                        found.insert(name.to_string());
-                    }
-                }
-            } else {
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    found.insert(name);
-                }
+    let bytes = code.as_bytes();
+    let mut at = 0;
+    while at < code.len() {
+        let rest = &code[at..];
+        let boundary = at == 0
+            || !(bytes[at - 1].is_ascii_alphanumeric()
+                || bytes[at - 1] == b'_'
+                || bytes[at - 1] == b':');
+        let (root_level, skip) = if !boundary {
+            (None, 1)
+        } else if rest.starts_with("crate::") {
+            (Some(true), "crate::".len())
+        } else if rest.starts_with("super::") {
+            let mut n = 0;
+            let mut r = rest;
+            while let Some(x) = r.strip_prefix("super::") {
+                n += 1;
+                r = x;
             }
+            (Some(n >= depth), rest.len() - r.len())
+        } else {
+            (None, rest.chars().next().map_or(1, char::len_utf8))
+        };
+        at += skip;
+        let Some(root_level) = root_level else {
+            continue;
+        };
+        if !root_level {
+            // Inside the file's own top-level module: never a layering question.
+            continue;
+        }
+        for name in first_segments(&code[at..]) {
+            found.insert(name);
         }
     }
     found
+}
+
+/// The first path segment of what follows `crate::`: a name, or each item of a group.
+fn first_segments(rest: &str) -> Vec<String> {
+    let rest = rest.trim_start();
+    if let Some(group) = rest.strip_prefix('{') {
+        // The group's top-level items, up to its closing brace.
+        let (mut level, mut items, mut item) = (0, Vec::new(), String::new());
+        for c in group.chars() {
+            match c {
+                '{' => level += 1,
+                '}' if level == 0 => break,
+                '}' => level -= 1,
+                ',' if level == 0 => items.push(std::mem::take(&mut item)),
+                _ if level == 0 => item.push(c),
+                _ => {}
+            }
+        }
+        items.push(item);
+        items
+            .iter()
+            .map(|i| ident(i.trim()))
+            .filter(|n| !n.is_empty() && n != "self")
+            .collect()
+    } else {
+        let name = ident(rest);
+        if name.is_empty() {
+            vec![]
+        } else {
+            vec![name]
+        }
+    }
+}
+
+fn ident(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// `text` as code only: `//` and `/* */` comments dropped, string literals (plain and
+/// raw) emptied, char literals dropped, so that neither can hold a path.
+fn strip_comments(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
+    while i < chars.len() {
+        let c = chars[i];
+        // A raw string: r"..." or r#"..."#.
+        if c == 'r'
+            && (at(i + 1) == '"' || at(i + 1) == '#')
+            && (i == 0 || !at(i - 1).is_alphanumeric())
+        {
+            let mut j = i + 1;
+            while at(j) == '#' {
+                j += 1;
+            }
+            if at(j) == '"' {
+                let hashes = j - i - 1;
+                let mut k = j + 1;
+                while k < chars.len()
+                    && !(chars[k] == '"' && (1..=hashes).all(|h| at(k + h) == '#'))
+                {
+                    k += 1;
+                }
+                out.push_str("\"\"");
+                i = k + 1 + hashes;
+                continue;
+            }
+        }
+        match (c, at(i + 1)) {
+            ('"', _) => {
+                let mut k = i + 1;
+                while k < chars.len() && chars[k] != '"' {
+                    k += if chars[k] == '\\' { 2 } else { 1 };
+                }
+                out.push_str("\"\"");
+                i = k + 1;
+            }
+            // A char literal ('x', '\n', '\u{1F}'); a lifetime ('a) is kept.
+            ('\'', '\\') => {
+                let mut k = i + 2;
+                while k < chars.len() && chars[k] != '\'' {
+                    k += 1;
+                }
+                i = k + 1;
+            }
+            ('\'', _) if at(i + 2) == '\'' => i += 3,
+            ('/', '/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            ('/', '*') => {
+                let mut k = i + 2;
+                while k < chars.len() && !(chars[k] == '*' && at(k + 1) == '/') {
+                    k += 1;
+                }
+                out.push(' ');
+                i = k + 2;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// How deep a file's module is: `lint.rs` and `diff/mod.rs` 1, `diff/surface.rs` 2.
+fn depth_of(rel: &Path) -> usize {
+    let n = rel.components().count();
+    if rel.file_name().is_some_and(|f| f == "mod.rs") {
+        n - 1
+    } else {
+        n
+    }
 }
 
 fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
@@ -141,7 +275,7 @@ fn no_module_imports_one_above_it() {
             ));
             continue;
         };
-        for target in imports(&fs::read_to_string(file).unwrap()) {
+        for target in imports(&fs::read_to_string(file).unwrap(), depth_of(rel)) {
             if target == module {
                 continue;
             }
@@ -188,10 +322,92 @@ fn no_module_imports_one_above_it() {
 }
 
 #[test]
-fn the_import_scanner_reads_both_forms() {
+fn the_import_scanner_reads_every_form() {
     let found = imports(
-        "use crate::a::B;\nuse crate::{c, d::E};\n// crate::commented\nlet x = crate::f::g(); // crate::h",
+        "use crate::a::B;\nuse crate::{c, d::E};\n// crate::commented\nlet x = crate::f::g(); // crate::h\n\
+         use crate::{\n    i::{J, K},\n    l,\n};\n/* crate::m */ let s = \"crate::n\\\"crate::n2\"; let c = '\"'; let r = r#\"crate::n3 \"x\" \"#;\n\
+         use super::o; use super::super::p::Q; let t = notcrate::r;",
+        2,
     );
-    let want: BTreeSet<String> = ["a", "c", "d", "f"].map(String::from).into();
+    let want: BTreeSet<String> = ["a", "c", "d", "f", "i", "l", "p"].map(String::from).into();
     assert_eq!(found, want);
+    // In a top-level module, `super::` is the crate root.
+    let found = imports("use super::{q, r::S};", 1);
+    let want: BTreeSet<String> = ["q", "r"].map(String::from).into();
+    assert_eq!(found, want);
+    assert_eq!(depth_of(Path::new("diff/mod.rs")), 1);
+    assert_eq!(depth_of(Path::new("diff/walker/mod.rs")), 2);
+    assert_eq!(depth_of(Path::new("lint.rs")), 1);
+}
+
+/// The string literals of `code` (plain `"..."` only; escapes kept as written).
+fn string_literals(code: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let b = code.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'\'' if b.get(i + 1) == Some(&b'"') => i += 3,
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                out.push(&code[start..i.min(b.len())]);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Behaviour is decided by a row's scope, comparator or flags (`model_facing`), never by
+/// matching a rule id: renaming an id through `aliases` must not change what the code
+/// does. No string literal outside unit tests names a rule id, or the start of ids
+/// (`"server.version."`). reference.rs is the covenant.toml reference text, where ids are
+/// examples for the reader.
+#[test]
+fn no_rule_id_is_matched_in_rust() {
+    let rules = mcp_covenant::rules::Rules::embedded().unwrap();
+    let lint = mcp_covenant::lint::LintRules::embedded().unwrap();
+    let ids: BTreeSet<String> = rules
+        .rows
+        .iter()
+        .map(|r| r.id.clone())
+        .chain(lint.rows.iter().map(|r| r.id.clone()))
+        .collect();
+    let src = root().join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        if rel == Path::new("reference.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for lit in string_literals(code) {
+            let prefix =
+                lit.len() > 3 && lit.ends_with('.') && ids.iter().any(|id| id.starts_with(lit));
+            if ids.contains(lit) || prefix {
+                found.push(format!("src/{}: \"{lit}\"", rel.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "rule ids matched in Rust:\n  {}",
+        found.join("\n  ")
+    );
+    // The scanner sees what it must.
+    let seen = string_literals("if code == \"schema.type.changed\" { f('\"') } // \"x.y\"");
+    assert_eq!(seen, ["schema.type.changed"]);
 }

@@ -263,6 +263,7 @@ fn compare_elements(
                 Some(&xb),
             );
             witness::attach(
+                em.rules,
                 &mut em.changes[start..],
                 &mut em.witness_budget,
                 field,
@@ -284,6 +285,7 @@ fn compare_elements(
             let start = em.changes.len();
             walker::compare_schemas(em, budget, subject, direction, field, false, sa, sb);
             witness::attach(
+                em.rules,
                 &mut em.changes[start..],
                 &mut em.witness_budget,
                 field,

@@ -15,7 +15,7 @@ use std::cmp::Ordering;
 use serde_json::json;
 
 use super::{fingerprint, Change};
-use crate::rules::{render_message, Rules, Severity};
+use crate::rules::{render_message, Comparator, Rules, Severity};
 
 /// What a version change declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,11 +99,11 @@ pub fn declared_bump(before: &str, after: &str) -> Option<Declared> {
 }
 
 /// The bump the interface changes owe: the most severe change, not counting the
-/// version findings themselves.
-pub fn required_bump(changes: &[Change]) -> Severity {
+/// version findings themselves (the rows of the `semver` comparator).
+pub fn required_bump(rules: &Rules, changes: &[Change]) -> Severity {
     changes
         .iter()
-        .filter(|c| !c.code.starts_with("server.version."))
+        .filter(|c| rules.rows.get(c.rule).map(|r| r.comparator) != Some(Comparator::Semver))
         .map(|c| c.severity)
         .min()
         .unwrap_or(Severity::None)
@@ -118,7 +118,7 @@ pub fn verify(
     after: Option<&str>,
 ) -> Option<Change> {
     let (b, a) = (before?, after?);
-    let required = required_bump(changes);
+    let required = required_bump(rules, changes);
     let declared = if a == b {
         Declared::Same
     } else {

@@ -69,6 +69,8 @@ struct RawRule {
     certainty: Certainty,
     #[serde(default)]
     aliases: Vec<String>,
+    #[serde(default)]
+    model_facing: bool,
 }
 
 impl Rules {
@@ -248,6 +250,7 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
         reason: r.reason,
         certainty: r.certainty,
         aliases: r.aliases,
+        model_facing: r.model_facing,
         source,
     })
 }

@@ -302,6 +302,9 @@ pub struct Rule {
     /// rule id, with a deprecation warning naming the current id. An id split in two is
     /// an alias on both rows.
     pub aliases: Vec<String>,
+    /// The change is to what the model reads (a description, a title, the server's
+    /// instructions, a tool annotation): the `consumer` profile makes it breaking.
+    pub model_facing: bool,
     pub source: &'static str,
 }
 

@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 
 use super::Change;
 use crate::keywords;
-use crate::rules::{Certainty, Direction, Severity};
+use crate::rules::{Certainty, Comparator, Direction, Rule, Rules, Scope, Severity};
 
 /// Candidates tried per change, and validator steps per candidate: a witness is a
 /// convenience, never a reason for a slow or unbounded check.
@@ -39,6 +39,7 @@ const MAX_STEPS: usize = 20_000;
 /// rooted at `field`, compared `before` → `after`). `flat`: the field is a prompt's
 /// argument list, already turned into an object schema.
 pub(crate) fn attach(
+    rules: &Rules,
     changes: &mut [Change],
     budget: &mut usize,
     field: &str,
@@ -70,7 +71,10 @@ pub(crate) fn attach(
             continue;
         }
         *budget -= cost;
-        let reverted = revert_keyword(&change.code, a, b, &segs);
+        let reverted = rules
+            .rows
+            .get(change.rule)
+            .and_then(|rule| revert_keyword(rule, a, b, &segs));
         let own = reverted.as_ref().map(|new| Own {
             new,
             expect: match direction {
@@ -111,12 +115,17 @@ struct Own<'s> {
     expect: Truth,
 }
 
-/// `after` with the keyword a change is about set back to its value in `before` (or
-/// removed), at the node the change's path names, when both schemas hold that node
-/// literally (no `$ref` or variant on the way, where paths and positions may not
-/// match). `None` when the change is not about one keyword of one node.
-fn revert_keyword(code: &str, before: &Value, after: &Value, segs: &[Seg]) -> Option<Value> {
-    let keyword = code.strip_prefix("schema.")?.split('.').next()?;
+/// `after` with the keyword a change is about (its row's scope) set back to its value in
+/// `before` (or removed), at the node the change's path names, when both schemas hold
+/// that node literally (no `$ref` or variant on the way, where paths and positions may
+/// not match). `None` when the change is not about one keyword of one node.
+fn revert_keyword(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> Option<Value> {
+    // `properties` with `required` (the `fields` comparator) are not one keyword.
+    let (Scope::Schema { keyword }, false) = (&rule.scope, rule.comparator == Comparator::Fields)
+    else {
+        return None;
+    };
+    let keyword = keyword.as_str();
     keywords::role(keyword)?;
     let mut node_path = segs;
     if let Some((Seg::Name(last), parent)) = segs.split_last() {
@@ -152,7 +161,7 @@ fn revert_keyword(code: &str, before: &Value, after: &Value, segs: &[Seg]) -> Op
     }
     // A type changed to a disjoint one stands for everything under it (the walker
     // folds the rest into it): the whole node is undone.
-    if code == "schema.type.changed" {
+    if rule.comparator == Comparator::Typeset && rule.event == "changed" {
         *cur = old_node;
         return Some(out);
     }
