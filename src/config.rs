@@ -223,7 +223,7 @@ impl Config {
     }
 
     pub fn load(path: &Path, rules: &Rules, lint: &LintRules) -> Result<Config> {
-        let bytes = crate::lockfile::read_input(path, "config")?;
+        let bytes = crate::io::read_input(path, "config")?;
         let text = String::from_utf8(bytes).map_err(|_| {
             Error::new(format!(
                 "cannot read config {}: it is not UTF-8",

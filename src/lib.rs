@@ -33,6 +33,7 @@ pub(crate) mod canon;
 pub(crate) mod error;
 pub(crate) mod escape;
 pub(crate) mod git;
+pub(crate) mod io;
 pub(crate) mod keywords;
 pub(crate) mod reference;
 pub(crate) mod stdout;

@@ -12,7 +12,6 @@ use mcp_covenant::lockfile::Lockfile;
 use mcp_covenant::report::anchor;
 use mcp_covenant::rules::Rules;
 use serde_json::{json, Map, Value};
-use std::path::Path;
 
 const NAMES: &[&str] = &[
     "id", "name", "kind", "tags", "limit", "q", "meta", "a.b", "x y", "value",
@@ -185,43 +184,30 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
             // elements whose canonical text differs are built; the changes are the full
             // diff's, and the baseline's lines are counted when it is canonical.
             for ((text, name, file), capture) in [((&ta, "a", &a), &b), ((&tb, "b", &b), &a)] {
-                // A baseline not in the canonical layout is read in full (every element
-                // would differ in bytes from the capture's canonical text).
-                let Some(baseline) = diff::fast::scan_baseline(text.as_bytes(), name) else {
-                    assert!(!canonical, "seed {seed}: a canonical baseline is scanned");
-                    continue;
-                };
+                let baseline = diff::fast::read_baseline(text.as_bytes(), name).unwrap();
                 let live = baseline
                     .compare(&rules, capture, diff::DEFAULT_WORK_BUDGET, true)
-                    .unwrap()
                     .unwrap();
                 let mut full = diff::diff(&rules, &file.surface, &capture.surface);
                 let mut changes = live.changes;
                 diff::sort(&mut full);
                 diff::sort(&mut changes);
                 assert_eq!(changes, full, "seed {seed}, canonical {canonical}: live");
-                let Some((lines, _)) = live.lines else {
-                    assert!(!canonical, "seed {seed}: a canonical baseline gives lines");
-                    continue;
-                };
-                assert!(
-                    canonical,
-                    "seed {seed}: lines from a baseline not canonical"
-                );
-                let files = anchor::Files {
-                    baseline: (file, name.into(), Path::new("/nonexistent/covenant.lock")),
-                    current: None,
-                };
-                assert_eq!(
-                    anchor::anchors_in(&full, (&lines, name), None),
-                    anchor::anchors(&full, &files),
-                    "seed {seed}: live anchors"
-                );
+                let (lines, _) = live.lines.expect("lines were asked for");
+                // In a canonical file, the file's own lines are the canonical text's.
+                if canonical {
+                    assert!(!lines.approximate, "seed {seed}");
+                    assert_eq!(
+                        anchor::anchors_in(&full, (&lines, name), None),
+                        anchor::anchors_in(&full, (&file.line_map(), name), None),
+                        "seed {seed}: live anchors"
+                    );
+                }
             }
             // The canonical layout with element text that is not canonical (no space
             // after a colon inside the elements): every element differs in bytes from
             // the capture's and is built; the changes are still the full diff's, and
-            // the baseline's own text gives no line map.
+            // the line map says its lines inside changed elements are approximate.
             if canonical {
                 let squeezed: Vec<String> = ta
                     .lines()
@@ -232,51 +218,41 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
                     .collect();
                 let squeezed = squeezed.join("\n") + "\n";
                 let file = Lockfile::parse(squeezed.as_bytes(), "a").unwrap();
-                let baseline = diff::fast::scan_baseline(squeezed.as_bytes(), "a")
-                    .expect("the canonical layout is scanned");
+                let baseline = diff::fast::read_baseline(squeezed.as_bytes(), "a").unwrap();
                 let live = baseline
                     .compare(&rules, &b, diff::DEFAULT_WORK_BUDGET, true)
-                    .unwrap()
                     .unwrap();
                 let mut full = diff::diff(&rules, &file.surface, &b.surface);
                 let mut changes = live.changes;
                 diff::sort(&mut full);
                 diff::sort(&mut changes);
                 assert_eq!(changes, full, "seed {seed}: live, squeezed elements");
-                assert!(
-                    live.lines.is_none(),
-                    "seed {seed}: lines from elements not canonical"
+                let (lines, _) = live.lines.unwrap();
+                assert_eq!(
+                    lines.approximate,
+                    !lines.elements.is_empty(),
+                    "seed {seed}: squeezed elements are not canonical"
                 );
             }
-            // SARIF and GitHub lines: counted in the bytes when both files are
-            // canonical, the same as the full parse's; otherwise no line map (the
-            // full parse is taken).
-            let lines = diff::fast::compare_files_with_lines(
+            // SARIF and GitHub lines: the files' own lines; in canonical files, the
+            // same as the canonical text's.
+            let (la, lb) = diff::fast::compare_files_with_lines(
                 &rules,
                 (ta.as_bytes(), "a"),
                 (tb.as_bytes(), "b"),
                 diff::DEFAULT_WORK_BUDGET,
             )
             .unwrap()
-            .lines;
-            let Some((la, lb)) = lines else {
-                assert!(!canonical, "seed {seed}: canonical files give a line map");
-                continue;
-            };
-            assert!(
-                canonical,
-                "seed {seed}: no line map for a file not canonical"
-            );
-            let nowhere = Path::new("/nonexistent/covenant.lock");
-            let files = anchor::Files {
-                baseline: (&a, "a".into(), nowhere),
-                current: Some((&b, "b".into(), nowhere)),
-            };
-            assert_eq!(
-                anchor::anchors_in(&full, (&la, "a"), Some((&lb, "b"))),
-                anchor::anchors(&full, &files),
-                "seed {seed}: anchors"
-            );
+            .lines
+            .expect("lines were asked for");
+            if canonical {
+                assert!(!la.approximate && !lb.approximate, "seed {seed}");
+                assert_eq!(
+                    anchor::anchors_in(&full, (&la, "a"), Some((&lb, "b"))),
+                    anchor::anchors_in(&full, (&a.line_map(), "a"), Some((&b.line_map(), "b"))),
+                    "seed {seed}: anchors"
+                );
+            }
         }
     }
 }
@@ -381,12 +357,17 @@ fn damaged_canonical_files_read_the_same_on_the_fast_path() {
             }
         }
         for (bytes, name) in [(&a, "a"), (&b, "b")] {
-            if diff::fast::scan_baseline(bytes, name).is_some() {
-                assert!(
-                    Lockfile::parse(bytes, name).is_ok(),
-                    "{:?} {what}",
-                    Lockfile::parse(bytes, name).err().map(|e| e.to_string())
-                );
+            // A live baseline is read as the file is.
+            assert_eq!(
+                diff::fast::read_baseline(bytes, name)
+                    .err()
+                    .map(|e| e.to_string()),
+                Lockfile::parse(bytes, name).err().map(|e| e.to_string()),
+                "{what}"
+            );
+            // An independent oracle: what serde_json's `Value` refuses, the reader refuses.
+            if serde_json::from_slice::<Value>(bytes).is_err() {
+                assert!(Lockfile::parse(bytes, name).is_err(), "{what}");
             }
         }
         match full {
@@ -457,6 +438,14 @@ fn canonical_layout_edge_cases_read_as_the_full_reader_reads_them() {
     let (mut refused, mut read) = (0, 0);
     for (n, text) in cases.iter().enumerate() {
         let full = Lockfile::parse(text.as_bytes(), "x");
+        // An independent oracle: what serde_json's `Value` refuses, the reader refuses
+        // (a lone surrogate, a number past f64, nesting past its limit).
+        if serde_json::from_str::<Value>(text).is_err() {
+            assert!(
+                full.is_err(),
+                "case {n}: Value refuses it, the reader reads it"
+            );
+        }
         let canon = (good.as_bytes(), "c");
         let this = (text.as_bytes(), "x");
         for (a, b) in [(this, canon), (canon, this), (this, this)] {
@@ -491,10 +480,10 @@ fn canonical_layout_edge_cases_read_as_the_full_reader_reads_them() {
     assert!(refused >= 5 && read >= 5, "refused {refused}, read {read}");
 }
 
-/// A capture that gives one name twice is left to the full comparison (which decides
-/// what that means), never half-compared by the live fast path.
+/// A capture that gives one name twice is compared whole (every element of both sides
+/// built), never half-compared: the changes are the full diff's.
 #[test]
-fn a_capture_with_a_repeated_name_takes_the_full_comparison() {
+fn a_capture_with_a_repeated_name_is_compared_whole() {
     let rules = Rules::embedded().unwrap();
     let mut r = Rng::with_seed(3);
     let x: Vec<Value> = (0..3).map(|i| tool(&mut r, i)).collect();
@@ -502,21 +491,29 @@ fn a_capture_with_a_repeated_name_takes_the_full_comparison() {
         .unwrap()
         .to_text();
     let mut capture = Lockfile::parse(text.as_bytes(), "x").unwrap();
-    let baseline = diff::fast::scan_baseline(text.as_bytes(), "a").unwrap();
+    let baseline = diff::fast::read_baseline(text.as_bytes(), "a").unwrap();
     let same = baseline.compare(&rules, &capture, 1 << 20, false).unwrap();
-    assert!(same.unwrap().changes.is_empty());
-    let again = capture.surface.tools[1].clone();
+    assert!(same.changes.is_empty());
+    let mut again = capture.surface.tools[1].clone();
+    again.insert("description".into(), json!("another"));
     capture.surface.tools.push(again);
-    assert!(baseline
+    let file = Lockfile::parse(text.as_bytes(), "a").unwrap();
+    let mut want = diff::diff(&rules, &file.surface, &capture.surface);
+    let mut got = baseline
         .compare(&rules, &capture, 1 << 20, false)
         .unwrap()
-        .is_none());
+        .changes;
+    diff::sort(&mut want);
+    diff::sort(&mut got);
+    assert_eq!(got, want);
 }
 
-/// One file canonical except where no element changed: the layout, the order, or an
-/// element's text. The line map is refused, so the full parse (and its warning) runs.
+/// A file laid out otherwise than the writer lays it out (a blank line, trailing
+/// spaces, other key order, an element on one line) gives the lines of the file itself:
+/// each changed element's lines where it is in the file, and the lines inside it only
+/// where its text is exactly the writer's (else the map says it is approximate).
 #[test]
-fn a_file_not_canonical_outside_the_changes_gives_no_line_map() {
+fn a_file_not_canonical_gives_its_own_lines() {
     let rules = Rules::embedded().unwrap();
     let mut r = Rng::with_seed(7);
     let x: Vec<Value> = (0..4).map(|i| tool(&mut r, i)).collect();
@@ -537,20 +534,28 @@ fn a_file_not_canonical_outside_the_changes_gives_no_line_map() {
         )
         .unwrap()
         .lines
-    };
-    assert!(lines(&ta, &tb).is_some());
-    // A blank line between two tools; trailing spaces; tools out of order.
-    let blank = ta.replacen("      },\n", "      },\n\n", 1);
-    assert!(lines(&blank, &tb).is_none());
-    assert!(lines(&ta, &format!("{}  ", tb.trim_end())).is_none());
-    let mut swapped: Value = serde_json::from_str(&ta).unwrap();
-    swapped["surface"]["tools"]
-        .as_array_mut()
         .unwrap()
-        .swap(0, 1);
-    let swapped = serde_json::to_string_pretty(&swapped).unwrap() + "\n";
-    assert!(lines(&swapped, &tb).is_none());
-    // The changed tool written on one line.
+    };
+    // The line of tool t1 in a file, by looking.
+    let t1_line = |text: &str| {
+        let at = text.find("\"t1\"").unwrap();
+        let open = text[..at].rfind('{').unwrap();
+        text[..open].matches('\n').count() + 1
+    };
+    let key = (mcp_covenant::lockfile::Kind::Tool, "t1".to_string());
+    let (la, _) = lines(&ta, &tb);
+    assert!(!la.approximate);
+    assert_eq!(la.elements[&key].0, t1_line(&ta));
+    // A blank line before t1: its lines move with it, still exact inside.
+    let blank = ta.replacen("\n      },\n", "\n      },\n\n", 1);
+    let (la, _) = lines(&blank, &tb);
+    assert!(!la.approximate);
+    assert_eq!(la.elements[&key].0, t1_line(&blank));
+    assert_eq!(la.elements[&key].0, t1_line(&ta) + 1);
+    // Trailing spaces after the document: nothing moves.
+    let (_, lb) = lines(&ta, &format!("{}  ", tb.trim_end()));
+    assert_eq!(lb.elements[&key].0, t1_line(&tb));
+    // The changed tool written on one line: its own line, approximate inside.
     let b: Value = serde_json::from_str(&tb).unwrap();
     let one_line = serde_json::to_string(&b["surface"]["tools"][1]).unwrap();
     let start = tb.find("      {\n        \"name\": \"t1\"").unwrap() + 6;
@@ -564,14 +569,16 @@ fn a_file_not_canonical_outside_the_changes_gives_no_line_map() {
             1 << 20
         )
         .unwrap()
-        .changes
-        .len(),
+        .changes,
         diff::fast::compare_files(&rules, (ta.as_bytes(), "a"), (tb.as_bytes(), "b"), 1 << 20)
             .unwrap()
             .changes
-            .len()
     );
-    assert!(lines(&ta, &edited).is_none());
+    let (_, lb) = lines(&ta, &edited);
+    assert!(lb.approximate);
+    let (s, e, inside) = &lb.elements[&key];
+    assert_eq!((*s, *e), (t1_line(&edited), t1_line(&edited)));
+    assert!(inside.is_empty());
 }
 
 /// Pairing thousands of `anyOf` variants that are all different scores every left-over

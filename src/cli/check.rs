@@ -14,7 +14,7 @@ use crate::diff;
 use crate::error::{Error, Result};
 use crate::git::GitFile;
 use crate::lint::LintRules;
-use crate::lockfile::{self, Lockfile};
+use crate::lockfile;
 use crate::policy;
 use crate::report::{self, anchor, Format, Report};
 use crate::rules::Rules;
@@ -24,11 +24,19 @@ struct Compared {
     changes: Vec<diff::Change>,
     versions: (Option<String>, Option<String>),
     subjects: Vec<String>,
-    /// Both lockfiles in full, when the format points at their lines and the fast
-    /// path could not count them.
-    files: Option<(Lockfile, Lockfile)>,
-    /// The line maps of both files, counted by the fast path.
+    /// The line maps of both files, when the format points at lines.
     lines: Option<(lockfile::LineMap, lockfile::LineMap)>,
+}
+
+impl From<diff::fast::Compared> for Compared {
+    fn from(c: diff::fast::Compared) -> Compared {
+        Compared {
+            changes: c.changes,
+            versions: (c.servers.0.version, c.servers.1.version),
+            subjects: c.subjects,
+            lines: c.lines,
+        }
+    }
 }
 
 fn compare(
@@ -44,10 +52,7 @@ fn compare(
     }
 }
 
-/// Two files: the fast path, which never builds the elements that are byte-identical
-/// on both sides. The formats that point at lines count them in the files' bytes; a
-/// file that is not canonical takes the full parse, whose lines are those of the
-/// canonical text (and which says so).
+/// Two files, read on two threads; only the elements whose bytes differ are built.
 fn compare_files(
     rules: &Rules,
     settings: &CheckSettings<'_>,
@@ -63,31 +68,17 @@ fn compare_files(
         Ok::<_, Error>((a?, b?))
     })?;
     let (na, nb) = (base.name(), against.name());
-    let anchors = settings.format.needs_anchors();
     let pair = ((&a[..], &na[..]), (&b[..], &nb[..]));
-    let c = match anchors {
-        true => diff::fast::compare_files_with_lines(rules, pair.0, pair.1, settings.walk_budget)?,
-        false => diff::fast::compare_files(rules, pair.0, pair.1, settings.walk_budget)?,
-    };
-    if !anchors || c.lines.is_some() {
-        return Ok(fast(c));
+    let budget = settings.walk_budget;
+    Ok(match settings.format.needs_anchors() {
+        true => diff::fast::compare_files_with_lines(rules, pair.0, pair.1, budget)?,
+        false => diff::fast::compare_files(rules, pair.0, pair.1, budget)?,
     }
-    // Both files in full, on two threads.
-    let (baseline, current) = std::thread::scope(|s| {
-        let tb = s.spawn(|| Lockfile::parse(&b, &nb));
-        let pa = Lockfile::parse(&a, &na);
-        let pb = tb
-            .join()
-            .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
-        Ok::<_, Error>((pa?, pb?))
-    })?;
-    Ok(compare_full(rules, settings, baseline, current))
+    .into())
 }
 
-/// A live server against the baseline. The baseline is scanned (and so found readable)
-/// before the capture; only its elements that differ from the capture are built. When
-/// the scan does not read it, it is not in the canonical layout, or the format needs
-/// lines and the baseline is not canonical, it is read in full.
+/// A live server against the baseline, which is read (and so found readable) before
+/// the capture; only its elements that differ from the capture are built.
 fn compare_live(
     rules: &Rules,
     settings: &CheckSettings<'_>,
@@ -95,75 +86,12 @@ fn compare_live(
     live: &Live<'_>,
 ) -> Result<Compared> {
     let bytes = base.baseline_bytes()?;
-    let name = base.name();
-    let anchors = settings.format.needs_anchors();
-    let scanned = diff::fast::scan_baseline(&bytes, &name);
-    let mut parsed = match scanned {
-        Some(_) => None,
-        None => Some(Lockfile::parse(&bytes, &name)?),
-    };
+    let baseline = diff::fast::read_baseline(&bytes, &base.name())?;
     let current = capture(live, &settings.source)?;
-    if let Some(baseline) = &scanned {
-        if let Some(c) = baseline.compare(rules, &current, settings.walk_budget, anchors)? {
-            if !anchors || c.lines.is_some() {
-                return Ok(fast(c));
-            }
-        }
-    }
-    let baseline = match parsed.take() {
-        Some(p) => p,
-        None => Lockfile::parse(&bytes, &name)?,
-    };
-    Ok(compare_full(rules, settings, baseline, current))
-}
-
-/// What the fast path found, as `check` reports it.
-fn fast(c: diff::fast::Compared) -> Compared {
-    Compared {
-        changes: c.changes,
-        versions: (c.servers.0.version, c.servers.1.version),
-        subjects: c.subjects,
-        files: None,
-        lines: c.lines,
-    }
-}
-
-/// Both sides built in full: every element diffed, and kept for the line anchors.
-fn compare_full(
-    rules: &Rules,
-    settings: &CheckSettings<'_>,
-    baseline: Lockfile,
-    current: Lockfile,
-) -> Compared {
-    let mut changes = diff::diff_with_budget(
-        rules,
-        &baseline.surface,
-        &current.surface,
-        settings.walk_budget,
-    );
-    changes.extend(diff::diff_server(rules, &baseline.server, &current.server));
-    let mut subjects = std::collections::BTreeSet::new();
-    for surface in [&baseline.surface, &current.surface] {
-        for kind in lockfile::Kind::ALL {
-            for e in surface.list(kind) {
-                subjects.insert(format!(
-                    "{}:{}",
-                    kind.word(),
-                    lockfile::key_of(e, kind.key_field())
-                ));
-            }
-        }
-    }
-    Compared {
-        changes,
-        versions: (
-            baseline.server.version.clone(),
-            current.server.version.clone(),
-        ),
-        subjects: subjects.into_iter().collect(),
-        files: Some((baseline, current)),
-        lines: None,
-    }
+    let anchors = settings.format.needs_anchors();
+    Ok(baseline
+        .compare(rules, &current, settings.walk_budget, anchors)?
+        .into())
 }
 
 /// What one comparison of `check` reads: the baseline, and a lockfile or a live server.
@@ -340,23 +268,20 @@ fn check_one<'r>(
     if let (true, Some((base_lines, cur_lines))) =
         (settings.format.needs_anchors(), &compared.lines)
     {
+        for (map, source) in [(base_lines, Some(base)), (cur_lines, against)] {
+            if let (true, Some(source)) = (map.approximate, source) {
+                eprintln!(
+                    "warning: {} is not in canonical form, so some report lines point at an element rather than the value inside it; rewrite it with `mcp-covenant snapshot`",
+                    source.name()
+                );
+            }
+        }
         let uris = (base.uri(), against.map(LockSource::uri));
         report.anchors = anchor::anchors_in(
             &report.changes,
             (base_lines, &uris.0),
             uris.1.as_deref().map(|uri| (cur_lines, uri)),
         );
-    } else if let (true, Some((baseline, current))) =
-        (settings.format.needs_anchors(), &compared.files)
-    {
-        let (base_disk, against_disk) = (base.disk_path(), against.map(LockSource::disk_path));
-        let files = anchor::Files {
-            baseline: (baseline, base.uri(), &base_disk),
-            current: against
-                .zip(against_disk.as_deref())
-                .map(|(a, disk)| (current, a.uri(), disk)),
-        };
-        report.anchors = anchor::anchors(&report.changes, &files);
     }
     report.elements = compared.subjects;
     Ok(report)

@@ -12,7 +12,7 @@ use super::source::{capture, Live};
 use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
-use crate::lockfile::{self, Lockfile};
+use crate::lockfile::Lockfile;
 use crate::policy;
 use crate::report::{self, Format, Report};
 use crate::rules::{Rules, Severity};
@@ -59,7 +59,7 @@ fn snapshot_check(
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
     let mut lock = capture(live, opts)?;
-    let old = match lockfile::read_input(output, "lockfile") {
+    let old = match crate::io::read_input(output, "lockfile") {
         Ok(bytes) => bytes,
         Err(_) if std::fs::symlink_metadata(output).is_err() => {
             eprintln!(

@@ -174,18 +174,9 @@ impl LockSource {
         }
     }
 
-    /// The file on disk whose bytes should be the canonical text (anchoring warns when
-    /// not). A git revision has none: the name is not a path that exists.
-    pub(super) fn disk_path(&self) -> PathBuf {
-        match self {
-            LockSource::File(p) => p.clone(),
-            LockSource::Git(g) | LockSource::Absent(g) => PathBuf::from(g.to_string()),
-        }
-    }
-
     pub(super) fn bytes(&self) -> Result<Vec<u8>> {
         match self {
-            LockSource::File(p) => lockfile::read_input(p, "lockfile"),
+            LockSource::File(p) => crate::io::read_input(p, "lockfile"),
             LockSource::Git(g) => g.read(),
             LockSource::Absent(_) => Ok(empty_lockfile().to_text().into_bytes()),
         }

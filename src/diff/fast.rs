@@ -1,36 +1,24 @@
-//! The offline fast path of `check --against`: both lockfiles are scanned, not built.
+//! Comparing with a lockfile without building what did not change. The reader
+//! (`lockfile::Raw`) reads a file as its envelope and each element's text, every element
+//! checked as it is read; two canonical lockfiles write an unchanged element as the
+//! same bytes, so an element whose text is identical on both sides cannot hold a change
+//! and is never built. Only the rest (a few percent in a typical pull request) is built
+//! into values, normalised, and handed to the ordinary diff. An element that is not
+//! written canonically only costs a build: its bytes differ, and the diff finds what
+//! really changed.
 //!
-//! Elements are kept as borrowed raw JSON text (`&str`, no allocation). Two
-//! canonical lockfiles write an unchanged element as the same bytes, so an element
-//! whose text is identical on both sides cannot hold a change and is never parsed;
-//! only the rest (a few percent in a typical PR) is built into values, normalized,
-//! and handed to the ordinary diff. Files that are not canonical simply take the slow
-//! road for the elements whose bytes differ: the result is the same either way. The
-//! two files are scanned on two threads.
+//! Two paths: two files ([`compare_files`], both read on two threads), and a live check
+//! ([`Baseline`]): the baseline is read before the capture, and each captured element is
+//! written canonically and compared with the baseline element's bytes.
 //!
-//! The formats that point at lockfile lines (SARIF, GitHub) take this road too: when a
-//! file is canonical (its envelope and list layout, its element order, and the text of
-//! every element that changed, checked here), the lines of an element are counted in
-//! the file's own bytes, and the lines inside a changed element come from writing it
-//! canonically. A file that is not canonical gives no line map, and the caller takes the
-//! full parse, which warns that line numbers may be off.
-
-//!
-//! A live `check` takes a third road ([`Baseline`]): the baseline is scanned before
-//! the capture, and each captured element is written canonically and compared with the
-//! baseline element's bytes, so only the elements that differ are built from the
-//! baseline (its whole `Value` tree is never made).
-//!
-//! The scan itself (raw elements, indexed and validated) and the line map counted in a
-//! canonical file's bytes are the lockfile's (`lockfile::scan`, `lockfile::lines`); this
-//! module decides which elements to build and diffs them.
+//! The formats that point at lines (SARIF, GitHub) get each file's line map from the
+//! same reading (`Raw::line_map`): an element's lines in the file, and the lines inside
+//! a changed element from the writer's own span tracking.
 
 use super::{diff_server, diff_with_budget, Change};
-use crate::error::Result;
-use crate::lockfile::scan::{build_element, scan, scan_pair, Scanned};
+use crate::error::{Error, Result};
 use crate::lockfile::{
-    key_of, line_map_of_canonical, write_element, Element, Kind, LineMap, Lockfile, ServerInfo,
-    Surface, Wanted,
+    key_of, write_element, Element, Kind, LineMap, Lockfile, Raw, ServerInfo, Surface, Wanted,
 };
 use crate::rules::Rules;
 
@@ -41,7 +29,7 @@ pub struct Compared {
     /// Every element subject of either side (for JUnit).
     pub subjects: Vec<String>,
     /// Where the changed elements sit in each file (baseline, new), when lines were
-    /// asked for and both files are canonical.
+    /// asked for (a live check's capture has no file: its map is empty).
     pub lines: Option<(LineMap, LineMap)>,
 }
 
@@ -55,8 +43,7 @@ pub fn compare_files(
     compare(rules, a, b, budget, false)
 }
 
-/// [`compare_files`], with the line map of each file (`None` when either file is not
-/// canonical: then only a full parse can count lines as the canonical text has them).
+/// [`compare_files`], with the line map of each file.
 pub fn compare_files_with_lines(
     rules: &Rules,
     a: (&[u8], &str),
@@ -73,33 +60,28 @@ fn compare(
     budget: usize,
     with_lines: bool,
 ) -> Result<Compared> {
-    let (sa, sb) = match scan_pair(a, b) {
-        Ok(pair) => pair,
-        // The full reader decides: its error, or (for what only the scan minds) the
-        // full comparison.
-        // (No line map: the caller's full parse counts lines, and warns.)
-        Err(_) => return compare_full(rules, a, b, budget),
-    };
+    let (ra, rb) = Raw::read_pair(a, b)?;
+    let (ia, ib) = (ra.index(), rb.index());
     // The elements whose bytes differ (or that one side lacks), per kind and side.
     let mut differ: [Vec<Vec<&str>>; 2] = Default::default();
     let mut subjects = Vec::new();
     for (k, kind) in Kind::ALL.into_iter().enumerate() {
-        let (ia, ib) = (&sa.index[k], &sb.index[k]);
+        let (ia, ib) = (&ia[k], &ib[k]);
         let (mut la, mut lb) = (Vec::new(), Vec::new());
-        for (name, raw) in ia {
+        for (name, text) in ia {
             subjects.push(format!("{}:{name}", kind.word()));
             match ib.get(name) {
-                Some(other) if other == raw => {} // the same bytes: no change
-                _ => la.push(*raw),
+                Some(other) if other == text => {} // the same bytes: no change
+                _ => la.push(*text),
             }
         }
-        for (name, raw) in ib {
+        for (name, text) in ib {
             match ia.get(name) {
-                Some(other) if other == raw => {}
-                Some(_) => lb.push(*raw),
+                Some(other) if other == text => {}
+                Some(_) => lb.push(*text),
                 None => {
                     subjects.push(format!("{}:{name}", kind.word()));
-                    lb.push(*raw);
+                    lb.push(*text);
                 }
             }
         }
@@ -108,56 +90,42 @@ fn compare(
     }
     // Built and normalised, each side on its own thread.
     let (pa, pb) = std::thread::scope(|s| {
-        let ta = s.spawn(|| build_surface(&differ[0], a.1));
-        let pb = build_surface(&differ[1], b.1);
+        let ta = s.spawn(|| build_surface(&ra, &differ[0]));
+        let pb = build_surface(&rb, &differ[1]);
         let pa = ta
             .join()
-            .unwrap_or_else(|_| Err(crate::error::Error::new("building elements failed")));
+            .unwrap_or_else(|_| Err(Error::new("building elements failed")));
         (pa, pb)
     });
     let (pa, pb) = (pa?, pb?);
     subjects.sort();
     let mut changes = diff_with_budget(rules, &pa, &pb, budget);
-    changes.extend(diff_server(rules, &sa.server, &sb.server));
-    let lines = match with_lines {
-        // Each file's lines on its own thread, as the scans.
-        true => {
-            let wanted = wanted(&changes);
-            std::thread::scope(|s| {
-                let la = s.spawn(|| line_map_of_canonical(a.0, &sa, &pa, &wanted));
-                let lb = line_map_of_canonical(b.0, &sb, &pb, &wanted);
-                la.join().ok().flatten().zip(lb)
-            })
-        }
-        false => None,
-    };
+    changes.extend(diff_server(rules, &ra.server, &rb.server));
+    let lines = with_lines.then(|| {
+        let wanted = wanted(&changes);
+        std::thread::scope(|s| {
+            let la = s.spawn(|| ra.line_map(&pa, &wanted));
+            let lb = rb.line_map(&pb, &wanted);
+            (la.join().unwrap_or_default(), lb)
+        })
+    });
     Ok(Compared {
-        servers: (sa.server, sb.server),
+        servers: (ra.server, rb.server),
         changes,
         subjects,
         lines,
     })
 }
 
-/// A live check's baseline, scanned: its bytes, and the elements as raw text.
+/// A live check's baseline, read (and so found readable) before the capture.
 pub struct Baseline<'a> {
-    bytes: &'a [u8],
-    origin: &'a str,
-    side: Scanned<'a>,
+    raw: Raw<'a>,
 }
 
-/// Scan a live check's baseline. `None` when the scan does not read it (anything
-/// unusual: a shape problem, a duplicate key, deep nesting), or when the file is not in
-/// the canonical layout: the caller then reads it with the full reader, which gives the
-/// error, or the full comparison. (Every element of a file laid out otherwise differs
-/// in bytes from the capture's canonical text: built one by one beside a copy of the
-/// capture, they would cost more memory than the full parse.)
-pub fn scan_baseline<'a>(bytes: &'a [u8], origin: &'a str) -> Option<Baseline<'a>> {
-    let side = scan(bytes, origin).ok().filter(|s| s.layout.is_some())?;
-    Some(Baseline {
-        bytes,
-        origin,
-        side,
+/// Read a live check's baseline.
+pub fn read_baseline<'a>(bytes: &'a [u8], origin: &str) -> Result<Baseline<'a>> {
+    Ok(Baseline {
+        raw: Raw::read(bytes, origin, true)?,
     })
 }
 
@@ -166,100 +134,73 @@ impl Baseline<'_> {
     /// canonically and compared with the baseline element of the same key: equal bytes
     /// are the same element (the baseline is normalised text; the capture is normalised
     /// before it is written), so only elements whose bytes differ, or that one side
-    /// lacks, are built and diffed. An element whose text is not canonical only costs
-    /// a build: its bytes differ and the diff finds what really changed.
+    /// lacks, are built and diffed. A capture that gives a key twice is compared whole
+    /// (every element of both sides built): the diff decides what that means.
     ///
-    /// With `with_lines`, the baseline's line map when it is canonical (the capture has
-    /// no file, so its map is empty); `lines` is `None` when it is not. `Ok(None)` when
-    /// the capture gives a key twice: the full comparison decides what that means.
+    /// With `with_lines`, the baseline's line map (the capture has no file: its map is
+    /// empty).
     pub fn compare(
         &self,
         rules: &Rules,
         current: &Lockfile,
         budget: usize,
         with_lines: bool,
-    ) -> Result<Option<Compared>> {
+    ) -> Result<Compared> {
+        let repeated = Kind::ALL.into_iter().any(|kind| {
+            let list = current.surface.list(kind);
+            let mut seen = std::collections::HashSet::new();
+            !list
+                .iter()
+                .all(|e| seen.insert(key_of(e, kind.key_field())))
+        });
+        let index = self.raw.index();
         let mut pa = Surface::default();
         let mut pb = Surface::default();
-        let mut subjects = Vec::new();
+        let mut subjects = std::collections::BTreeSet::new();
         let mut text = String::new();
         for (k, kind) in Kind::ALL.into_iter().enumerate() {
-            let index = &self.side.index[k];
-            let mut la = Vec::new();
-            let mut lb = Vec::new();
-            let mut seen = std::collections::HashSet::new();
+            let index = &index[k];
+            let (mut la, mut lb) = (Vec::new(), Vec::new());
+            // The keys whose element is the same bytes on both sides.
+            let mut same = std::collections::HashSet::new();
             for element in current.surface.list(kind) {
                 let key = key_of(element, kind.key_field());
-                if !seen.insert(key) {
-                    return Ok(None);
-                }
-                match index.get(key) {
-                    Some(raw) => {
+                subjects.insert(format!("{}:{key}", kind.word()));
+                let unchanged = !repeated
+                    && index.get(key).is_some_and(|raw| {
                         text.clear();
                         write_element(&mut text, element);
-                        if text != *raw {
-                            la.push(build_element(raw, self.origin, kind)?);
-                            lb.push(element.clone());
-                        }
-                    }
-                    None => {
-                        subjects.push(format!("{}:{key}", kind.word()));
-                        lb.push(element.clone());
-                    }
+                        text == *raw
+                    });
+                match unchanged {
+                    true => drop(same.insert(key)),
+                    false => lb.push(element.clone()),
                 }
             }
             for (name, raw) in index {
-                subjects.push(format!("{}:{name}", kind.word()));
-                if !seen.contains(name.as_str()) {
-                    la.push(build_element(raw, self.origin, kind)?);
+                subjects.insert(format!("{}:{name}", kind.word()));
+                if !same.contains(name) {
+                    la.push(self.raw.build_element(raw, kind)?);
                 }
             }
             set_list(&mut pa, kind, la);
             set_list(&mut pb, kind, lb);
         }
-        subjects.sort();
         let mut changes = diff_with_budget(rules, &pa, &pb, budget);
-        changes.extend(diff_server(rules, &self.side.server, &current.server));
-        let lines = match with_lines {
-            true => line_map_of_canonical(self.bytes, &self.side, &pa, &wanted(&changes))
-                .map(|base| (base, LineMap::default())),
-            false => None,
-        };
-        Ok(Some(Compared {
-            servers: (self.side.server.clone(), current.server.clone()),
+        changes.extend(diff_server(rules, &self.raw.server, &current.server));
+        let lines = with_lines.then(|| {
+            (
+                self.raw.line_map(&pa, &wanted(&changes)),
+                LineMap::default(),
+            )
+        });
+        Ok(Compared {
+            servers: (self.raw.server.clone(), current.server.clone()),
             changes,
-            subjects,
+            subjects: subjects.into_iter().collect(),
             lines,
-        }))
+        })
     }
-}
-
-/// [`compare_files`] the slow way: both files read whole, as `check` does without
-/// `--against`.
-fn compare_full(
-    rules: &Rules,
-    a: (&[u8], &str),
-    b: (&[u8], &str),
-    budget: usize,
-) -> Result<Compared> {
-    let la = Lockfile::parse(a.0, a.1)?;
-    let lb = Lockfile::parse(b.0, b.1)?;
-    let mut changes = diff_with_budget(rules, &la.surface, &lb.surface, budget);
-    changes.extend(diff_server(rules, &la.server, &lb.server));
-    let mut subjects = std::collections::BTreeSet::new();
-    for surface in [&la.surface, &lb.surface] {
-        for kind in Kind::ALL {
-            for e in surface.list(kind) {
-                subjects.insert(format!("{}:{}", kind.word(), key_of(e, kind.key_field())));
-            }
-        }
-    }
-    Ok(Compared {
-        servers: (la.server, lb.server),
-        changes,
-        subjects: subjects.into_iter().collect(),
-        lines: None,
-    })
 }
 
 /// The places the changes point at, for a line map: only their values' lines are
@@ -278,13 +219,13 @@ fn wanted(changes: &[Change]) -> Wanted {
     wanted
 }
 
-/// The elements of `lists` (per kind, as raw text) built into a surface.
-fn build_surface(lists: &[Vec<&str>], origin: &str) -> Result<Surface> {
+/// The elements of `lists` (per kind, as text of `raw`) built into a surface.
+fn build_surface(raw: &Raw<'_>, lists: &[Vec<&str>]) -> Result<Surface> {
     let mut surface = Surface::default();
     for (kind, list) in Kind::ALL.into_iter().zip(lists) {
         let built = list
             .iter()
-            .map(|raw| build_element(raw, origin, kind))
+            .map(|text| raw.build_element(text, kind))
             .collect::<Result<Vec<_>>>()?;
         set_list(&mut surface, kind, built);
     }

@@ -1,12 +1,13 @@
-//! Line maps: where each element (and each value inside it) sits in a lockfile's
-//! canonical text, for the formats that point at lines (SARIF, GitHub). From a built
-//! lockfile (its canonical text, written), or from a canonical file's own bytes and the
-//! raw scan (counted, with only the changed elements written).
+//! Line maps: where each element (and each value inside it) sits in a lockfile, for the
+//! formats that point at lines (SARIF, GitHub). From a built lockfile (its canonical
+//! text, written: `lint`), or from a file as read ([`Raw`]): each element's lines in
+//! the file itself, and the lines inside a changed element from writing it canonically
+//! with the writer's own span tracking, when the file holds exactly that text.
 
 use std::collections::HashSet;
 
 use super::model::{key_of, Element, Kind, Lockfile, Surface};
-use super::scan::Scanned;
+use super::read::{offset, Raw};
 use crate::canon::{self, Ctx, Track};
 
 impl Lockfile {
@@ -29,6 +30,9 @@ impl Lockfile {
 /// Lines (1-based, inclusive) of the elements of a lockfile's canonical text.
 #[derive(Debug, Default)]
 pub struct LineMap {
+    /// Some changed element is not written as the canonical writer writes it: its own
+    /// lines are right, but values inside it point at the element.
+    pub approximate: bool,
     /// The line of each kind's list (`"tools": [`).
     pub lists: std::collections::HashMap<Kind, usize>,
     /// Each element's lines, and the lines of every value inside it by path.
@@ -109,80 +113,56 @@ impl Wanted {
     }
 }
 
-/// Where `raw` starts in `bytes` (it borrows from them).
-pub(crate) fn offset(bytes: &[u8], raw: &str) -> usize {
-    raw.as_ptr() as usize - bytes.as_ptr() as usize
-}
-
-/// The line map of a canonical lockfile, from its bytes: every list's line, and for
-/// each element in `parsed` (the ones that changed, built and normalized) its lines and
-/// the lines of the values inside it that `wanted` names. `None` when the file is not
-/// canonical where that can be seen without building the unchanged elements: the
-/// envelope, the layout of the lists, the order of the elements, the text of each
-/// changed element.
-pub(crate) fn line_map_of_canonical(
-    bytes: &[u8],
-    side: &Scanned<'_>,
-    parsed: &Surface,
-    wanted: &Wanted,
-) -> Option<LineMap> {
-    // The layout (lists, elements, the glue between them) was checked when the file
-    // was split by it; the order of the elements and the envelope's text are checked
-    // here: the file must start with the envelope written canonically with empty
-    // lists, up to the surface's opening brace.
-    let list_at = side.layout.as_ref()?;
-    if !side.ordered {
-        return None;
-    }
-    let envelope = Lockfile {
-        covenant_version: side.covenant_version.clone(),
-        captured_at_unix: side.captured_at_unix,
-        server: side.server.clone(),
-        surface: Surface::default(),
-    }
-    .to_text();
-    const OPEN: &str = "  \"surface\": {\n";
-    let header = &envelope[..envelope.rfind(OPEN)? + OPEN.len()];
-    if !bytes.starts_with(header.as_bytes()) {
-        return None;
-    }
-    // Lines: count newlines once, in offset order, up to the last place asked for.
-    // (offset, kind, the changed element there or None for the list's own line)
-    type Place<'e> = (usize, Kind, Option<(&'e str, &'e Element)>);
-    let mut places: Vec<Place<'_>> = Kind::ALL
-        .into_iter()
-        .zip(list_at)
-        .map(|(kind, at)| (*at, kind, None))
-        .collect();
-    for (k, kind) in Kind::ALL.into_iter().enumerate() {
-        for element in parsed.list(kind) {
-            let key = key_of(element, kind.key_field());
-            let raw = side.index[k].get(key)?;
-            places.push((offset(bytes, raw), kind, Some((key, element))));
+impl Raw<'_> {
+    /// This file's line map: every list's line, and for each element of `built` (the
+    /// ones that changed, built and normalised) its lines in the file and the lines of
+    /// the values inside it that `wanted` names.
+    pub fn line_map(&self, built: &Surface, wanted: &Wanted) -> LineMap {
+        let mut map = LineMap::default();
+        // (offset, kind, the changed element there or None for the list's own line),
+        // counted in offset order.
+        type Place<'e> = (usize, Kind, Option<(&'e str, &'e str, &'e Element)>);
+        let mut places: Vec<Place<'_>> = Kind::ALL
+            .into_iter()
+            .zip(self.list_at)
+            .filter_map(|(kind, at)| Some((at?, kind, None)))
+            .collect();
+        let index = self.index();
+        for (k, kind) in Kind::ALL.into_iter().enumerate() {
+            for element in built.list(kind) {
+                let key = key_of(element, kind.key_field());
+                if let Some(text) = index[k].get(key) {
+                    places.push((offset(self.bytes, text), kind, Some((key, text, element))));
+                }
+            }
         }
-    }
-    places.sort_by_key(|w| w.0);
-    let mut counter = LineCounter::default();
-    let mut map = LineMap::default();
-    let mut text = String::new();
-    for (at, kind, element) in places {
-        let start = counter.line_at(bytes, at);
-        let Some((key, element)) = element else {
-            map.lists.insert(kind, start);
-            continue;
-        };
-        text.clear();
-        let paths = wanted.0.get(&(kind, key.to_string())).cloned();
-        let mut track = Track::only(&text, start, paths.unwrap_or_default());
-        canon::write_object_tracked(&mut text, element, Ctx::Element, 3, Some(&mut track));
-        if bytes.get(at..at + text.len())? != text.as_bytes() {
-            return None; // this element is not written canonically
+        places.sort_by_key(|p| p.0);
+        let mut counter = LineCounter::default();
+        let mut text = String::new();
+        for (at, kind, element) in places {
+            let start = counter.line_at(self.bytes, at);
+            let Some((key, raw, element)) = element else {
+                map.lists.insert(kind, start);
+                continue;
+            };
+            text.clear();
+            let paths = wanted.0.get(&(kind, key.to_string())).cloned();
+            let mut track = Track::only(&text, start, paths.unwrap_or_default());
+            canon::write_object_tracked(&mut text, element, Ctx::Element, 3, Some(&mut track));
+            let span = if text == *raw {
+                (start, track.line_now(&text), track.spans)
+            } else {
+                map.approximate = true;
+                (
+                    start,
+                    start + count_newlines(raw.as_bytes()),
+                    Default::default(),
+                )
+            };
+            map.elements.insert((kind, key.to_string()), span);
         }
-        let end = track.line_now(&text);
-        map.elements
-            .insert((kind, key.to_string()), (start, end, track.spans));
+        map
     }
-    Some(map)
 }
 
 /// Counts newlines forward through a file: the 1-based line of an offset.

@@ -5,25 +5,23 @@
 //! atomic: the same surface always gives the same bytes, and a failed write never
 //! leaves a truncated file behind.
 //!
-//! The parts: `model` (the types), `normalise` (canonical form), `read` (strict
-//! validation, shared with the raw scan), `write` (canonical text, atomic and safe
-//! writes), `lines` (line maps), `scan` (the raw scan of the offline check), `probe` (the
-//! scan's one pass over an element).
+//! The parts: `model` (the types), `normalise` (canonical form), `read` (the one
+//! reader: a file's envelope and its elements' text, each element checked by `probe`
+//! and validated, built all at once or only where needed), `write` (canonical text,
+//! atomic and safe writes), `lines` (line maps).
 
 mod lines;
 mod model;
 mod normalise;
 mod probe;
 mod read;
-pub(crate) mod scan;
 mod write;
 
-pub(crate) use lines::line_map_of_canonical;
 pub use lines::{LineMap, Wanted};
 pub use model::{
     capture_time, key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION,
 };
-pub use read::{read_input, MAX_READ_BYTES};
+pub use read::{Raw, RawElement};
 pub(crate) use write::write_element;
 pub use write::{write_atomic, write_report};
 

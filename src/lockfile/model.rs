@@ -73,16 +73,12 @@ pub struct ServerInfo {
 
 pub type Element = Map<String, Value>;
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The elements, by kind. Read only through `Raw` (the one reader), never derived.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Surface {
-    #[serde(default)]
     pub tools: Vec<Element>,
-    #[serde(default)]
     pub resources: Vec<Element>,
-    #[serde(default, rename = "resourceTemplates")]
     pub resource_templates: Vec<Element>,
-    #[serde(default)]
     pub prompts: Vec<Element>,
 }
 
@@ -121,12 +117,10 @@ pub fn key_of<'a>(element: &'a Element, key_field: &str) -> &'a str {
         .unwrap_or_default()
 }
 
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Lockfile {
     pub covenant_version: String,
     pub captured_at_unix: u64,
-    #[serde(default)]
     pub server: ServerInfo,
     pub surface: Surface,
 }

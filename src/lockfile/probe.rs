@@ -20,7 +20,7 @@ use super::read::Arguments;
 
 /// What validation reads of one element, and its depth.
 #[derive(Clone)]
-pub(super) struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     /// The key field (`name`, `uri` or `uriTemplate`, by kind): its text when it is a
     /// string (borrowed unless it has escapes), `None` when it is something else.
     /// `None` outside when the element has no key field.
@@ -31,6 +31,27 @@ pub(super) struct Fields<'a> {
     pub arguments: Arguments,
     /// How deep the element nests, itself included (`{}` is 1).
     pub depth: usize,
+}
+
+impl Fields<'_> {
+    /// The same fields, owning their key (for another file's element with the same bytes).
+    pub(super) fn detached<'x>(&self) -> Fields<'x> {
+        Fields {
+            key: self
+                .key
+                .as_ref()
+                .map(|k| k.as_ref().map(|k| Cow::Owned(k.to_string()))),
+            input_schema: self.input_schema,
+            output_schema: self.output_schema,
+            arguments: self.arguments.clone(),
+            depth: self.depth,
+        }
+    }
+
+    /// The key as validation sees it.
+    pub(super) fn key_text(&self) -> Option<Option<&str>> {
+        self.key.as_ref().map(|k| k.as_deref())
+    }
 }
 
 /// Read one element (see the module). An error for anything the full reader refuses

@@ -1,42 +1,38 @@
-//! Reading: strict about shape (exit 2 with path and line/column), lenient about age
-//! (0.1.x files without `resourceTemplates` are fine), and bounded (a regular file of at
-//! most [`MAX_READ_BYTES`]). The validation of an element is shared with the raw scan
-//! (`scan`), so every path refuses the same files with the same message.
+//! The one reader: strict about shape (exit 2 with file, line and column), lenient
+//! about age (0.1.x files without `resourceTemplates` are fine), and lazy. A file is
+//! parsed once by serde_json into its envelope and each element's text (borrowed, not
+//! built); every element is then checked in one pass ([`super::probe`]: serde_json's own
+//! parse of the element, every string decoded and every number read, as a
+//! `serde_json::Value` would be) and validated ([`check_element`]). Only then may an
+//! element be built. [`Lockfile::parse`] builds them all; the offline check builds only
+//! the elements whose bytes differ between two files. Either way a file is accepted or
+//! refused by the same steps, with the same message.
 
-use std::collections::HashSet;
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::path::Path;
 
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::model::{Kind, Lockfile, COVENANT_VERSION};
+use super::model::{Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION};
+use super::normalise::normalize_element;
+use super::probe::{self, Fields};
 use crate::error::{Error, Result};
+use crate::io::read_input;
 
 impl Lockfile {
     /// Parse lockfile text; `origin` names the file in error messages.
     pub fn parse(text: &[u8], origin: &str) -> Result<Lockfile> {
-        Lockfile::parse_with(text, origin, true)
+        Raw::read(text, origin, true)?.build()
     }
 
     /// [`Lockfile::parse`] for `lint`: duplicate names are findings there, not errors.
     pub fn parse_lenient(text: &[u8], origin: &str) -> Result<Lockfile> {
-        Lockfile::parse_with(text, origin, false)
-    }
-
-    /// Read a lockfile for `lint`: duplicate names are findings there, not errors.
-    pub fn read_lenient(path: &Path) -> Result<Lockfile> {
-        let text = read_input(path, "lockfile")?;
-        Lockfile::parse_with(&text, &path.display().to_string(), false)
-    }
-
-    fn parse_with(text: &[u8], origin: &str, unique: bool) -> Result<Lockfile> {
-        let mut lock: Lockfile =
-            serde_json::from_slice(text).map_err(|e| position_error(origin, &e))?;
-        check_version(&lock.covenant_version, origin)?;
-        lock.validate(origin, unique)?;
-        lock.surface.normalize();
-        Ok(lock)
+        Raw::read(text, origin, false)?.build()
     }
 
     pub fn read(path: &Path) -> Result<Lockfile> {
@@ -44,13 +40,19 @@ impl Lockfile {
         Lockfile::parse(&text, &path.display().to_string())
     }
 
-    /// Every element is an object with a string key, and keys are unique per kind
-    /// (`unique`); see [`check_element`], which the offline fast path shares.
+    /// Read a lockfile for `lint`: duplicate names are findings there, not errors.
+    pub fn read_lenient(path: &Path) -> Result<Lockfile> {
+        let text = read_input(path, "lockfile")?;
+        Lockfile::parse_lenient(&text, &path.display().to_string())
+    }
+
+    /// A built surface (a capture about to be written) passes the reader's validation
+    /// ([`check_element`]), so nothing is written that the reader would refuse.
     pub(super) fn validate(&self, origin: &str, unique: bool) -> Result<()> {
         for kind in Kind::ALL {
             let mut seen = HashSet::new();
             for (i, element) in self.surface.list(kind).iter().enumerate() {
-                let args = match element.get("arguments") {
+                let arguments = match element.get("arguments") {
                     None | Some(Value::Null) => Arguments::Absent,
                     Some(Value::Array(args)) => Arguments::Names(
                         args.iter()
@@ -59,11 +61,17 @@ impl Lockfile {
                     ),
                     Some(_) => Arguments::NotArray,
                 };
-                let shape = Shape {
-                    key: element.get(kind.key_field()),
+                let key = match element.get(kind.key_field()) {
+                    Some(Value::String(k)) => Some(Some(Cow::Borrowed(k.as_str()))),
+                    Some(_) => Some(None),
+                    None => None,
+                };
+                let shape = Fields {
+                    key,
                     input_schema: element.get("inputSchema").map(json_kind),
                     output_schema: element.get("outputSchema").map(json_kind),
-                    arguments: args,
+                    arguments,
+                    depth: 0,
                 };
                 check_element(origin, kind, i, &shape, &mut seen, unique)?;
             }
@@ -75,79 +83,356 @@ impl Lockfile {
 /// The deepest nesting serde_json reads (its recursion limit).
 pub(crate) const MAX_DEPTH: usize = 127;
 
-/// How deep arrays and objects nest in JSON text (strings skipped), whole: [`Depth`]
-/// fed once (the tests' reference).
-#[cfg(test)]
-pub(crate) fn max_depth(bytes: &[u8]) -> usize {
-    let mut depth = Depth::default();
-    depth.feed(bytes);
-    depth.max
-}
-
-/// How deep arrays and objects nest in JSON text (strings skipped), given in pieces (a
-/// lockfile streamed as it is written): the state between pieces (depth, inside a
-/// string, an escaped byte still to skip) is kept. It skips eight bytes at a time while
-/// none of them can matter.
-#[derive(Default)]
-pub(crate) struct Depth {
-    depth: usize,
-    pub(crate) max: usize,
-    in_string: bool,
-    /// Bytes of the next piece to skip (the byte after a backslash that ended a piece).
-    skip: usize,
-}
-
-impl Depth {
-    pub(crate) fn feed(&mut self, bytes: &[u8]) {
-        let (mut depth, mut max, mut in_string) = (self.depth, self.max, self.in_string);
-        let mut i = self.skip;
-        while i < bytes.len() {
-            i = skip_quiet(bytes, i, in_string);
-            let Some(&b) = bytes.get(i) else { break };
-            match (in_string, b) {
-                (true, b'\\') => i += 1, // the escaped byte is skipped too
-                (true, b'"') | (false, b'"') => in_string = !in_string,
-                (false, b'[' | b'{') => {
-                    depth += 1;
-                    max = max.max(depth);
-                }
-                (false, b']' | b'}') => depth = depth.saturating_sub(1),
-                _ => {}
+/// How deep a built value nests, itself included (`{}` is 1, a scalar 0). Iterative.
+pub(super) fn nesting(value: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(value, 1)];
+    while let Some((v, at)) = stack.pop() {
+        match v {
+            Value::Array(items) => {
+                max = max.max(at);
+                stack.extend(items.iter().map(|x| (x, at + 1)));
             }
-            i += 1;
+            Value::Object(map) => {
+                max = max.max(at);
+                stack.extend(map.values().map(|x| (x, at + 1)));
+            }
+            _ => {}
         }
-        self.skip = i.saturating_sub(bytes.len());
-        (self.depth, self.max, self.in_string) = (depth, max, in_string);
+    }
+    max
+}
+
+/// One element as read: its key and its text in the file, checked, not built.
+#[derive(Clone, Debug)]
+pub struct RawElement<'a> {
+    pub key: Cow<'a, str>,
+    pub text: &'a str,
+}
+
+/// A lockfile read (every element checked) with its elements not built.
+pub struct Raw<'a> {
+    pub covenant_version: String,
+    pub captured_at_unix: u64,
+    pub server: ServerInfo,
+    /// Each kind's elements in file order, in [`Kind::ALL`] order.
+    pub lists: Vec<Vec<RawElement<'a>>>,
+    /// Where each kind's list is named in the file (the offset of its key), when the
+    /// key is written without escapes.
+    pub(super) list_at: [Option<usize>; 4],
+    pub(super) bytes: &'a [u8],
+    pub origin: String,
+}
+
+/// The file as serde_json reads it: the envelope, and each element's text.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Envelope<'a> {
+    covenant_version: String,
+    captured_at_unix: u64,
+    #[serde(default)]
+    server: ServerInfo,
+    #[serde(borrow)]
+    surface: Lists<'a>,
+}
+
+/// `surface`: each list's elements as text, and where each list's key is.
+#[derive(Default)]
+struct Lists<'a> {
+    lists: [Vec<&'a RawValue>; 4],
+    keys: [Option<&'a str>; 4],
+}
+
+const LIST_NAMES: [&str; 4] = ["tools", "resources", "resourceTemplates", "prompts"];
+
+impl<'de: 'a, 'a> Deserialize<'de> for Lists<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_map(ListsVisitor(std::marker::PhantomData))
     }
 }
 
-/// The offset of the first byte at or after `i` that can matter to nesting: a quote or
-/// a backslash inside a string (`in_string`), a quote or a bracket outside one. Eight
-/// bytes at a time; the last few (fewer than eight) are left to the caller's loop, so
-/// the result may be a byte that does not matter, never past one that does.
-#[inline]
-pub(crate) fn skip_quiet(bytes: &[u8], mut i: usize, in_string: bool) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A high bit in every byte of `w` equal to `b`; exact up to the first match.
-    let has = |w: u64, b: u8| {
-        let x = w ^ (ONES * u64::from(b));
-        x.wrapping_sub(ONES) & !x & HIGH
-    };
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        let hits = if in_string {
-            has(w, b'"') | has(w, b'\\')
-        } else {
-            has(w, b'"') | has(w, b'[') | has(w, b']') | has(w, b'{') | has(w, b'}')
-        };
-        if hits == 0 {
-            i += 8;
-        } else {
-            return i + (hits.trailing_zeros() / 8) as usize;
-        }
+struct ListsVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for ListsVisitor<'a> {
+    type Value = Lists<'a>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("struct Surface")
     }
-    i
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Lists<'a>, A::Error> {
+        let mut out = Lists::default();
+        let mut seen = [false; 4];
+        while let Some(key) = map.next_key_seed(Key)? {
+            let Some(k) = LIST_NAMES.iter().position(|n| *n == key) else {
+                return Err(de::Error::unknown_field(&key, &LIST_NAMES));
+            };
+            if std::mem::replace(&mut seen[k], true) {
+                return Err(de::Error::duplicate_field(LIST_NAMES[k]));
+            }
+            if let Cow::Borrowed(text) = key {
+                out.keys[k] = Some(text);
+            }
+            out.lists[k] = map.next_value::<Vec<&'de RawValue>>()?;
+        }
+        Ok(out)
+    }
+}
+
+/// A key, borrowed from the file when it has no escapes.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+}
+
+/// A file read as far as its envelope: its elements' text, not yet checked.
+struct Unchecked<'a> {
+    envelope: (String, u64, ServerInfo),
+    texts: Vec<Vec<&'a str>>,
+    list_at: [Option<usize>; 4],
+}
+
+fn envelope<'a>(bytes: &'a [u8], origin: &str) -> Result<Unchecked<'a>> {
+    let e: Envelope<'a> = serde_json::from_slice(bytes).map_err(|e| position_error(origin, &e))?;
+    check_version(&e.covenant_version, origin)?;
+    let Lists { lists, keys } = e.surface;
+    Ok(Unchecked {
+        envelope: (e.covenant_version, e.captured_at_unix, e.server),
+        texts: lists
+            .into_iter()
+            .map(|l| l.into_iter().map(RawValue::get).collect())
+            .collect(),
+        list_at: keys.map(|k| k.map(|k| offset(bytes, k))),
+    })
+}
+
+/// Where `part` starts in `bytes` (it borrows from them).
+pub(super) fn offset(bytes: &[u8], part: &str) -> usize {
+    part.as_ptr() as usize - bytes.as_ptr() as usize
+}
+
+impl<'a> Raw<'a> {
+    /// Read one file: its envelope, and every element checked and validated.
+    pub fn read(bytes: &'a [u8], origin: &str, unique: bool) -> Result<Raw<'a>> {
+        let u = envelope(bytes, origin)?;
+        let fields = u
+            .texts
+            .iter()
+            .zip(Kind::ALL)
+            .map(|(l, kind)| {
+                l.iter()
+                    .map(|t| probe_element(bytes, t, origin, kind))
+                    .collect()
+            })
+            .collect::<Result<Vec<Vec<_>>>>()?;
+        Raw::finish(bytes, origin, u, fields, unique)
+    }
+
+    /// Read the two files of an offline check, sharing the work between them and the
+    /// two threads: each file's envelope on its own thread, the baseline's elements half
+    /// on each, and an element of the other file whose bytes equal the baseline element
+    /// at the same place in key order takes that element's reading (the same bytes read
+    /// the same). Only the other file's differing elements are read again.
+    pub fn read_pair<'b>(a: (&'a [u8], &str), b: (&'b [u8], &str)) -> Result<(Raw<'a>, Raw<'b>)> {
+        let (ua, ub) = std::thread::scope(|s| {
+            let ta = s.spawn(|| envelope(a.0, a.1));
+            let ub = envelope(b.0, b.1);
+            (joined(ta.join()), ub)
+        });
+        let (ua, ub) = (ua?, ub?);
+        let half = |first: bool| {
+            ua.texts
+                .iter()
+                .zip(Kind::ALL)
+                .map(|(l, kind)| {
+                    let part = if first {
+                        &l[..l.len() / 2]
+                    } else {
+                        &l[l.len() / 2..]
+                    };
+                    part.iter()
+                        .map(|t| probe_element(a.0, t, a.1, kind))
+                        .collect()
+                })
+                .collect::<Result<Vec<Vec<_>>>>()
+        };
+        let (first, second) = std::thread::scope(|s| {
+            let t = s.spawn(|| half(true));
+            let second = half(false);
+            (joined(t.join()), second)
+        });
+        let fields_a: Vec<Vec<Fields<'a>>> = first?
+            .into_iter()
+            .zip(second?)
+            .map(|(mut x, y)| {
+                x.extend(y);
+                x
+            })
+            .collect();
+        let mut fields_b = Vec::new();
+        for (k, kind) in Kind::ALL.into_iter().enumerate() {
+            let (ta, fa) = (&ua.texts[k], &fields_a[k]);
+            let mut i = 0;
+            let mut out = Vec::new();
+            for text in &ub.texts[k] {
+                if ta.get(i).is_some_and(|x| x == text) {
+                    out.push(fa[i].detached());
+                    i += 1;
+                    continue;
+                }
+                let f = probe_element(b.0, text, b.1, kind)?;
+                // Keep the place in the baseline: past the keys before this one (a guess;
+                // a wrong guess only costs a reading).
+                while i < ta.len() && fa[i].key_text() < f.key_text() {
+                    i += 1;
+                }
+                if i < ta.len() && fa[i].key_text() == f.key_text() {
+                    i += 1;
+                }
+                out.push(f);
+            }
+            fields_b.push(out);
+        }
+        Ok((
+            Raw::finish(a.0, a.1, ua, fields_a, true)?,
+            Raw::finish(b.0, b.1, ub, fields_b, true)?,
+        ))
+    }
+
+    /// Validate every element ([`check_element`]) and keep its key.
+    fn finish(
+        bytes: &'a [u8],
+        origin: &str,
+        u: Unchecked<'a>,
+        fields: Vec<Vec<Fields<'a>>>,
+        unique: bool,
+    ) -> Result<Raw<'a>> {
+        let mut lists = Vec::new();
+        for ((kind, fields), texts) in Kind::ALL.into_iter().zip(fields).zip(u.texts) {
+            let mut seen = HashSet::new();
+            for (i, f) in fields.iter().enumerate() {
+                check_element(origin, kind, i, f, &mut seen, unique)?;
+            }
+            let list = fields
+                .into_iter()
+                .zip(texts)
+                .map(|(f, text)| RawElement {
+                    key: f.key.flatten().unwrap_or_default(),
+                    text,
+                })
+                .collect();
+            lists.push(list);
+        }
+        let (covenant_version, captured_at_unix, server) = u.envelope;
+        Ok(Raw {
+            covenant_version,
+            captured_at_unix,
+            server,
+            lists,
+            list_at: u.list_at,
+            bytes,
+            origin: origin.to_string(),
+        })
+    }
+
+    /// Each kind's elements by key (in key order).
+    pub fn index(&self) -> Vec<BTreeMap<&str, &'a str>> {
+        self.lists
+            .iter()
+            .map(|l| l.iter().map(|e| (e.key.as_ref(), e.text)).collect())
+            .collect()
+    }
+
+    /// Build one element of this file (already checked: it is an object of JSON the
+    /// parser reads), normalised.
+    pub fn build_element(&self, text: &str, kind: Kind) -> Result<Element> {
+        let mut e: Element = serde_json::from_str(text).map_err(|err| {
+            Error::new(format!(
+                "{}: an element of surface.{}: {err}",
+                self.origin,
+                kind.list_name()
+            ))
+        })?;
+        normalize_element(&mut e);
+        Ok(e)
+    }
+
+    /// Every element built: the lockfile, normalised.
+    pub fn build(self) -> Result<Lockfile> {
+        let mut surface = Surface::default();
+        for (kind, list) in Kind::ALL.into_iter().zip(&self.lists) {
+            let built = list
+                .iter()
+                .map(|e| self.build_element(e.text, kind))
+                .collect::<Result<Vec<_>>>()?;
+            *surface.list_mut(kind) = built;
+        }
+        surface.normalize();
+        Ok(Lockfile {
+            covenant_version: self.covenant_version,
+            captured_at_unix: self.captured_at_unix,
+            server: self.server,
+            surface,
+        })
+    }
+}
+
+fn joined<T>(r: std::thread::Result<Result<T>>) -> Result<T> {
+    r.unwrap_or_else(|_| Err(Error::new("reading a lockfile failed")))
+}
+
+/// Check one element's text ([`probe::read`]) and how deep it nests. An error names the
+/// place in the file, as a parse of the whole file would.
+fn probe_element<'a>(
+    bytes: &'a [u8],
+    text: &'a str,
+    origin: &str,
+    kind: Kind,
+) -> Result<Fields<'a>> {
+    let at = offset(bytes, text);
+    let fields = probe::read(text, kind.key_field()).map_err(|e| {
+        let (line, column) = line_and_column(bytes, at);
+        let (line, column) = match e.line() {
+            0 | 1 => (line, column + e.column().saturating_sub(1)),
+            l => (line + l - 1, e.column()),
+        };
+        Error::new(format!(
+            "{origin}:{line}:{column}: not a valid lockfile: {}",
+            strip_position(&e.to_string())
+        ))
+    })?;
+    // The element sits at depth 3: inside the file, the surface and a list.
+    if 3 + fields.depth > MAX_DEPTH {
+        let (line, column) = line_and_column(bytes, at);
+        return Err(Error::new(format!(
+            "{origin}:{line}:{column}: not a valid lockfile: an element of surface.{} nests deeper than the {MAX_DEPTH} levels a lockfile may",
+            kind.list_name()
+        )));
+    }
+    Ok(fields)
+}
+
+/// The 1-based line and column of byte `at`.
+pub(super) fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
+    let before = &bytes[..at.min(bytes.len())];
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    (line, at - start + 1)
 }
 
 /// The first character of a JSON value's text: `{`, `[`, `"`, `t`, `f`, `n` or `0`
@@ -173,30 +458,21 @@ pub(crate) enum Arguments {
     Names(Vec<bool>),
 }
 
-/// What validation reads of an element, from a built element or from raw text.
-pub(crate) struct Shape<'a> {
-    pub key: Option<&'a Value>,
-    pub input_schema: Option<char>,
-    pub output_schema: Option<char>,
-    pub arguments: Arguments,
-}
-
-/// The one validation of an element, for every path that reads a lockfile (the full
-/// reader and the offline fast path), so they refuse the same files with the same
-/// message.
-pub(crate) fn check_element<'a>(
+/// The one validation of an element, of a file read or of a surface about to be
+/// written, so every path refuses the same elements with the same message.
+pub(crate) fn check_element(
     origin: &str,
     kind: Kind,
     i: usize,
-    shape: &Shape<'a>,
-    seen: &mut HashSet<&'a str>,
+    shape: &Fields<'_>,
+    seen: &mut HashSet<String>,
     unique: bool,
 ) -> Result<()> {
     let key = kind.key_field();
     let where_ = || format!("{origin}: surface.{}[{i}]", kind.list_name());
-    match shape.key {
-        Some(Value::String(k)) => {
-            if !seen.insert(k.as_str()) && unique {
+    match &shape.key {
+        Some(Some(k)) => {
+            if !seen.insert(k.to_string()) && unique {
                 return Err(Error::new(format!(
                     "{}: duplicate {} `{k}`",
                     where_(),
@@ -204,7 +480,7 @@ pub(crate) fn check_element<'a>(
                 )));
             }
         }
-        Some(_) => {
+        Some(None) => {
             return Err(Error::new(format!(
                 "{}: `{key}` must be a string",
                 where_()
@@ -242,6 +518,7 @@ pub(crate) fn check_element<'a>(
     }
     Ok(())
 }
+
 /// The `captured_at_unix` of lockfile bytes, read without building the surface.
 pub(super) fn captured_at_of(bytes: &[u8]) -> Option<u64> {
     #[derive(Deserialize)]
@@ -249,12 +526,13 @@ pub(super) fn captured_at_of(bytes: &[u8]) -> Option<u64> {
         captured_at_unix: u64,
         #[allow(dead_code)]
         #[serde(borrow)]
-        surface: &'a serde_json::value::RawValue,
+        surface: &'a RawValue,
     }
     serde_json::from_slice::<Envelope<'_>>(bytes)
         .ok()
         .map(|e| e.captured_at_unix)
 }
+
 /// `file:line:column: not a valid lockfile: ...` for a parse error.
 pub(crate) fn position_error(origin: &str, e: &serde_json::Error) -> Error {
     Error::new(format!(
@@ -289,136 +567,5 @@ fn strip_position(msg: &str) -> &str {
     match msg.rfind(" at line ") {
         Some(i) => &msg[..i],
         None => msg,
-    }
-}
-
-/// The largest file read as a lockfile (or config): a mistaken or hostile path such as
-/// `/dev/zero` or a huge file fails at once instead of reading until memory runs out.
-pub const MAX_READ_BYTES: u64 = 256 << 20;
-
-/// What kind of file `meta` is, for "not a regular file" messages.
-pub(super) fn kind_of(meta: &fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
-
-/// Read an input file (`what` names it in messages: "lockfile", "config"): it must be a
-/// regular file (a symlink to one is fine) of at most [`MAX_READ_BYTES`]. A FIFO, a
-/// device or a directory is refused before it is opened, so nothing blocks or reads
-/// forever.
-pub fn read_input(path: &Path, what: &str) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let fail = |m: String| Error::new(format!("cannot read {what} {}: {m}", path.display()));
-    let check = |meta: &fs::Metadata| -> Result<()> {
-        if !meta.is_file() {
-            return Err(fail(format!("it is {}, not a regular file", kind_of(meta))));
-        }
-        if meta.len() > MAX_READ_BYTES {
-            return Err(fail(format!(
-                "it is {} bytes, over the {} MiB mcp-covenant reads",
-                meta.len(),
-                MAX_READ_BYTES >> 20
-            )));
-        }
-        Ok(())
-    };
-    check(&fs::metadata(path).map_err(|e| fail(e.to_string()))?)?;
-    let file = fs::File::open(path).map_err(|e| fail(e.to_string()))?;
-    // Checked again on the open file: the path may have been swapped meanwhile.
-    let meta = file.metadata().map_err(|e| fail(e.to_string()))?;
-    check(&meta)?;
-    INPUTS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((path.to_path_buf(), meta));
-    let mut bytes = Vec::new();
-    file.take(MAX_READ_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.to_string()))?;
-    if bytes.len() as u64 > MAX_READ_BYTES {
-        return Err(fail(format!(
-            "it grew past the {} MiB mcp-covenant reads",
-            MAX_READ_BYTES >> 20
-        )));
-    }
-    Ok(bytes)
-}
-
-/// Every file [`read_input`] read in this process: a report is never written over one.
-pub(super) static INPUTS: std::sync::Mutex<Vec<(PathBuf, fs::Metadata)>> =
-    std::sync::Mutex::new(Vec::new());
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn max_depth_skips_strings_and_escapes_and_never_panics() {
-        use super::max_depth;
-        // The plain byte loop it replaced, as the reference.
-        fn slow(bytes: &[u8]) -> usize {
-            let (mut d, mut m, mut s, mut e) = (0usize, 0usize, false, false);
-            for &b in bytes {
-                if s {
-                    if e {
-                        e = false;
-                    } else if b == b'\\' {
-                        e = true;
-                    } else if b == b'"' {
-                        s = false;
-                    }
-                    continue;
-                }
-                match b {
-                    b'"' => s = true,
-                    b'[' | b'{' => {
-                        d += 1;
-                        m = m.max(d);
-                    }
-                    b']' | b'}' => d = d.saturating_sub(1),
-                    _ => {}
-                }
-            }
-            m
-        }
-        let alphabet = [b'"', b'\\', b'[', b']', b'{', b'}', b'a', b' '];
-        let mut x: u64 = 0x9e37_79b9;
-        for _ in 0..20_000 {
-            let n = (x % 64) as usize;
-            let mut text = Vec::with_capacity(n);
-            for _ in 0..n {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                text.push(alphabet[(x % alphabet.len() as u64) as usize]);
-            }
-            assert_eq!(
-                max_depth(&text),
-                slow(&text),
-                "{:?}",
-                String::from_utf8_lossy(&text)
-            );
-            // In pieces, cut anywhere (inside a string, after a backslash), the same.
-            let cut = (x as usize >> 8) % (n + 1);
-            let mut pieces = super::Depth::default();
-            pieces.feed(&text[..cut]);
-            pieces.feed(&text[cut..]);
-            assert_eq!(pieces.max, slow(&text), "cut at {cut}");
-        }
     }
 }

@@ -11,10 +11,10 @@ use serde_json::{Map, Value};
 
 use super::lines::LineMap;
 use super::model::{key_of, Element, Kind, Lockfile};
-use super::read::{captured_at_of, kind_of, read_input, Depth, INPUTS, MAX_DEPTH};
-use super::scan;
+use super::read::{captured_at_of, nesting, Raw, MAX_DEPTH};
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
+use crate::io::{kind_of, read_input, INPUTS};
 
 impl Lockfile {
     /// The canonical text of this lockfile (written field by field: no copy of the
@@ -175,6 +175,19 @@ impl Lockfile {
     pub fn write(&mut self, path: &Path) -> Result<()> {
         let origin = format!("not writing {}: the server's surface", path.display());
         self.validate(&origin, true)?;
+        // Each element sits at depth 3 (inside the file, the surface and a list).
+        let deepest = Kind::ALL
+            .into_iter()
+            .flat_map(|k| self.surface.list(k))
+            .map(|e| 1 + e.values().map(nesting).max().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        if 3 + deepest > MAX_DEPTH {
+            return Err(Error::new(format!(
+                "{origin}: it nests {} levels deep, more than the {MAX_DEPTH} a lockfile reader accepts",
+                3 + deepest
+            )));
+        }
         let old = read_input(path, "lockfile").ok();
         if let Some(old) = &old {
             // Fast: the old file, if canonical, is exactly our text with its own time.
@@ -191,55 +204,38 @@ impl Lockfile {
             }
         }
         drop(old);
-        // Streamed to the temporary file, an element at a time; the nesting depth is
-        // measured on the way, and a file too deep is removed before it replaces anything.
+        // Streamed to the temporary file, an element at a time.
         write_atomic_with(path, |file, fail| {
-            let mut depth = Depth::default();
             let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
-            let mut sink = |piece: &str| {
-                depth.feed(piece.as_bytes());
-                file.write_all(piece.as_bytes())
-            };
+            let mut sink = |piece: &str| file.write_all(piece.as_bytes());
             self.stream_text(&mut sink).map_err(fail)?;
-            file.flush().map_err(fail)?;
-            if depth.max > MAX_DEPTH {
-                return Err(Error::new(format!(
-                    "{origin}: it nests {} levels deep, more than the {MAX_DEPTH} a lockfile reader accepts",
-                    depth.max
-                )));
-            }
-            Ok(())
+            file.flush().map_err(fail)
         })
     }
 }
 
 impl Lockfile {
-    /// The capture time of `old` when it is a lockfile the full reader reads as this
-    /// one's server and surface. Scanned, each element built and compared one at a
-    /// time (the old file is never built whole: that is many times its size); a file
-    /// the scan does not read is read in full, which decides.
+    /// The capture time of `old` when it is a lockfile the reader reads as this one's
+    /// server and surface: read, then each element built and compared one at a time
+    /// (the old file is never built whole: that is many times its size).
     fn same_interface_as(&self, old: &[u8]) -> Option<u64> {
-        let Ok(side) = scan::scan(old, "") else {
-            let previous = Lockfile::parse(old, "").ok()?;
-            return (previous.surface == self.surface && previous.server == self.server)
-                .then_some(previous.captured_at_unix);
-        };
-        if side.server != self.server {
+        let raw = Raw::read(old, "", true).ok()?;
+        if raw.server != self.server {
             return None;
         }
-        for (k, kind) in Kind::ALL.into_iter().enumerate() {
-            // Both in key order: the scan's index, and a normalised surface.
-            let (theirs, ours) = (&side.index[k], self.surface.list(kind));
-            if theirs.len() != ours.len() {
+        for ((kind, theirs), index) in Kind::ALL.into_iter().zip(&raw.lists).zip(raw.index()) {
+            // Both in key order: the index, and a normalised surface.
+            let ours = self.surface.list(kind);
+            if theirs.len() != ours.len() || index.len() != ours.len() {
                 return None;
             }
-            for (raw, element) in theirs.values().zip(ours) {
-                if scan::build_element(raw, "", kind).ok()? != *element {
+            for (text, element) in index.values().zip(ours) {
+                if raw.build_element(text, kind).ok()? != *element {
                     return None;
                 }
             }
         }
-        Some(side.captured_at_unix)
+        Some(raw.captured_at_unix)
     }
 }
 

@@ -1,9 +1,8 @@
 //! Where a change sits in a lockfile, for SARIF regions and GitHub annotations: the
 //! element (or the deepest part of the change's path that exists) in the baseline, or
-//! in the new lockfile for an addition found offline. Lines come from the canonical
-//! text, never from guessing.
+//! in the new lockfile for an addition found offline. Lines come from the reader's line
+//! maps (`lockfile::Raw::line_map`: the lines of the file itself), never from guessing.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use crate::diff::Change;
@@ -25,48 +24,6 @@ pub fn uri_for(path: &Path) -> String {
     };
     let s = rel.to_string_lossy().replace('\\', "/");
     s.strip_prefix("./").map(str::to_string).unwrap_or(s)
-}
-
-/// The lockfiles changes are anchored in: (lockfile, its URI, its path on disk).
-pub struct Files<'a> {
-    pub baseline: (&'a Lockfile, String, &'a Path),
-    /// The new lockfile, when the check compared against a file.
-    pub current: Option<(&'a Lockfile, String, &'a Path)>,
-}
-
-/// One anchor per change, in order. Warns (once per file) when a file on disk is not
-/// the canonical text the lines are counted in.
-pub fn anchors(changes: &[Change], files: &Files<'_>) -> Vec<Anchor> {
-    if changes.is_empty() {
-        return Vec::new(); // nothing to point at: no line map to build
-    }
-    let wanted: HashSet<(Kind, String)> = changes
-        .iter()
-        .filter_map(|c| {
-            let (word, key) = c.subject.split_once(':')?;
-            Some((Kind::from_word(word)?, key.to_string()))
-        })
-        .collect();
-    let map = |lock: &Lockfile, path: &Path| {
-        let (map, text) = lock.line_map_for(Some(&wanted));
-        if std::fs::read(path).is_ok_and(|bytes| bytes != text.as_bytes()) {
-            eprintln!(
-                "warning: {} is not in canonical form, so report line numbers may be off; rewrite it with `mcp-covenant snapshot`",
-                path.display()
-            );
-        }
-        map
-    };
-    let base = map(files.baseline.0, files.baseline.2);
-    let cur = files
-        .current
-        .as_ref()
-        .map(|(lock, uri, path)| (map(lock, path), uri));
-    anchors_in(
-        changes,
-        (&base, &files.baseline.1),
-        cur.as_ref().map(|(m, uri)| (m, uri.as_str())),
-    )
 }
 
 /// One anchor per change, in order, from line maps already made: the baseline's, and
