@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::elements::{self, Form};
 use crate::keywords::{self, Holds, Role};
 
 /// Where in the document a JSON object sits: it decides the order of its keys.
@@ -40,23 +41,6 @@ const ENVELOPE_ORDER: &[&str] = &[
     "prompts",
 ];
 
-const ELEMENT_ORDER: &[&str] = &[
-    "name",
-    "uri",
-    "uriTemplate",
-    "title",
-    "description",
-    "mimeType",
-    "size",
-    "required",
-    "inputSchema",
-    "outputSchema",
-    "arguments",
-    "annotations",
-    "execution",
-    "icons",
-];
-
 const SCHEMA_ORDER: &[&str] = &[
     "$schema",
     "$id",
@@ -74,10 +58,33 @@ const SCHEMA_ORDER: &[&str] = &[
     "prefixItems",
 ];
 
+/// The order of an element's keys (rules/elements.toml).
+fn element_order() -> &'static [&'static str] {
+    static ORDER: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    ORDER.get_or_init(|| {
+        elements::table()
+            .fields
+            .order
+            .iter()
+            .map(String::as_str)
+            .collect()
+    })
+}
+
+/// How an element field holds a schema, for any kind that has it as one.
+fn schema_form(field: &str) -> Option<Form> {
+    elements::table()
+        .elements
+        .iter()
+        .flat_map(|e| &e.schema)
+        .find(|s| s.field == field)
+        .map(|s| s.form)
+}
+
 fn order_for(ctx: Ctx) -> &'static [&'static str] {
     match ctx {
         Ctx::Plain => ENVELOPE_ORDER,
-        Ctx::Element => ELEMENT_ORDER,
+        Ctx::Element => element_order(),
         Ctx::Schema => SCHEMA_ORDER,
         Ctx::NameMap | Ctx::Data => &[],
     }
@@ -86,14 +93,13 @@ fn order_for(ctx: Ctx) -> &'static [&'static str] {
 /// The context of the value stored under `key` in an object of context `parent`.
 fn child_ctx(parent: Ctx, key: &str) -> Ctx {
     match parent {
-        Ctx::Plain => match key {
-            "tools" | "resources" | "resourceTemplates" | "prompts" => Ctx::Element,
-            _ => Ctx::Plain,
-        },
-        Ctx::Element => match key {
-            "inputSchema" | "outputSchema" => Ctx::Schema,
-            "arguments" => Ctx::Element,
-            _ => Ctx::Data,
+        // What an element's field holds comes from rules/elements.toml.
+        Ctx::Plain if elements::table().elements.iter().any(|e| e.list == key) => Ctx::Element,
+        Ctx::Plain => Ctx::Plain,
+        Ctx::Element => match schema_form(key) {
+            Some(Form::Schema) => Ctx::Schema,
+            Some(Form::Arguments) => Ctx::Element,
+            None => Ctx::Data,
         },
         // What a schema keyword holds comes from the vocabulary (rules/keywords.toml):
         // maps of named subschemas, instance data or names, or schemas.
@@ -260,7 +266,7 @@ pub fn write_object_tracked(
         match track.as_deref_mut() {
             Some(t) => match t.enter(Step::Key(key), out) {
                 Some(at) => {
-                    let named = ctx == Ctx::Element && key == "arguments";
+                    let named = ctx == Ctx::Element && schema_form(key) == Some(Form::Arguments);
                     write_tracked(out, value, child, level + 1, Some(&mut *t), named);
                     t.leave(at, out);
                 }

@@ -30,6 +30,7 @@ pub mod rules;
 
 // The rest.
 pub(crate) mod canon;
+pub(crate) mod elements;
 pub(crate) mod error;
 pub(crate) mod escape;
 pub(crate) mod git;

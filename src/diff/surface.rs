@@ -5,19 +5,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::{compare, walker, witness, Change, Emitter, Event};
+use crate::elements::{self, Form};
 use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
 use crate::rules::{Comparator, Direction, Rules, Scope};
 
 /// Element fields that hold a schema, and the direction it is read in.
-fn schema_fields(kind: Kind) -> &'static [(&'static str, Direction)] {
-    match kind {
-        Kind::Tool => &[
-            ("inputSchema", Direction::Input),
-            ("outputSchema", Direction::Output),
-        ],
-        Kind::Prompt => &[("arguments", Direction::Input)],
-        Kind::Resource | Kind::Template => &[],
-    }
+fn schema_fields(kind: Kind) -> impl Iterator<Item = (&'static str, Direction, Form)> {
+    kind.spec().schema.iter().map(|f| {
+        let direction = match f.direction {
+            elements::Direction::Input => Direction::Input,
+            elements::Direction::Output => Direction::Output,
+        };
+        (f.field.as_str(), direction, f.form)
+    })
 }
 
 /// Every classified change from `before` to `after`, unsorted.
@@ -247,9 +247,9 @@ fn compare_elements(
     a: &Element,
     b: &Element,
 ) {
-    for &(field, direction) in schema_fields(kind) {
+    for (field, direction, form) in schema_fields(kind) {
         let (sa, sb) = (a.get(field), b.get(field));
-        if field == "arguments" {
+        if form == Form::Arguments {
             let (xa, xb) = (arguments_schema(sa), arguments_schema(sb));
             let start = em.changes.len();
             walker::compare_schemas(
@@ -266,7 +266,7 @@ fn compare_elements(
                 em.rules,
                 &mut em.changes[start..],
                 &mut em.witness_budget,
-                field,
+                (field, form),
                 Some(&xa),
                 Some(&xb),
             );
@@ -288,7 +288,7 @@ fn compare_elements(
                 em.rules,
                 &mut em.changes[start..],
                 &mut em.witness_budget,
-                field,
+                (field, form),
                 sa,
                 sb,
             );
@@ -297,7 +297,7 @@ fn compare_elements(
 
     let rules = em.rules;
     let skip: Vec<&str> = std::iter::once(kind.key_field())
-        .chain(schema_fields(kind).iter().map(|(f, _)| *f))
+        .chain(schema_fields(kind).map(|(f, _, _)| f))
         .collect();
     let mut leaves: BTreeMap<String, [Option<&Value>; 2]> = BTreeMap::new();
     for field in rules.element_fields(kind) {
@@ -398,14 +398,15 @@ fn substantive(kind: Kind, content: &Element) -> bool {
         Some(Value::Array(a)) => !a.is_empty(),
         _ => false,
     };
-    match kind {
-        Kind::Tool => {
-            non_empty(content.get("inputSchema").and_then(|s| s.get("properties")))
-                || content.get("outputSchema").is_some()
+    // Parameters a caller sends, or anything a caller receives.
+    schema_fields(kind).any(|(field, direction, form)| {
+        let value = content.get(field);
+        match (form, direction) {
+            (Form::Arguments, _) => non_empty(value),
+            (Form::Schema, Direction::Input) => non_empty(value.and_then(|s| s.get("properties"))),
+            (Form::Schema, Direction::Output) => value.is_some(),
         }
-        Kind::Prompt => non_empty(content.get("arguments")),
-        Kind::Resource | Kind::Template => false,
-    }
+    })
 }
 
 /// A prompt's argument list as the input object schema it describes: each argument a

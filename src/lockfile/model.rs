@@ -4,6 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::elements;
 use crate::error::{Error, Result};
 
 pub const COVENANT_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -34,23 +35,19 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.word() == word)
     }
 
+    /// This kind's row of rules/elements.toml.
+    pub fn spec(self) -> &'static elements::Element {
+        elements::element(self.word())
+    }
+
     /// The field that identifies an element of this kind.
     pub fn key_field(self) -> &'static str {
-        match self {
-            Kind::Tool | Kind::Prompt => "name",
-            Kind::Resource => "uri",
-            Kind::Template => "uriTemplate",
-        }
+        &self.spec().key
     }
 
     /// The key of this kind's list in `surface`.
     pub fn list_name(self) -> &'static str {
-        match self {
-            Kind::Tool => "tools",
-            Kind::Resource => "resources",
-            Kind::Template => "resourceTemplates",
-            Kind::Prompt => "prompts",
-        }
+        &self.spec().list
     }
 }
 

@@ -1,14 +1,13 @@
 //! Canonical form: transport fields dropped, order-free arrays sorted, elements sorted
 //! by key. Two captures of the same interface normalise equal.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use crate::elements::{self, Form};
 use crate::keywords;
 
 use super::model::{key_of, Element, Kind, Surface};
 
-/// Element fields that are transport detail, not interface: never stored or compared.
-const TRANSPORT_FIELDS: &[&str] = &["_meta", "ttlMs", "cacheScope", "resultType"];
 impl Surface {
     /// Put the surface in canonical form: transport fields dropped, order-free arrays
     /// sorted, elements sorted by key. Two captures of the same interface normalize equal.
@@ -16,7 +15,7 @@ impl Surface {
         for kind in Kind::ALL {
             let list = self.list_mut(kind);
             for element in list.iter_mut() {
-                normalize_element(element);
+                normalize_element(kind, element);
             }
             let key = kind.key_field();
             list.sort_by(|a, b| key_of(a, key).cmp(key_of(b, key)));
@@ -24,32 +23,78 @@ impl Surface {
     }
 }
 
-pub(super) fn normalize_element(element: &mut Element) {
-    for field in TRANSPORT_FIELDS {
-        element.remove(*field);
-    }
-    for field in ["inputSchema", "outputSchema"] {
-        if let Some(schema) = element.get_mut(field) {
-            normalize_schema(schema);
+/// One element in canonical form, as rules/elements.toml describes its kind: transport
+/// fields dropped (but the paths `keep` names inside them), schema fields normalised,
+/// a list of named arguments without transport fields and sorted by name.
+pub(super) fn normalize_element(kind: Kind, element: &mut Element) {
+    drop_transport(element);
+    for field in &kind.spec().schema {
+        let Some(value) = element.get_mut(&field.field) else {
+            continue;
+        };
+        match (field.form, value) {
+            (Form::Schema, schema) => normalize_schema(schema),
+            (Form::Arguments, Value::Array(args)) => {
+                for arg in args.iter_mut() {
+                    if let Value::Object(arg) = arg {
+                        drop_transport(arg);
+                    }
+                }
+                args.sort_by(|a, b| {
+                    let name = |v: &Value| v.get("name").and_then(Value::as_str).map(str::to_owned);
+                    name(a).cmp(&name(b))
+                });
+            }
+            (Form::Arguments, _) => {}
         }
     }
-    if let Some(Value::Array(args)) = element.get_mut("arguments") {
-        for arg in args.iter_mut() {
-            if let Value::Object(arg) = arg {
-                for field in TRANSPORT_FIELDS {
-                    arg.remove(*field);
-                }
+}
+
+/// Drop the transport fields of an element or argument, keeping what `keep` names
+/// inside them.
+fn drop_transport(map: &mut Map<String, Value>) {
+    let fields = &elements::table().fields;
+    for field in &fields.transport {
+        let Some(value) = map.remove(field) else {
+            continue;
+        };
+        let mut kept = Map::new();
+        for path in &fields.keep {
+            let Some(rest) = path
+                .strip_prefix(field.as_str())
+                .and_then(|r| r.strip_prefix('.'))
+            else {
+                continue;
+            };
+            if let Some(v) = pointer(&value, rest) {
+                insert_path(&mut kept, rest, v.clone());
             }
         }
-        args.sort_by(|a, b| {
-            let name = |v: &Value| {
-                v.get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            };
-            name(a).cmp(&name(b))
-        });
+        if !kept.is_empty() {
+            map.insert(field.clone(), Value::Object(kept));
+        }
+    }
+}
+
+/// The value at a dotted path inside `value`.
+fn pointer<'v>(value: &'v Value, dotted: &str) -> Option<&'v Value> {
+    dotted.split('.').try_fold(value, |v, k| v.get(k))
+}
+
+/// Put `v` at a dotted path inside `map`, making the objects on the way.
+fn insert_path(map: &mut Map<String, Value>, dotted: &str, v: Value) {
+    match dotted.split_once('.') {
+        None => {
+            map.insert(dotted.to_string(), v);
+        }
+        Some((head, rest)) => {
+            let inner = map
+                .entry(head.to_string())
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(inner) = inner {
+                insert_path(inner, rest, v);
+            }
+        }
     }
 }
 

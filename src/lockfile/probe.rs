@@ -17,6 +17,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::read::Arguments;
+use crate::elements::{self, Form, MAX_SCHEMA_FIELDS};
 
 /// What validation reads of one element, and its depth.
 #[derive(Clone)]
@@ -25,9 +26,10 @@ pub(crate) struct Fields<'a> {
     /// string (borrowed unless it has escapes), `None` when it is something else.
     /// `None` outside when the element has no key field.
     pub key: Option<Option<Cow<'a, str>>>,
-    /// The kind of `inputSchema` and `outputSchema` (see `read::json_kind`).
-    pub input_schema: Option<char>,
-    pub output_schema: Option<char>,
+    /// The kind of each schema field of the element's kind (rules/elements.toml, in
+    /// its order; see `read::json_kind`), when present.
+    pub schemas: [Option<char>; MAX_SCHEMA_FIELDS],
+    /// The kind's list of named arguments (the field of form `arguments`).
     pub arguments: Arguments,
     /// How deep the element nests, itself included (`{}` is 1).
     pub depth: usize,
@@ -41,8 +43,7 @@ impl Fields<'_> {
                 .key
                 .as_ref()
                 .map(|k| k.as_ref().map(|k| Cow::Owned(k.to_string()))),
-            input_schema: self.input_schema,
-            output_schema: self.output_schema,
+            schemas: self.schemas,
             arguments: self.arguments.clone(),
             depth: self.depth,
         }
@@ -56,16 +57,16 @@ impl Fields<'_> {
 
 /// Read one element (see the module). An error for anything the full reader refuses
 /// as JSON, and for an element that is not an object.
-pub(super) fn read<'a>(text: &'a str, key_field: &str) -> serde_json::Result<Fields<'a>> {
+pub(super) fn read<'a>(text: &'a str, spec: &elements::Element) -> serde_json::Result<Fields<'a>> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let fields = Element { key_field }.deserialize(&mut de)?;
+    let fields = Element { spec }.deserialize(&mut de)?;
     de.end()?;
     Ok(fields)
 }
 
 /// The element itself: an object.
 struct Element<'k> {
-    key_field: &'k str,
+    spec: &'k elements::Element,
 }
 
 impl<'de> DeserializeSeed<'de> for Element<'_> {
@@ -83,8 +84,7 @@ impl<'de> Visitor<'de> for Element<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
         let mut f = Fields {
             key: None,
-            input_schema: None,
-            output_schema: None,
+            schemas: [None; MAX_SCHEMA_FIELDS],
             arguments: Arguments::Absent,
             depth: 1,
         };
@@ -95,18 +95,18 @@ impl<'de> Visitor<'de> for Element<'_> {
                 keep_text: false,
             };
             let name = name.text.unwrap_or_default();
-            if name == self.key_field {
+            let schema = self.spec.schema.iter().position(|s| s.field == name);
+            if name == self.spec.key {
                 let seen = map.next_value_seed(Probe {
                     keep_text: true,
                     ..value
                 })?;
                 f.key = Some(seen.text);
-            } else if name == "inputSchema" {
-                f.input_schema = Some(map.next_value_seed(value)?.kind);
-            } else if name == "outputSchema" {
-                f.output_schema = Some(map.next_value_seed(value)?.kind);
-            } else if name == "arguments" {
-                f.arguments = map.next_value_seed(Args(value))?;
+            } else if let Some(i) = schema {
+                match self.spec.schema[i].form {
+                    Form::Schema => f.schemas[i] = Some(map.next_value_seed(value)?.kind),
+                    Form::Arguments => f.arguments = map.next_value_seed(Args(value))?,
+                }
             } else {
                 map.next_value_seed(value)?;
             }
@@ -326,8 +326,17 @@ impl<'de> Visitor<'de> for Arg<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::read;
     use crate::lockfile::read::Arguments;
+
+    /// Read as a tool's element, or (`name` only) a prompt's.
+    fn read<'a>(text: &'a str, key: &str) -> serde_json::Result<super::Fields<'a>> {
+        let kind = match key {
+            "uri" => "resource",
+            _ if text.contains("arguments") => "prompt",
+            _ => "tool",
+        };
+        super::read(text, crate::elements::element(kind))
+    }
 
     #[test]
     fn one_pass_reads_fields_and_depth_as_the_full_reader_would() {
@@ -337,7 +346,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.key, Some(Some("a\"b".into())));
-        assert_eq!((f.input_schema, f.output_schema), (Some('{'), None));
+        assert_eq!(&f.schemas[..2], &[Some('{'), None]);
         assert_eq!(f.depth, 4);
         assert_eq!(read("{}", "name").unwrap().depth, 1);
         assert_eq!(read("{}", "name").unwrap().key, None);

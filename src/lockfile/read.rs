@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::model::{Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION};
 use super::normalise::normalize_element;
 use super::probe::{self, Fields};
+use crate::elements::{Form, MAX_SCHEMA_FIELDS};
 use crate::error::{Error, Result};
 use crate::io::read_input;
 
@@ -52,7 +53,12 @@ impl Lockfile {
         for kind in Kind::ALL {
             let mut seen = HashSet::new();
             for (i, element) in self.surface.list(kind).iter().enumerate() {
-                let arguments = match element.get("arguments") {
+                let named = kind
+                    .spec()
+                    .schema
+                    .iter()
+                    .find(|s| s.form == Form::Arguments);
+                let arguments = match named.and_then(|s| element.get(&s.field)) {
                     None | Some(Value::Null) => Arguments::Absent,
                     Some(Value::Array(args)) => Arguments::Names(
                         args.iter()
@@ -66,10 +72,13 @@ impl Lockfile {
                     Some(_) => Some(None),
                     None => None,
                 };
+                let mut schemas = [None; MAX_SCHEMA_FIELDS];
+                for (slot, field) in schemas.iter_mut().zip(&kind.spec().schema) {
+                    *slot = element.get(&field.field).map(json_kind);
+                }
                 let shape = Fields {
                     key,
-                    input_schema: element.get("inputSchema").map(json_kind),
-                    output_schema: element.get("outputSchema").map(json_kind),
+                    schemas,
                     arguments,
                     depth: 0,
                 };
@@ -143,7 +152,11 @@ struct Lists<'a> {
     keys: [Option<&'a str>; 4],
 }
 
-const LIST_NAMES: [&str; 4] = ["tools", "resources", "resourceTemplates", "prompts"];
+/// The lists, in [`Kind::ALL`] order.
+fn list_names() -> &'static [&'static str; 4] {
+    static NAMES: std::sync::OnceLock<[&'static str; 4]> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| Kind::ALL.map(Kind::list_name))
+}
 
 impl<'de: 'a, 'a> Deserialize<'de> for Lists<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -161,12 +174,13 @@ impl<'de: 'a, 'a> Visitor<'de> for ListsVisitor<'a> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Lists<'a>, A::Error> {
         let mut out = Lists::default();
         let mut seen = [false; 4];
+        let names = list_names();
         while let Some(key) = map.next_key_seed(Key)? {
-            let Some(k) = LIST_NAMES.iter().position(|n| *n == key) else {
-                return Err(de::Error::unknown_field(&key, &LIST_NAMES));
+            let Some(k) = names.iter().position(|n| *n == key) else {
+                return Err(de::Error::unknown_field(&key, names));
             };
             if std::mem::replace(&mut seen[k], true) {
-                return Err(de::Error::duplicate_field(LIST_NAMES[k]));
+                return Err(de::Error::duplicate_field(names[k]));
             }
             if let Cow::Borrowed(text) = key {
                 out.keys[k] = Some(text);
@@ -368,7 +382,7 @@ impl<'a> Raw<'a> {
                 kind.list_name()
             ))
         })?;
-        normalize_element(&mut e);
+        normalize_element(kind, &mut e);
         Ok(e)
     }
 
@@ -405,7 +419,7 @@ fn probe_element<'a>(
     kind: Kind,
 ) -> Result<Fields<'a>> {
     let at = offset(bytes, text);
-    let fields = probe::read(text, kind.key_field()).map_err(|e| {
+    let fields = probe::read(text, kind.spec()).map_err(|e| {
         let (line, column) = line_and_column(bytes, at);
         let (line, column) = match e.line() {
             0 | 1 => (line, column + e.column().saturating_sub(1)),
@@ -488,35 +502,38 @@ pub(crate) fn check_element(
         }
         None => return Err(Error::new(format!("{}: missing `{key}`", where_()))),
     }
-    for (field, k) in [
-        ("inputSchema", shape.input_schema),
-        ("outputSchema", shape.output_schema),
-    ] {
-        if !matches!(k, None | Some('{' | 't' | 'f')) {
+    for (field, k) in kind.spec().schema.iter().zip(shape.schemas) {
+        if field.form == Form::Schema && !matches!(k, None | Some('{' | 't' | 'f')) {
             return Err(Error::new(format!(
-                "{}: `{field}` must be a JSON Schema object",
-                where_()
+                "{}: `{}` must be a JSON Schema object",
+                where_(),
+                field.field
             )));
         }
     }
+    let Some(named) = kind
+        .spec()
+        .schema
+        .iter()
+        .find(|s| s.form == Form::Arguments)
+    else {
+        return Ok(());
+    };
+    let field = &named.field;
     match &shape.arguments {
-        Arguments::Absent => {}
-        Arguments::NotArray => {
-            return Err(Error::new(format!(
-                "{}: `arguments` must be an array",
+        Arguments::Absent => Ok(()),
+        Arguments::NotArray => Err(Error::new(format!(
+            "{}: `{field}` must be an array",
+            where_()
+        ))),
+        Arguments::Names(names) => match names.iter().position(|ok| !ok) {
+            Some(j) => Err(Error::new(format!(
+                "{}.{field}[{j}]: missing string `name`",
                 where_()
-            )))
-        }
-        Arguments::Names(names) => {
-            if let Some(j) = names.iter().position(|ok| !ok) {
-                return Err(Error::new(format!(
-                    "{}.arguments[{j}]: missing string `name`",
-                    where_()
-                )));
-            }
-        }
+            ))),
+            None => Ok(()),
+        },
     }
-    Ok(())
 }
 
 /// The `captured_at_unix` of lockfile bytes, read without building the surface.

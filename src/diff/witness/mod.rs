@@ -27,6 +27,7 @@ pub use validate::{validate, Truth};
 use serde_json::{Map, Value};
 
 use super::Change;
+use crate::elements::Form;
 use crate::keywords;
 use crate::rules::{Certainty, Comparator, Direction, Rule, Rules, Scope, Severity};
 
@@ -42,7 +43,7 @@ pub(crate) fn attach(
     rules: &Rules,
     changes: &mut [Change],
     budget: &mut usize,
-    field: &str,
+    (field, form): (&str, Form),
     before: Option<&Value>,
     after: Option<&Value>,
 ) {
@@ -62,7 +63,8 @@ pub(crate) fn attach(
             continue;
         };
         let mut segs = parse_path(rest);
-        if field == "arguments" && !segs.is_empty() {
+        // A list of named arguments is compared as an object schema's properties.
+        if form == Form::Arguments && !segs.is_empty() {
             segs.insert(0, Seg::Name("properties".into()));
         }
         let cost = *copy_cost.get_or_insert_with(|| nodes(b));
