@@ -21,6 +21,11 @@ pub enum ErrorKind {
     Rejected,
     /// Nothing arrived before the deadline.
     Timeout,
+    /// The server exited (its exit status is in the message).
+    Exited,
+    /// The server exited while the era probe waited for `server/discover` and
+    /// `initialize` (some servers accept nothing before `initialize`).
+    ExitedOnProbe,
 }
 
 impl Error {
@@ -47,6 +52,11 @@ impl Error {
 
     pub fn kind(&self) -> ErrorKind {
         self.kind
+    }
+
+    /// The same error, of another kind.
+    pub fn with_kind(self, kind: ErrorKind) -> Self {
+        Error { kind, ..self }
     }
 
     /// Prefix the message with more context ("reading a.lock: ...").

@@ -124,11 +124,7 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
     // Some handshake-era servers (rmcp 0.6, the Rust SDK) exit when their first message
     // is not `initialize`, so the era probe ends them before either answer. Start the
     // server again and speak the handshake era only.
-    let probe_killed = |e: &Error| {
-        e.kind() == crate::error::ErrorKind::Fatal
-            && e.message().contains(PROBE_KILLED)
-            && e.message().contains("exited")
-    };
+    let probe_killed = |e: &Error| e.kind() == crate::error::ErrorKind::ExitedOnProbe;
     match (&first, &opts.protocol, &opts.endpoint) {
         (Err(e), Protocol::Auto, Endpoint::Stdio(_)) if probe_killed(e) => {
             let fallback = LEGACY_VERSIONS[0];
@@ -142,9 +138,6 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
         _ => first,
     }
 }
-
-/// What a server that died on the era probe was waiting for (see `capture`).
-pub(crate) const PROBE_KILLED: &str = "before answering server/discover and initialize";
 
 fn capture_once(opts: &CaptureOptions) -> Result<Captured> {
     let deadline = Instant::now()

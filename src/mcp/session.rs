@@ -201,7 +201,12 @@ impl<'t> Session<'t> {
             } else {
                 "initialize"
             };
-            let (id, reply) = self.await_reply(&pending, waiting_for)?;
+            let (id, reply) = self.await_reply(&pending, waiting_for).map_err(|e| {
+                match (e.kind(), pending.len()) {
+                    (ErrorKind::Exited, 2) => e.with_kind(ErrorKind::ExitedOnProbe),
+                    _ => e,
+                }
+            })?;
             if id == discover {
                 if let Reply::Result(result) = &reply {
                     if let Some(version) = modern_version_of(result) {
@@ -496,11 +501,7 @@ impl<'t> Session<'t> {
     /// A transport failure, told with the server's name and what we were doing.
     fn failed(&self, e: Error, doing: &str) -> Error {
         let msg = format!("{} {} {doing}", self.transport.describe(), e.message());
-        match e.kind() {
-            ErrorKind::Timeout => Error::timeout(msg),
-            ErrorKind::Rejected => Error::rejected(msg),
-            ErrorKind::Fatal => Error::new(msg),
-        }
+        Error::new(msg).with_kind(e.kind())
     }
 
     /// Answer a server-initiated request so the server is not left waiting.

@@ -17,7 +17,7 @@ use smol::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use smol::Timer;
 
 use super::{Outgoing, Transport};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 
 /// Lines of the server's stderr kept for error messages.
 const STDERR_TAIL: usize = 20;
@@ -153,7 +153,7 @@ impl StdioTransport {
     /// Why the server stopped talking: its exit status, once it is known.
     fn exited(&self) -> Error {
         match self.wait_exit(GRACE) {
-            Some(s) => Error::new(format!("exited ({s})")),
+            Some(s) => Error::new(format!("exited ({s})")).with_kind(ErrorKind::Exited),
             None => Error::new("closed its stdout"),
         }
     }
