@@ -1,0 +1,215 @@
+//! `lint`: what makes one surface hard to use well. The rules are data
+//! (`rules/lint.toml`): an id, a level, a target, and a predicate from a closed set.
+//!
+//! The parts: `model` (a rule, a finding), `load` (the table), `predicates` (what each
+//! predicate looks for); this module runs them.
+
+mod load;
+mod model;
+mod predicates;
+
+pub use load::{LintRules, TABLE};
+pub use model::{Finding, Level, LintRule, Predicate, Target};
+
+use predicates::{blank, confusable_rule, param_rule, schema_rule, text_rule, tool_rule};
+use serde_json::Value;
+
+use crate::elements::Form;
+use crate::lockfile::{key_of, Kind, Surface};
+use crate::path::join;
+use crate::rules::render_message;
+
+pub(super) struct Linter<'r> {
+    rules: &'r LintRules,
+    findings: Vec<Finding>,
+}
+
+impl Linter<'_> {
+    pub(super) fn report(
+        &mut self,
+        rule: usize,
+        subject: &str,
+        path: Option<String>,
+        vars: &[(&str, &str)],
+    ) {
+        self.report_at(rule, subject, path, None, vars);
+    }
+
+    pub(super) fn report_at(
+        &mut self,
+        rule: usize,
+        subject: &str,
+        path: Option<String>,
+        at: Option<String>,
+        vars: &[(&str, &str)],
+    ) {
+        let level = self.rules.level(rule);
+        if level == Level::None {
+            return;
+        }
+        let r = &self.rules.rows[rule];
+        let max = r.max.map(|m| m.to_string()).unwrap_or_default();
+        let field = r.field.clone().unwrap_or_default();
+        // The finding's own values first: they win over the row's.
+        let mut all: Vec<(&str, &str)> = vars.to_vec();
+        all.extend([("max", max.as_str()), ("field", field.as_str())]);
+        self.findings.push(Finding {
+            code: r.id.clone(),
+            level,
+            subject: subject.to_string(),
+            path,
+            at,
+            message: render_message(&r.message, &all),
+        });
+    }
+}
+
+/// Every finding on `surface`, sorted by level, subject, path, code. The server's own
+/// fields are not looked at: see [`lint_lockfile`].
+pub fn lint(rules: &LintRules, surface: &Surface) -> Vec<Finding> {
+    lint_with(rules, surface, None)
+}
+
+/// Every finding on a lockfile: its surface and its server's fields (instructions).
+pub fn lint_lockfile(rules: &LintRules, lock: &crate::lockfile::Lockfile) -> Vec<Finding> {
+    lint_with(rules, &lock.surface, Some(&lock.server))
+}
+
+fn lint_with(
+    rules: &LintRules,
+    surface: &Surface,
+    server: Option<&crate::lockfile::ServerInfo>,
+) -> Vec<Finding> {
+    let mut l = Linter {
+        rules,
+        findings: Vec::new(),
+    };
+    for (i, rule) in rules.rows.iter().enumerate() {
+        if rule.predicate == Predicate::NameCollision {
+            continue; // across servers: see `collisions`
+        }
+        if matches!(
+            rule.predicate,
+            Predicate::HiddenCharacters | Predicate::Contains
+        ) {
+            text_rule(&mut l, i, rule, surface, server);
+            continue;
+        }
+        if rule.predicate == Predicate::ConfusableNames {
+            confusable_rule(&mut l, i, rule, surface);
+            continue;
+        }
+        match rule.target {
+            Target::Server => {}
+            Target::Tool => tool_rule(&mut l, i, rule, &surface.tools),
+            Target::ToolParam => {
+                let field = rule.field.as_deref().unwrap_or("");
+                for tool in &surface.tools {
+                    let subject = format!("tool:{}", key_of(tool, "name"));
+                    if let Some(schema) = tool.get("inputSchema") {
+                        param_rule(&mut l, i, field, &subject, schema);
+                    }
+                }
+            }
+            Target::PromptArg => {
+                for prompt in &surface.prompts {
+                    let subject = format!("prompt:{}", key_of(prompt, "name"));
+                    for arg in prompt
+                        .get("arguments")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
+                        if blank(arg.get(rule.field.as_deref().unwrap_or(""))) {
+                            l.report(
+                                i,
+                                &subject,
+                                Some(join("arguments", name)),
+                                &[("name", name)],
+                            );
+                        }
+                    }
+                }
+            }
+            Target::Prompt | Target::Resource | Target::Template => {
+                let kind = match rule.target {
+                    Target::Prompt => Kind::Prompt,
+                    Target::Resource => Kind::Resource,
+                    _ => Kind::Template,
+                };
+                for e in surface.list(kind) {
+                    let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                    if blank(e.get(rule.field.as_deref().unwrap_or(""))) {
+                        l.report(i, &subject, None, &[]);
+                    }
+                }
+            }
+            Target::Schema => {
+                // Every schema field of every kind (rules/elements.toml).
+                for kind in Kind::ALL {
+                    let fields = kind.spec().schema.iter().filter(|f| f.form == Form::Schema);
+                    let fields: Vec<&str> = fields.map(|f| f.field.as_str()).collect();
+                    for e in surface.list(kind) {
+                        let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                        for field in &fields {
+                            if let Some(schema) = e.get(*field) {
+                                schema_rule(&mut l, i, rule.predicate, &subject, field, schema);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut findings = l.findings;
+    findings.sort_by(|a, b| {
+        (a.level, &a.subject, &a.path, &a.code).cmp(&(b.level, &b.subject, &b.path, &b.code))
+    });
+    findings
+}
+
+/// The `name_collision` findings across several servers' surfaces: a tool or prompt name
+/// that two or more of them serve, so an agent that loads them all sees two tools of one
+/// name. One finding per name, listing the servers.
+pub fn collisions(rules: &LintRules, servers: &[(&str, &Surface)]) -> Vec<Finding> {
+    let mut l = Linter {
+        rules,
+        findings: Vec::new(),
+    };
+    for (i, rule) in rules.rows.iter().enumerate() {
+        if rule.predicate != Predicate::NameCollision {
+            continue;
+        }
+        let kind = if rule.target == Target::Prompt {
+            Kind::Prompt
+        } else {
+            Kind::Tool
+        };
+        let mut by_name: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+        for (server, surface) in servers {
+            for e in surface.list(kind) {
+                let names = by_name.entry(key_of(e, "name")).or_default();
+                if !names.contains(server) {
+                    names.push(server);
+                }
+            }
+        }
+        for (name, names) in by_name {
+            if names.len() > 1 {
+                let subject = format!("{}:{name}", kind.word());
+                l.report(
+                    i,
+                    &subject,
+                    None,
+                    &[("name", name), ("servers", &names.join(", "))],
+                );
+            }
+        }
+    }
+    let mut findings = l.findings;
+    findings.sort_by(|a, b| {
+        (a.level, &a.subject, &a.path, &a.code).cmp(&(b.level, &b.subject, &b.path, &b.code))
+    });
+    findings
+}

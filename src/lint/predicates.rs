@@ -1,0 +1,434 @@
+//! The predicates: what each kind of lint rule looks for, on one surface.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::model::{LintRule, Predicate, Target};
+use super::Linter;
+use crate::keywords::{self, Slot};
+use crate::lockfile::{key_of, Element, Kind, Surface};
+use crate::path::join;
+
+/// A `tool.param` rule on every parameter: the properties of the input schema and,
+/// nested, of the object parameters (through `properties` only). The path shown is the
+/// parameter, nested ones dotted (`options.limit`).
+pub(super) fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &str, input: &Value) {
+    // (schema, the parameter path so far, its path in the element)
+    let mut stack: Vec<(&Value, Option<String>, String)> =
+        vec![(input, None, "inputSchema".to_string())];
+    let mut found = Vec::new();
+    while let Some((schema, param, at)) = stack.pop() {
+        let props = schema.get("properties").and_then(Value::as_object);
+        for (name, child) in props.into_iter().flatten() {
+            let shown = match &param {
+                None => crate::path::segment(name),
+                Some(p) => join(p, name),
+            };
+            let child_at = join(&join(&at, "properties"), name);
+            if blank(child.get(field)) {
+                found.push((shown.clone(), child_at.clone(), name.as_str()));
+            }
+            stack.push((child, Some(shown), child_at));
+        }
+    }
+    for (shown, at, name) in found {
+        l.report_at(rule, subject, Some(shown), Some(at), &[("name", name)]);
+    }
+}
+
+pub(super) fn blank(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.trim().is_empty(),
+        _ => false,
+    }
+}
+
+pub(super) fn valid_name(name: &str, max: u64) -> bool {
+    !name.is_empty()
+        && name.chars().count() as u64 <= max
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+pub(super) fn tool_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, tools: &[Element]) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for tool in tools {
+        let name = key_of(tool, "name");
+        let subject = format!("tool:{name}");
+        match rule.predicate {
+            Predicate::Missing if blank(tool.get(rule.field.as_deref().unwrap_or(""))) => {
+                l.report(i, &subject, None, &[("name", name)]);
+            }
+            Predicate::TooLong => {
+                let text = tool
+                    .get(rule.field.as_deref().unwrap_or(""))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                // ~4 characters a token: the usual heuristic for English text.
+                let tokens = (text.chars().count() as u64).div_ceil(4);
+                if tokens > rule.max.unwrap_or(u64::MAX) {
+                    l.report(
+                        i,
+                        &subject,
+                        rule.field.clone(),
+                        &[("value", &tokens.to_string())],
+                    );
+                }
+            }
+            Predicate::DuplicateKey => {
+                let n = seen.entry(name).or_insert(0);
+                *n += 1;
+                if *n == 2 {
+                    l.report(i, &subject, None, &[("name", name)]);
+                }
+            }
+            Predicate::InvalidName if !valid_name(name, rule.max.unwrap_or(128)) => {
+                l.report(i, &subject, None, &[("name", name)]);
+            }
+            Predicate::NotObject => {
+                let t = tool.get("inputSchema").and_then(|s| s.get("type"));
+                if t != Some(&Value::String("object".into())) {
+                    let shown = t
+                        .map(|v| v.to_string())
+                        .unwrap_or_else(|| "(absent)".into());
+                    l.report(
+                        i,
+                        &subject,
+                        Some("inputSchema".into()),
+                        &[("value", &shown)],
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Visit every schema node under `root` (iteratively) and apply `pred`.
+pub(super) fn schema_rule(
+    l: &mut Linter<'_>,
+    i: usize,
+    pred: Predicate,
+    subject: &str,
+    root_path: &str,
+    root: &Value,
+) {
+    // (node, path, the property name when the node is a property's schema)
+    let mut stack: Vec<(&Value, String, Option<&str>)> = vec![(root, root_path.to_string(), None)];
+    while let Some((node, path, prop)) = stack.pop() {
+        let Some(map) = node.as_object() else {
+            continue;
+        };
+        check_node(l, i, pred, subject, root, map, &path, prop);
+        // Every subschema the vocabulary places (rules/keywords.toml), in reverse so
+        // that the stack visits them in the schema's order.
+        for (key, slot, child) in keywords::subschemas(map).into_iter().rev() {
+            let (child_path, prop) = match slot {
+                Slot::Whole => (format!("{path}.{key}"), None),
+                Slot::Index(n) => (format!("{path}.{key}[{n}]"), None),
+                Slot::Entry(name) => (
+                    join(&join(&path, key), name),
+                    (key == "properties").then_some(name),
+                ),
+            };
+            stack.push((child, child_path, prop));
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_node(
+    l: &mut Linter<'_>,
+    i: usize,
+    pred: Predicate,
+    subject: &str,
+    root: &Value,
+    map: &Map<String, Value>,
+    path: &str,
+    prop: Option<&str>,
+) {
+    let here = || Some(path.to_string());
+    match pred {
+        Predicate::RequiredNotInProperties => {
+            let props = map.get("properties").and_then(Value::as_object);
+            for name in map
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let Some(name) = name.as_str() else { continue };
+                if !props.is_some_and(|p| p.contains_key(name)) {
+                    l.report(i, subject, here(), &[("name", name)]);
+                }
+            }
+        }
+        Predicate::EnumEmpty
+            if map
+                .get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty) =>
+        {
+            l.report(i, subject, here(), &[]);
+        }
+        Predicate::EnumDuplicate => {
+            let mut seen = HashSet::new();
+            let mut reported = HashSet::new();
+            for v in map
+                .get("enum")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let key = serde_json::to_string(v).unwrap_or_default();
+                if !seen.insert(key.clone()) && reported.insert(key.clone()) {
+                    l.report(i, subject, here(), &[("value", &key)]);
+                }
+            }
+        }
+        Predicate::RefUnresolved => {
+            if let Some(Value::String(r)) = map.get("$ref") {
+                let ok = r
+                    .strip_prefix('#')
+                    .is_some_and(|p| p.is_empty() || root.pointer(p).is_some());
+                if !ok {
+                    l.report(i, subject, here(), &[("value", &format!("{r:?}"))]);
+                }
+            }
+        }
+        Predicate::ArrayMissingItems => {
+            let is_array = match map.get("type") {
+                Some(Value::String(t)) => t == "array",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+                _ => false,
+            };
+            if is_array && !map.contains_key("items") && !map.contains_key("prefixItems") {
+                l.report(i, subject, here(), &[]);
+            }
+        }
+        Predicate::TypeMissing => {
+            const TYPED: &[&str] = &[
+                "type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not",
+            ];
+            if let Some(name) = prop {
+                if !TYPED.iter().any(|k| map.contains_key(*k)) {
+                    l.report(i, subject, here(), &[("name", name)]);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The text fields a rule reads: (subject, path, field, text), for its target.
+fn texts<'s>(
+    target: Target,
+    fields: &[String],
+    surface: &'s Surface,
+    server: Option<&'s crate::lockfile::ServerInfo>,
+) -> Vec<(String, Option<String>, String, &'s str)> {
+    let mut out = Vec::new();
+    let element = |subject: String,
+                   base: Option<String>,
+                   key: &'s str,
+                   e: &'s Map<String, Value>,
+                   out: &mut Vec<_>| {
+        for f in fields {
+            let text = if f == "name" && !key.is_empty() {
+                Some(key)
+            } else {
+                e.get(f.as_str()).and_then(Value::as_str)
+            };
+            if let Some(text) = text {
+                // A name is the element or parameter itself; other fields are in it.
+                let path = match (&base, f == "name") {
+                    (Some(b), true) => Some(b.clone()),
+                    (None, true) => None,
+                    (Some(b), false) => Some(join(b, f)),
+                    (None, false) => Some(f.clone()),
+                };
+                out.push((subject.clone(), path, f.clone(), text));
+            }
+        }
+    };
+    match target {
+        Target::Tool | Target::Prompt | Target::Resource | Target::Template => {
+            let kind = match target {
+                Target::Tool => Kind::Tool,
+                Target::Prompt => Kind::Prompt,
+                Target::Resource => Kind::Resource,
+                _ => Kind::Template,
+            };
+            for e in surface.list(kind) {
+                let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                element(subject, None, "", e, &mut out);
+            }
+        }
+        Target::ToolParam => {
+            for tool in &surface.tools {
+                let subject = format!("tool:{}", key_of(tool, "name"));
+                let props = tool
+                    .get("inputSchema")
+                    .and_then(|s| s.get("properties"))
+                    .and_then(Value::as_object);
+                for (name, schema) in props.into_iter().flatten() {
+                    let base = join("inputSchema.properties", name);
+                    if let Some(schema) = schema.as_object() {
+                        element(subject.clone(), Some(base), name, schema, &mut out);
+                    } else if fields.iter().any(|f| f == "name") {
+                        out.push((subject.clone(), Some(base), "name".into(), name));
+                    }
+                }
+            }
+        }
+        Target::PromptArg => {
+            for prompt in &surface.prompts {
+                let subject = format!("prompt:{}", key_of(prompt, "name"));
+                for arg in prompt
+                    .get("arguments")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_object)
+                {
+                    let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
+                    element(
+                        subject.clone(),
+                        Some(join("arguments", name)),
+                        "",
+                        arg,
+                        &mut out,
+                    );
+                }
+            }
+        }
+        Target::Server => {
+            if let Some(s) = server {
+                let all = [
+                    ("name", Some(s.name.as_str())),
+                    ("title", s.title.as_deref()),
+                    ("version", s.version.as_deref()),
+                    ("instructions", s.instructions.as_deref()),
+                ];
+                for (f, text) in all {
+                    if let Some(text) = text.filter(|_| fields.iter().any(|x| x == f)) {
+                        out.push(("server".into(), Some(f.into()), f.into(), text));
+                    }
+                }
+            }
+        }
+        Target::Schema => {}
+    }
+    out
+}
+
+/// Lower case, invisible characters dropped, runs of whitespace as one space: what a
+/// phrase list is matched against, so `IGNORE  previous\ninstructions` and a phrase
+/// broken by a zero-width space still match.
+fn folded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if crate::escape::risky(c) {
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub(super) fn text_rule(
+    l: &mut Linter<'_>,
+    i: usize,
+    rule: &LintRule,
+    surface: &Surface,
+    server: Option<&crate::lockfile::ServerInfo>,
+) {
+    let fields = rule.fields.clone().unwrap_or_default();
+    let words: Vec<String> = rule
+        .list
+        .as_ref()
+        .and_then(|n| l.rules.lists.get(n))
+        .map(|w| w.iter().map(|w| folded(w)).collect())
+        .unwrap_or_default();
+    for (subject, path, field, text) in texts(rule.target, &fields, surface, server) {
+        let found = match rule.predicate {
+            Predicate::HiddenCharacters => text
+                .chars()
+                .find(|c| {
+                    // Line breaks and tabs are ordinary text; the zero-width joiner and
+                    // variation selectors build emoji.
+                    crate::escape::risky(*c)
+                        && !matches!(c, '\n' | '\t' | '\r' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}')
+                })
+                .map(|c| format!("U+{:04X}", c as u32)),
+            _ => {
+                let t = folded(text);
+                words.iter().find(|w| t.contains(w.as_str())).cloned()
+            }
+        };
+        if let Some(value) = found {
+            l.report(i, &subject, path, &[("field", &field), ("value", &value)]);
+        }
+    }
+}
+
+/// A name as it looks: look-alike characters mapped to what they imitate, lower case,
+/// invisible characters dropped.
+fn skeleton(name: &str, pairs: &HashMap<char, char>) -> String {
+    name.chars()
+        .filter(|c| !crate::escape::risky(*c))
+        .map(|c| *pairs.get(&c).unwrap_or(&c))
+        .flat_map(char::to_lowercase)
+        .map(|c| *pairs.get(&c).unwrap_or(&c))
+        .collect()
+}
+
+pub(super) fn confusable_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, surface: &Surface) {
+    let pairs: HashMap<char, char> = rule
+        .list
+        .as_ref()
+        .and_then(|n| l.rules.lists.get(n))
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let mut cs = p.chars();
+            Some((cs.next()?, cs.next()?))
+        })
+        .collect();
+    let kind = if rule.target == Target::Prompt {
+        Kind::Prompt
+    } else {
+        Kind::Tool
+    };
+    let mut names: Vec<&str> = surface
+        .list(kind)
+        .iter()
+        .map(|e| key_of(e, "name"))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut first: HashMap<String, &str> = HashMap::new();
+    for name in names {
+        match first.get(&skeleton(name, &pairs)) {
+            Some(other) => {
+                let subject = format!("{}:{name}", kind.word());
+                l.report(i, &subject, None, &[("name", name), ("value", other)]);
+            }
+            None => {
+                first.insert(skeleton(name, &pairs), name);
+            }
+        }
+    }
+}
