@@ -16,6 +16,8 @@ pub mod config;
 #[doc(hidden)]
 pub mod diff;
 #[doc(hidden)]
+pub mod io;
+#[doc(hidden)]
 pub mod lint;
 #[doc(hidden)]
 pub mod lockfile;
@@ -34,7 +36,6 @@ pub(crate) mod elements;
 pub(crate) mod error;
 pub(crate) mod escape;
 pub(crate) mod git;
-pub(crate) mod io;
 pub(crate) mod keywords;
 pub(crate) mod reference;
 pub(crate) mod stdout;

@@ -507,7 +507,7 @@ fn a_planted_temp_symlink_is_never_followed() {
     for pid in [std::process::id(), 1, 2] {
         std::os::unix::fs::symlink(&victim, d.join(format!(".report.json.{pid}.tmp"))).unwrap();
     }
-    mcp_covenant::lockfile::write_atomic(&out, b"new\n").unwrap();
+    mcp_covenant::io::write_atomic(&out, b"new\n").unwrap();
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
     assert_eq!(fs::read_to_string(&out).unwrap(), "new\n");
     let tmp: Vec<_> = fs::read_dir(&d)

@@ -7,7 +7,6 @@ use termcolor::{NoColor, WriteColor};
 
 use crate::config::Server;
 use crate::error::{Error, Result};
-use crate::lockfile;
 
 /// Run `each` on every server, printing a failure as `error: server NAME: ...` and
 /// going on; the exit code is the worst.
@@ -43,7 +42,7 @@ pub(super) fn emit(
         Some(path) => {
             let mut buf = NoColor::new(Vec::new());
             render(&mut buf).map_err(io_err)?;
-            lockfile::write_report(path, &buf.into_inner())?;
+            crate::io::write_report(path, &buf.into_inner())?;
             human(out).map_err(io_err)?;
         }
         None => render(out).map_err(io_err)?,

@@ -23,7 +23,6 @@ pub use model::{
 };
 pub use read::{Raw, RawElement};
 pub(crate) use write::write_element;
-pub use write::{write_atomic, write_report};
 
 #[cfg(test)]
 mod tests {

@@ -3,9 +3,8 @@
 //! user (see [`write_atomic`]).
 
 use std::collections::HashSet;
-use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
@@ -14,7 +13,7 @@ use super::model::{key_of, Element, Kind, Lockfile};
 use super::read::{captured_at_of, nesting, Raw, MAX_DEPTH};
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
-use crate::io::{kind_of, read_input, INPUTS};
+use crate::io::{read_input, write_atomic_with};
 
 impl Lockfile {
     /// The canonical text of this lockfile (written field by field: no copy of the
@@ -247,162 +246,3 @@ pub(crate) fn write_element(out: &mut String, element: &Element) {
 }
 
 pub(super) type Sink<'s> = dyn FnMut(&str) -> std::io::Result<()> + 's;
-
-/// How an I/O error on the written file reads (`cannot write PATH: ...`).
-type Fail<'p> = dyn Fn(std::io::Error) -> Error + 'p;
-
-/// Write a report (`--output`): [`write_atomic`], refused when `path` is a file this
-/// command read (the baseline, `--against`, `--from`, whatever path or link reached
-/// it), which the report would otherwise replace.
-pub fn write_report(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Ok(out) = fs::metadata(path) {
-        let inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((input, _)) = inputs.iter().find(|(_, m)| same_file(&out, m)) {
-            return Err(Error::new(format!(
-                "--output {} is the lockfile {}, which this command reads; write the report to another file",
-                path.display(),
-                input.display()
-            )));
-        }
-    }
-    write_atomic(path, bytes)
-}
-
-#[cfg(unix)]
-fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
-}
-
-#[cfg(not(unix))]
-fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
-    false
-}
-
-/// The file a write to `path` lands in: symlinks followed to their final target (which
-/// may not exist yet). A path that is or passes through `/dev` or `/proc` (`/dev/stdout`,
-/// `/proc/self/fd/1`) is refused: an output is always a regular file.
-fn write_target(path: &Path) -> Result<PathBuf> {
-    let special = |p: &Path| {
-        let abs = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            std::env::current_dir().unwrap_or_default().join(p)
-        };
-        abs.starts_with("/dev") || abs.starts_with("/proc")
-    };
-    let refuse = || {
-        Error::new(format!(
-            "cannot write {}: it is a device or a process file, not a regular file; outputs are always regular files (without -o/--output a report goes to stdout)",
-            path.display()
-        ))
-    };
-    let mut p = path.to_path_buf();
-    for _ in 0..40 {
-        if special(&p) {
-            return Err(refuse());
-        }
-        match fs::symlink_metadata(&p) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let to = fs::read_link(&p)
-                    .map_err(|e| Error::new(format!("cannot write {}: {e}", path.display())))?;
-                p = match p.parent() {
-                    Some(dir) if to.is_relative() => dir.join(to),
-                    _ => to,
-                };
-            }
-            _ => return Ok(p),
-        }
-    }
-    Err(Error::new(format!(
-        "cannot write {}: too many levels of symbolic links",
-        path.display()
-    )))
-}
-
-/// A name nobody can guess ahead of time (the temporary file's).
-fn unpredictable() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    // RandomState's keys come from the operating system's random source.
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    h.write_u128(now);
-    h.write_u32(std::process::id());
-    h.finish()
-}
-
-/// Write via a temporary file in the same directory and a rename, so readers see the
-/// old content or the new, never a torn file.
-///
-/// The write cannot be turned against the user: the temporary file is created
-/// exclusively under an unpredictable name (a planted file or symlink there is never
-/// followed or truncated); a symlinked `path` is written to its target; a target that
-/// exists and is not a regular file (a device, a FIFO, a directory, `/dev/stdout`) is
-/// refused; the old file's permissions are kept.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic_with(path, |file, fail| file.write_all(bytes).map_err(fail))
-}
-
-/// [`write_atomic`], the content written by `fill` to the temporary file; an error from
-/// `fill` removes the temporary file and leaves `path` as it was.
-fn write_atomic_with(
-    path: &Path,
-    fill: impl FnOnce(&mut fs::File, &Fail<'_>) -> Result<()>,
-) -> Result<()> {
-    let fail = |e: std::io::Error| Error::new(format!("cannot write {}: {e}", path.display()));
-    let target = write_target(path)?;
-    let mode = match fs::symlink_metadata(&target) {
-        Ok(m) if m.is_file() => Some(m.permissions()),
-        Ok(m) => {
-            return Err(Error::new(format!(
-                "cannot write {}: it is {}, not a regular file; outputs are always regular files",
-                path.display(),
-                kind_of(&m)
-            )))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(fail(e)),
-    };
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    let (tmp, mut file) = {
-        let mut attempt = 0;
-        loop {
-            let tmp = dir.join(format!(".{name}.{:016x}.tmp", unpredictable()));
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp)
-            {
-                Ok(f) => break (tmp, f),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => {
-                    attempt += 1;
-                }
-                Err(e) => return Err(fail(e)),
-            }
-        }
-    };
-    let result = (|| -> Result<()> {
-        if let Some(mode) = mode {
-            file.set_permissions(mode).map_err(fail)?;
-        }
-        fill(&mut file, &fail)?;
-        file.sync_all().map_err(fail)?;
-        drop(file);
-        fs::rename(&tmp, &target).map_err(fail)
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
-}
