@@ -129,13 +129,49 @@ impl GitFile {
             )));
         }
         let fields: Vec<&str> = file_line.split(' ').collect();
-        Ok(match fields[..] {
-            [oid, kind, size] if is_hex(oid) => {
-                Some((oid.to_string(), kind.to_string(), size.parse::<u64>().ok()))
+        if let [oid, kind, size] = fields[..] {
+            if is_hex(oid) {
+                return Ok(Some((
+                    oid.to_string(),
+                    kind.to_string(),
+                    size.parse::<u64>().ok(),
+                )));
             }
-            _ => None,
-        })
+        }
+        // `missing` is said of a path the revision lacks, and of an object this clone
+        // lacks (a partial clone; git never fetches it here). The tree tells them apart:
+        // it names the object even when the object is not here.
+        let named = run(
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                &format!("{}:{}", self.rev, self.path),
+            ],
+            None,
+            1 << 12,
+        );
+        match named {
+            Ok(oid) if is_hex(String::from_utf8_lossy(&oid).trim()) => Err(fail(format!(
+                "`{}` at revision `{}` names object {} that is not in this clone (a partial or shallow clone?); fetch it, e.g. `git fetch origin {}`, or clone without --filter",
+                self.path,
+                self.rev,
+                String::from_utf8_lossy(&oid).trim(),
+                self.rev
+            ))),
+            _ => Ok(None),
+        }
     }
+}
+
+/// How long one git command may take: `MCP_COVENANT_GIT_TIMEOUT` seconds, default 120.
+fn deadline() -> std::time::Duration {
+    let secs = std::env::var("MCP_COVENANT_GIT_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(120);
+    std::time::Duration::from_secs(secs)
 }
 
 fn too_big(limit: u64) -> String {
@@ -161,8 +197,12 @@ fn run(
     }
     let mut child = cmd
         .arg("--no-pager")
+        // Never reach for a remote: no lazy fetch of a partial clone's missing object
+        // (which would run the remote's upload-pack and could hang), on any git version.
+        .args(["-c", "protocol.allow=never"])
         .args(args)
-        // No credential prompt can block (a partial clone may fetch a missing object).
+        .env("GIT_NO_LAZY_FETCH", "1")
+        // No credential prompt can block.
         .env("GIT_TERMINAL_PROMPT", "0")
         .stdin(if stdin.is_some() {
             Stdio::piped()
@@ -193,6 +233,23 @@ fn run(
         let _ = std::io::copy(&mut err_pipe, &mut std::io::sink());
         buf
     });
+    // A deadline: git that does not finish in time is killed (nothing here should take
+    // long: the objects are local; a stuck filesystem or a wrapper script could).
+    let deadline = deadline();
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        let expired = finished.recv_timeout(deadline).is_err();
+        #[cfg(unix)]
+        if expired {
+            // SAFETY: kill(2) on the child's own pid, which is not reaped before this
+            // thread is joined below.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+        expired
+    });
     let mut out = Vec::new();
     let mut pipe = child.stdout.take().expect("stdout is piped");
     let read = (&mut pipe).take(limit + 1).read_to_end(&mut out);
@@ -201,6 +258,9 @@ fn run(
         let _ = child.kill();
     }
     drop(pipe);
+    // Stop the watchdog before reaping, so it never signals a reused pid.
+    let _ = done.send(());
+    let expired = watchdog.join().unwrap_or(false);
     let status = child.wait();
     if let Some(f) = feeder {
         let _ = f.join();
@@ -208,6 +268,12 @@ fn run(
     let err = stderr.join().unwrap_or_default();
     if over {
         return Err(too_big(limit));
+    }
+    if expired {
+        return Err(format!(
+            "git did not finish within {} s, and was stopped",
+            deadline.as_secs()
+        ));
     }
     read.map_err(|e| format!("cannot read git's output: {e}"))?;
     let status = status.map_err(|e| format!("git did not finish: {e}"))?;

@@ -342,3 +342,95 @@ fn baseline_rev_compares_the_lockfile_with_itself_at_a_revision() {
         "must be a relative path",
     );
 }
+
+/// A partial clone (`--filter=blob:none`) whose remote is gone: the base revision's
+/// lockfile is in the tree but its object is not in the clone. That is exit 2, never
+/// "no lockfile at the base, every element is new" (exit 0), and git never reaches for
+/// the remote (no lazy fetch: nothing runs, nothing hangs).
+#[test]
+fn a_partial_clone_missing_the_baseline_object_fails_closed() {
+    let origin = repo("partial-origin");
+    git(&origin, &["config", "uploadpack.allowFilter", "true"]);
+    let d = tmpdir("partial");
+    let url = format!("file://{}", origin.display());
+    git(
+        &d,
+        &[
+            "clone",
+            "-q",
+            "--filter=blob:none",
+            "--branch",
+            "pr",
+            &url,
+            "work",
+        ],
+    );
+    let work = d.join("work");
+    // The base branch's commit and trees, but not its blobs.
+    git(
+        &work,
+        &["fetch", "-q", "--filter=blob:none", "origin", "main:main"],
+    );
+    // The remote that would serve the missing blob is gone.
+    let gone = d.join("gone");
+    fs::rename(&origin, &gone).unwrap();
+    for args in [
+        &["check", "--baseline-rev", "main", "--format", "json"][..],
+        &[
+            "check",
+            "--baseline",
+            "git:main:mcp-covenant.lock",
+            "--against",
+            "mcp-covenant.lock",
+        ][..],
+    ] {
+        let o = run(&work, args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("git:main:")
+                && err.contains("mcp-covenant.lock")
+                && err.contains("not in this clone"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("every element is new"), "{err}");
+        assert!(
+            !err.contains("Could not read from remote"),
+            "no lazy fetch: {err}"
+        );
+    }
+    fs::rename(&gone, &origin).unwrap();
+}
+
+/// A git that never finishes (here a stand-in that sleeps) is stopped at the deadline:
+/// exit 2 with one line, not a hung check.
+#[test]
+fn a_git_that_hangs_is_stopped_at_the_deadline() {
+    let d = repo("hang");
+    let fake = tmpdir("hang-bin");
+    let git_path = fake.join("git");
+    fs::write(&git_path, "#!/bin/sh\nexec sleep 60\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&git_path, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        fake.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let started = std::time::Instant::now();
+    let o = bin()
+        .current_dir(&d)
+        .env("PATH", path)
+        .env("MCP_COVENANT_GIT_TIMEOUT", "1")
+        .args([
+            "check",
+            "--baseline",
+            "git:main:mcp-covenant.lock",
+            "--against",
+            "mcp-covenant.lock",
+        ])
+        .output()
+        .unwrap();
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    assert_fails_cleanly(&o, "did not finish within 1 s");
+}

@@ -353,3 +353,56 @@ fn baseline_rev_covers_every_server_and_a_dropped_one() {
         "{out}"
     );
 }
+
+/// A pull request that moves a server's lockfile (same server name) and breaks the server
+/// in the same change: `--baseline-rev` finds the server's lockfile at REV by its name in
+/// REV's covenant.toml, so the break is reported, not hidden as "a new lockfile".
+#[test]
+fn baseline_rev_follows_a_moved_lockfile_by_server_name() {
+    let d = project("moved", "");
+    let o = run(&d, &["snapshot"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    git_init(&d);
+    git_commit(&d, "two servers");
+    git(&d, &["checkout", "-q", "-b", "pr"]);
+    let config = fs::read_to_string(d.join("covenant.toml")).unwrap();
+    fs::write(
+        d.join("covenant.toml"),
+        config.replace("locks/billing.lock", "locks/payments.lock"),
+    )
+    .unwrap();
+    fs::remove_file(d.join("locks/billing.lock")).unwrap();
+    fs::write(
+        d.join("billing.json"),
+        json!({"tools": [tool("ping"), tool("charge")], "prompts": [{"name": "summary", "description": "a summary"}]}).to_string(),
+    )
+    .unwrap();
+    let o = run(&d, &["snapshot"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    git_commit(&d, "move billing's lockfile and drop refund");
+    let o = run(&d, &["check", "--baseline-rev", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("server billing: its lockfile was locks/billing.lock at main"),
+        "{err}"
+    );
+    assert!(!err.contains("every element is new"), "{err}");
+    assert!(
+        stdout(&o).contains("x tool:refund — tool was removed"),
+        "{}",
+        stdout(&o)
+    );
+    // A covenant.toml at REV that cannot be read: exit 2, never a silent pass.
+    git(&d, &["checkout", "-q", "main"]);
+    fs::write(d.join("covenant.toml"), "[[server]\nname = 1\n").unwrap();
+    git_commit(&d, "a broken covenant.toml");
+    git(&d, &["checkout", "-q", "pr"]);
+    let o = run(&d, &["check", "--baseline-rev", "main"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read the [[server]] entries of git:main:"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -107,15 +107,41 @@ pub(super) fn run(
     settings: CheckSettings<'_>,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
-    // With --baseline-rev: the lockfile at REV against the lockfile, no server.
+    // The servers REV's covenant.toml configures (with --baseline-rev and [[server]]
+    // entries): each server's lockfile at REV is found by its name there, so a pull
+    // request that moves a lockfile is still compared with the one REV had.
+    let base = match (&settings.baseline_rev, &settings.servers) {
+        (Some(rev), Some(_)) => base_servers(rules, config, rev)?,
+        _ => None,
+    };
+    let base_lockfile = |server: Option<&Server>, current: &Path| -> PathBuf {
+        let moved_from = server.and_then(|server| {
+            let old = base.as_ref()?.0.iter().find(|b| b.name == server.name)?;
+            (old.lockfile != current).then_some(&old.lockfile)
+        });
+        match moved_from {
+            Some(old) => {
+                eprintln!(
+                    "note: server {}: its lockfile was {} at {}; compared with that",
+                    server.map(|s| s.name.as_str()).unwrap_or_default(),
+                    old.display(),
+                    settings.baseline_rev.as_deref().unwrap_or_default()
+                );
+                old.clone()
+            }
+            None => current.to_path_buf(),
+        }
+    };
+    // With --baseline-rev: the lockfile at REV (`base`) against the lockfile, no server.
     fn target<'a>(
         settings: &CheckSettings,
         lockfile: &Path,
+        base: &Path,
         live: Live<'a>,
     ) -> Result<CheckTarget<'a>> {
         Ok(match &settings.baseline_rev {
             Some(rev) => CheckTarget {
-                base: LockSource::at_revision(rev, lockfile)?,
+                base: LockSource::at_revision(rev, base)?,
                 against: Some(LockSource::File(lockfile.to_path_buf())),
                 live,
             },
@@ -132,19 +158,39 @@ pub(super) fn run(
     }
     // Servers REV configured and this covenant.toml no longer does: everything they
     // served is gone for their clients.
-    let removed = match (&settings.baseline_rev, &settings.servers) {
-        (Some(rev), Some(_)) if !settings.picked => removed_servers(rules, config, rev)?,
+    let removed: Vec<Server> = match (&base, settings.picked) {
+        (Some((base, file)), false) => base
+            .iter()
+            .filter(|b| !config.servers.iter().any(|c| c.name == b.name))
+            .inspect(|b| {
+                eprintln!(
+                    "warning: server {} is in {file} and not in {}: everything it served is reported as removed",
+                    b.name,
+                    config
+                        .file
+                        .as_deref()
+                        .unwrap_or(Path::new(crate::config::DEFAULT_FILE))
+                        .display()
+                )
+            })
+            .cloned()
+            .collect(),
         _ => Vec::new(),
     };
     let single = match settings.servers.as_deref() {
-        None => Some((Live::Cli, settings.baseline(None))),
+        None => Some((Live::Cli, None, settings.baseline(None))),
         Some([one]) if removed.is_empty() => {
-            Some((Live::Server(one), settings.baseline(Some(one))))
+            Some((Live::Server(one), Some(one), settings.baseline(Some(one))))
         }
         Some(_) => None,
     };
-    if let Some((live, baseline)) = single {
-        let target = target(&settings, &baseline, live)?;
+    if let Some((live, server, baseline)) = single {
+        let target = target(
+            &settings,
+            &baseline,
+            &base_lockfile(server.copied(), &baseline),
+            live,
+        )?;
         let report = check_one(rules, config, &settings, &target)?;
         emit(
             out,
@@ -162,7 +208,8 @@ pub(super) fn run(
     let mut servers = settings.servers.clone().unwrap_or_default();
     servers.extend(removed.iter());
     let (mut code, reports) = for_each_server(&servers, |server| {
-        let mut target = target(&settings, &server.lockfile, Live::Server(server))?;
+        let base = base_lockfile(Some(server), &server.lockfile);
+        let mut target = target(&settings, &server.lockfile, &base, Live::Server(server))?;
         if removed.iter().any(|r| std::ptr::eq(r, server)) {
             // Compared with nothing: every element is removed.
             if let LockSource::Git(g) | LockSource::Absent(g) = &target.base {
@@ -190,56 +237,57 @@ pub(super) fn run(
     Ok(code)
 }
 
-/// The `[[server]]` entries of covenant.toml at revision `rev` that the current one no
-/// longer has (by name), with their lockfiles; a warning names each. A covenant.toml REV
-/// lacks, or cannot read, gives none (the latter with a warning).
-fn removed_servers(rules: &Rules, config: &Config, rev: &str) -> Result<Vec<Server>> {
+/// The `[[server]]` entries of covenant.toml at revision `rev`, their lockfiles as
+/// paths from here; `None` when REV has no covenant.toml (the project adopts it in this
+/// change). A covenant.toml REV has but that cannot be read is an error: without it, a
+/// server's lockfile at REV cannot be found, and a moved or dropped one would look new.
+fn base_servers(
+    rules: &Rules,
+    config: &Config,
+    rev: &str,
+) -> Result<Option<(Vec<Server>, String)>> {
     let path = config
         .file
         .clone()
         .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_FILE));
     let Some(rel) = path.to_str().filter(|_| path.is_relative()) else {
-        return Ok(Vec::new());
+        return Err(Error::new(format!(
+            "--baseline-rev reads {} at revision {rev}, so it must be a relative path",
+            path.display()
+        )));
     };
     let rel = if rel.starts_with("./") || rel.starts_with("../") {
         rel.to_string()
     } else {
         format!("./{rel}")
     };
-    let Some(Ok(file)) = GitFile::parse(&format!("git:{rev}:{rel}")) else {
-        return Ok(Vec::new());
+    let file = match GitFile::parse(&format!("git:{rev}:{rel}")) {
+        Some(Ok(file)) => file,
+        Some(Err(e)) => return Err(e),
+        None => return Ok(None),
     };
     if !file.exists()? {
-        return Ok(Vec::new());
+        return Ok(None);
     }
-    let parsed = file.read().and_then(|bytes| {
-        let text = String::from_utf8_lossy(&bytes);
-        Config::parse(&text, &file.to_string(), rules, &LintRules::embedded()?)
-    });
-    let old = match parsed {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("warning: cannot read the [[server]] entries of {file} ({e}); servers it has and this covenant.toml lacks are not compared");
-            return Ok(Vec::new());
-        }
-    };
+    let old = file
+        .read()
+        .and_then(|bytes| {
+            let text = String::from_utf8_lossy(&bytes);
+            Config::parse(&text, &file.to_string(), rules, &LintRules::embedded()?)
+        })
+        .map_err(|e| {
+            Error::new(format!(
+                "cannot read the [[server]] entries of {file}, so each server's lockfile at {rev} cannot be found: {e}"
+            ))
+        })?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let mut removed = Vec::new();
-    for mut s in old.servers {
-        if config.servers.iter().any(|c| c.name == s.name) {
-            continue;
-        }
-        eprintln!(
-            "warning: server {} is in {file} and not in {}: everything it served is reported as removed",
-            s.name,
-            path.display()
-        );
+    let mut servers = old.servers;
+    for s in &mut servers {
         if let Some(dir) = dir.filter(|_| s.lockfile.is_relative()) {
             s.lockfile = dir.join(&s.lockfile);
         }
-        removed.push(s);
     }
-    Ok(removed)
+    Ok(Some((servers, file.to_string())))
 }
 
 /// Compare one target and build its report (versions verified, anchors when the
