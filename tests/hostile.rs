@@ -978,3 +978,56 @@ fn errors_never_echo_header_values_or_url_secrets() {
         "the echo is there, masked: {err}"
     );
 }
+
+/// A key given twice in a lockfile (at any depth: an element, a schema, an argument, the
+/// envelope) is refused with its line and column: a reviewer reads the first value, a
+/// JSON parser keeps the last, so a duplicate could show one contract and gate another.
+#[test]
+fn a_key_given_twice_in_a_lockfile_is_refused_with_its_place() {
+    let d = tmpdir("duplicate-keys");
+    let good = mcp_covenant::lockfile::Lockfile::parse(LOCK_A.as_bytes(), "a")
+        .unwrap()
+        .to_text();
+    let anchor = "        \"name\": \"a\"";
+    assert!(good.contains(anchor), "{good}");
+    let line = good[..good.find(anchor).unwrap()].matches('\n').count() + 2;
+    for (n, (dup, key)) in [
+        (r#""name": "b""#, "name"),
+        (
+            r#""inputSchema": {"type": "object", "type": "string"}"#,
+            "type",
+        ),
+        (r#""x": {"deep": [{"k": 1, "k": 2}]}"#, "k"),
+        (r#""n\u0061me": "b""#, "name"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let text = good.replacen(anchor, &format!("{anchor},\n        {dup}"), 1);
+        fs::write(d.join("dup.lock"), &text).unwrap();
+        let o = bin()
+            .current_dir(&d)
+            .args(["check", "--baseline", "dup.lock", "--against", "dup.lock"])
+            .output()
+            .unwrap();
+        assert_fails_cleanly(&o, &format!("dup.lock:{line}:"));
+        assert!(
+            stderr(&o).contains(&format!("duplicate key `{key}`")),
+            "case {n}: {}",
+            stderr(&o)
+        );
+    }
+    // In the envelope too (serde's own check).
+    let text = good.replacen(
+        "  \"captured_at_unix\"",
+        "  \"captured_at_unix\": 1,\n  \"captured_at_unix\"",
+        1,
+    );
+    fs::write(d.join("dup.lock"), &text).unwrap();
+    let o = bin()
+        .current_dir(&d)
+        .args(["lint", "--from", "dup.lock"])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "duplicate field `captured_at_unix`");
+}

@@ -35,6 +35,63 @@ pub(crate) struct Fields<'a> {
     pub depth: usize,
 }
 
+/// The keys of one object as it is read, to refuse a key given twice (a reviewer reads
+/// the first value, a JSON parser keeps the last). Keys are kept as keyed hashes (not
+/// craftable to collide) on one stack per thread, each object's above its parent's;
+/// a large object switches to a set.
+struct Keys {
+    start: usize,
+    set: Option<std::collections::HashSet<u64>>,
+}
+
+thread_local! {
+    static KEY_STACK: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    static KEY_HASHER: std::collections::hash_map::RandomState = std::collections::hash_map::RandomState::new();
+}
+
+impl Keys {
+    fn new() -> Keys {
+        Keys {
+            start: KEY_STACK.with(|s| s.borrow().len()),
+            set: None,
+        }
+    }
+
+    /// Record `key`; an error when the object already has it.
+    fn insert<E: serde::de::Error>(&mut self, key: &str) -> Result<(), E> {
+        use std::hash::BuildHasher;
+        let h = KEY_HASHER.with(|b| b.hash_one(key));
+        let fresh = KEY_STACK.with(|s| {
+            let mut stack = s.borrow_mut();
+            let mine = &stack[self.start.min(stack.len())..];
+            let fresh = match &mut self.set {
+                Some(set) => set.insert(h),
+                None if mine.len() < 32 => !mine.contains(&h),
+                None => {
+                    let mut set: std::collections::HashSet<u64> = mine.iter().copied().collect();
+                    let fresh = set.insert(h);
+                    self.set = Some(set);
+                    fresh
+                }
+            };
+            if self.set.is_none() {
+                stack.push(h);
+            }
+            fresh
+        });
+        match fresh {
+            true => Ok(()),
+            false => Err(E::custom(format!("duplicate key `{key}`"))),
+        }
+    }
+}
+
+impl Drop for Keys {
+    fn drop(&mut self) {
+        KEY_STACK.with(|s| s.borrow_mut().truncate(self.start));
+    }
+}
+
 impl Fields<'_> {
     /// The same fields, owning their key (for another file's element with the same bytes).
     pub(super) fn detached<'x>(&self) -> Fields<'x> {
@@ -88,6 +145,7 @@ impl<'de> Visitor<'de> for Element<'_> {
             arguments: Arguments::Absent,
             depth: 1,
         };
+        let mut keys = Keys::new();
         while let Some(name) = map.next_key_seed(Probe::text(0, &mut 0))? {
             let value = Probe {
                 at: 2,
@@ -95,6 +153,7 @@ impl<'de> Visitor<'de> for Element<'_> {
                 keep_text: false,
             };
             let name = name.text.unwrap_or_default();
+            keys.insert(&name)?;
             let schema = self.spec.schema.iter().position(|s| s.field == name);
             if name == self.spec.key {
                 let seen = map.next_value_seed(Probe {
@@ -192,10 +251,11 @@ impl<'de> Visitor<'de> for Probe<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Seen<'de>, A::Error> {
         *self.max = (*self.max).max(self.at);
-        let mut first = true;
+        let (mut first, mut keys) = (true, Keys::new());
         while let Some(key) = map.next_key_seed(Probe::text(0, &mut 0))? {
             refuse_raw_value_token(first, &key)?;
             first = false;
+            keys.insert(key.text.as_deref().unwrap_or_default())?;
             map.next_value_seed(Probe::inner(self.at, self.max))?;
         }
         seen('{')
@@ -311,10 +371,11 @@ impl<'de> Visitor<'de> for Arg<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         let Probe { at, max, .. } = self.0;
         *max = (*max).max(at);
-        let (mut named, mut first) = (false, true);
+        let (mut named, mut first, mut keys) = (false, true, Keys::new());
         while let Some(key) = map.next_key_seed(Probe::text(0, &mut 0))? {
             refuse_raw_value_token(first, &key)?;
             first = false;
+            keys.insert(key.text.as_deref().unwrap_or_default())?;
             let value = map.next_value_seed(Probe::inner(at, max))?;
             if key.text.as_deref() == Some("name") {
                 named = value.kind == '"';
@@ -350,16 +411,39 @@ mod tests {
         assert_eq!(f.depth, 4);
         assert_eq!(read("{}", "name").unwrap().depth, 1);
         assert_eq!(read("{}", "name").unwrap().key, None);
-        // An escaped key is decoded; a key given twice keeps its last value.
+        // An escaped key is decoded; a key given twice is refused, at any depth (also
+        // spelt differently, and in an object past the 32 keys kept in a list).
         let f = read(r#"{"n\u0061me": 5, "uri": "u"}"#, "name").unwrap();
         assert_eq!(f.key, Some(None));
-        let f = read(r#"{"name": "a", "name": "b", "uri": 1}"#, "name").unwrap();
-        assert_eq!(f.key, Some(Some("b".into())));
+        for dup in [
+            r#"{"name": "a", "name": "b", "uri": 1}"#,
+            r#"{"name": "a", "n\u0061me": "b"}"#,
+            r#"{"x": {"a": [{"k": 1, "k": 2}]}}"#,
+            r#"{"arguments": [{"name": 1, "name": "b"}]}"#,
+        ] {
+            let e = read(dup, "name").err().map(|e| e.to_string());
+            assert!(
+                e.as_deref().is_some_and(|e| e.contains("duplicate key")),
+                "{dup}: {e:?}"
+            );
+        }
+        let many: Vec<String> = (0..100)
+            .map(|i| format!("\"k{i}\": {{\"k{i}\": 1}}"))
+            .collect();
+        assert!(read(&format!("{{{}}}", many.join(", ")), "name").is_ok());
+        let again = format!("{{{}, \"k7\": 2}}", many.join(", "));
+        assert!(read(&again, "name").is_err());
+        // The same key in sibling and nested objects is no duplicate.
+        assert!(read(
+            r#"{"a": {"k": 1}, "b": {"k": 2}, "k": {"k": {"k": 3}}}"#,
+            "name"
+        )
+        .is_ok());
         let f = read(r#"{"name": "a", "uri": "x\ny"}"#, "uri").unwrap();
         assert_eq!(f.key, Some(Some("x\ny".into())));
         // Arguments: null is absent; each item named by its last string `name`.
         let f = read(
-            r#"{"arguments": [{"name": "a"}, {"name": 1}, 5, {"name": 1, "name": "b"}, {"x": [[{}]]}]}"#,
+            r#"{"arguments": [{"name": "a"}, {"name": 1}, 5, {"name": "b"}, {"x": [[{}]]}]}"#,
             "name",
         )
         .unwrap();
