@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: installs the real MCP servers the tests capture (tests/servers/setup.sh:
-# npm ci and two Python venvs), then runs the whole suite including the `#[ignore]`d tests
-# that need them. Tests that need root (a tmpfs mount, a static binary in a chroot, built
+# npm ci and Python venvs, maturin and pre-commit among them), builds the release
+# artifacts (scripts/dist.sh: dist/, which the install tests install), then runs the whole
+# suite including the `#[ignore]`d tests that need them. Tests that need root (a tmpfs mount, a static binary in a chroot, built
 # here by scripts/static-build.sh) run when this script runs as root (as CI does);
 # otherwise they are skipped and this script says so.
 # Extra arguments go to `cargo test` (e.g. `scripts/test.sh --release`).
@@ -15,6 +16,7 @@ for tool in node npm python3; do
   }
 done
 tests/servers/setup.sh
+MATURIN=tests/servers/.venv-dist/bin/maturin scripts/dist.sh
 
 skip=()
 if [ "$(id -u)" != 0 ]; then

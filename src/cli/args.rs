@@ -40,10 +40,19 @@ const REPORT: &str = "Report";
 /// The help heading of the flags of a live capture (the server and how to talk to it).
 const CAPTURE: &str = "Live capture";
 
+/// `--version`: `0.2.0 (abc1234 2026-12-10, x86_64-unknown-linux-gnu, http)`, the commit
+/// when built from git, the target, and `http` or `stdio-only` (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("MCP_COVENANT_BUILD_INFO"),
+    ")"
+);
+
 #[derive(Parser, Debug)]
 #[command(
     name = "mcp-covenant",
-    version,
+    version = VERSION,
     about = ABOUT,
     after_help = AFTER_HELP,
     disable_help_subcommand = true
