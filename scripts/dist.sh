@@ -11,6 +11,7 @@
 #   dist/docker/ARCH/mcp-covenant             Linux only: what the Dockerfile copies
 #
 #   scripts/dist.sh [--target TRIPLE]         (default: the host's target)
+#   scripts/dist.sh --platform [--target T]   print T's npm platform (linux-x64, ...), exit
 #
 # VERSION is Cargo.toml's. On Linux the binary is fully static (glibc, crt-static, as
 # scripts/static-build.sh builds it); on Windows the C runtime is linked statically too.
@@ -26,10 +27,12 @@ die() { echo "dist: $*" >&2; exit 1; }
 
 host=$(rustc -vV | sed -n 's/^host: //p')
 target=$host
+print_platform=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) target="${2:?--target needs a triple}"; shift 2 ;;
     --target=*) target="${1#--target=}"; shift ;;
+    --platform) print_platform=1; shift ;;
     -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
@@ -52,6 +55,7 @@ case "$target" in
   x86_64-pc-windows-*) platform=win32-x64 exe=mcp-covenant.exe archive=zip ;;
   *) die "no npm platform package for $target (see npm/mcp-covenant/package.json)" ;;
 esac
+if [ "$print_platform" = 1 ]; then echo "$platform"; exit 0; fi
 grep -q "\"@mcp-covenant/cli-$platform\": \"$version\"" npm/mcp-covenant/package.json ||
   die "npm/mcp-covenant/package.json does not list @mcp-covenant/cli-$platform at $version"
 
@@ -63,6 +67,11 @@ command -v npm >/dev/null || die "npm not found"
 case "$target" in
   *-linux-gnu | *-windows-msvc) export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" ;;
 esac
+
+if [ "$target" != "$host" ] && command -v rustup >/dev/null &&
+  ! rustup target list --installed | grep -qx "$target"; then
+  rustup target add "$target"
+fi
 
 rm -rf dist
 mkdir -p dist/npm

@@ -52,23 +52,27 @@ function binary() {
 }
 
 const exe = binary();
-const child = spawn(exe, process.argv.slice(2), { stdio: "inherit", windowsHide: true });
+let child = null;
 
 // A signal sent to this process (a CI timeout, `kill -INT`) goes on to the binary, which
 // stops its server and exits; this process then dies of the binary's signal or exits
-// with its status. (A terminal's Ctrl-C reaches both processes anyway.)
+// with its status. (A terminal's Ctrl-C reaches both processes anyway.) The handlers are
+// in place before the binary starts, so no signal can end this process first and
+// orphan it.
 const forwarded = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 const handlers = {};
 for (const sig of forwarded) {
   handlers[sig] = () => {
     try {
-      child.kill(sig);
+      if (child) child.kill(sig);
     } catch (e) {
       // the child is already gone: its exit ends this process
     }
   };
   process.on(sig, handlers[sig]);
 }
+
+child = spawn(exe, process.argv.slice(2), { stdio: "inherit", windowsHide: true });
 
 child.on("error", (e) => {
   fail([`cannot run ${exe}: ${e.message}`, ...(process.env.MCP_COVENANT_BINARY ? [] : otherWays)]);
