@@ -310,7 +310,7 @@ fn the_release_archive_verifies_and_runs() {
     let exe = out.join(stem).join("mcp-covenant");
     let bytes = fs::read(&exe).unwrap();
     assert!(!has_interpreter(&bytes), "the Linux binary is static");
-    let o = run(&mut Command::new(&exe).arg("--version"));
+    let o = run(Command::new(&exe).arg("--version"));
     assert_version_line(&stdout(&o), "the archive's binary");
     assert!(stdout(&o).contains(&format!(
         ", {}, ",
@@ -550,7 +550,7 @@ fn the_wheel_installs_with_no_index_and_runs() {
     );
 
     let script = venv.join("bin/mcp-covenant");
-    let o = run(&mut Command::new(&script).arg("--version"));
+    let o = run(Command::new(&script).arg("--version"));
     assert_version_line(&stdout(&o), "the wheel's mcp-covenant");
     let python = || {
         let mut c = Command::new(venv.join("bin/python"));

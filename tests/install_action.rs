@@ -157,7 +157,9 @@ impl Runner {
         let bin = self.install_dir().join("mcp-covenant");
         assert!(!bin.exists(), "{} exists", bin.display());
         assert!(!self.github_path().exists(), "GITHUB_PATH written");
-        let left: Vec<_> = fs::read_dir(self.dir.join("runner temp")).unwrap().collect();
+        let left: Vec<_> = fs::read_dir(self.dir.join("runner temp"))
+            .unwrap()
+            .collect();
         assert!(left.is_empty(), "temp files left: {left:?}");
     }
 }
@@ -309,7 +311,11 @@ fn an_archive_without_a_regular_binary_installs_nothing() {
 fn a_missing_release_is_an_error_unless_building_is_asked_for() {
     let r = Runner::new("missing");
     // No such release: HTTP 404.
-    let o = r.run(&[("INPUT_VERSION", "9.9.9")]);
+    let url = r.server.url().replace(VERSION, "9.9.9");
+    let o = r.run(&[
+        ("INPUT_VERSION", "9.9.9"),
+        ("MCP_COVENANT_RELEASE_URL", &url),
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", both(&o));
     let err = stderr(&o);
     assert!(err.contains("HTTP 404"), "{err}");
