@@ -48,6 +48,8 @@ pub struct Ignore {
     path: Option<Glob>,
     code: Option<Glob>,
     fingerprint: Option<String>,
+    /// `fingerprint` is the 48-bit form of mcp-covenant 0.2 and before.
+    pub legacy_fingerprint: bool,
     pub reason: String,
     /// `covenant.toml:12` — where the entry is, for --verbose.
     pub origin: String,
@@ -69,7 +71,26 @@ impl Ignore {
             && self
                 .fingerprint
                 .as_ref()
-                .is_none_or(|f| *f == c.fingerprint)
+                .is_none_or(|f| match self.legacy_fingerprint {
+                    false => *f == c.fingerprint,
+                    true => *f == crate::diff::legacy_fingerprint(c),
+                })
+    }
+}
+
+/// Whether an `[[ignore]]` fingerprint is the old 48-bit form (12 hex digits); an
+/// error unless it is that or the current 32 hex digits.
+fn fingerprint_form(f: &str, at: &str) -> Result<bool> {
+    let hex = !f.is_empty()
+        && f.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    match (hex, f.len()) {
+        (true, 32) => Ok(false),
+        (true, 12) => Ok(true),
+        _ => Err(Error::new(format!(
+            "{at}: fingerprint `{}` is not one mcp-covenant reports: 32 lower-case hex digits, as `check --format json` gives it",
+            f.escape_debug()
+        ))),
     }
 }
 
@@ -488,6 +509,10 @@ impl Config {
                 subject: glob(&e.subject)?,
                 path: glob(&e.path)?,
                 code,
+                legacy_fingerprint: match &e.fingerprint {
+                    Some(f) => fingerprint_form(f.get_ref(), &at(f.span()))?,
+                    None => false,
+                },
                 fingerprint: e.fingerprint.as_ref().map(|f| f.get_ref().clone()),
                 reason,
                 origin: origin_line,
@@ -505,6 +530,8 @@ impl Config {
     }
 
     /// One warning line per expired `[[ignore]]`, to stderr.
+    /// Warn about `[[ignore]]` entries that no longer apply, and about fingerprints in
+    /// the old 48-bit form.
     pub fn warn_expired(&self) {
         for i in self.expired() {
             eprintln!(
@@ -512,6 +539,13 @@ impl Config {
                 i.origin,
                 i.until.as_deref().unwrap_or(""),
                 i.reason.escape_debug()
+            );
+        }
+        for i in self.ignore.iter().filter(|i| i.legacy_fingerprint) {
+            eprintln!(
+                "warning: {}: [[ignore]] fingerprint `{}` is the old 48-bit form, which two different changes can share; replace it with the change's 32-digit `fingerprint` from `check --format json`",
+                i.origin,
+                i.fingerprint.as_deref().unwrap_or_default()
             );
         }
     }

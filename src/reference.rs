@@ -45,7 +45,7 @@ lint_fail_on = "error"
 subject = "tool:internal_*"
 path = "inputSchema.properties.debug*"
 code = "schema.*"
-fingerprint = "3e8d336ae54c"
+fingerprint = "15b09cb13ab412378f616c01fd296f48"
 reason = "internal tools are not part of the contract"
 until = "2026-12-31"
     Acknowledges the changes it matches; they are counted as ignored, and listed with
@@ -54,8 +54,9 @@ until = "2026-12-31"
     path (an empty path is the element itself), code (a rule id) are globs: ? one
     character, * any run, [a-z] / [!a-z], {a,b}, \ escapes. A code glob matches
     current rule ids; a former id written out in full still matches the rules that
-    took it over (with a warning), a retired one matches nothing; fingerprint (from
-    `check --format json`) matches exactly one change. `reason` is required; an entry
+    took it over (with a warning), a retired one matches nothing; fingerprint (32 hex
+    digits, from `check --format json`) matches exactly one change (the 12-digit form
+    of 0.2 still matches, with a warning: two changes can share it). `reason` is required; an entry
     must give at least one pattern. `until` (a quoted "YYYY-MM-DD" or a bare TOML date)
     is the last day, UTC, the entry applies: after it the change is reported again and
     `check` warns, naming the entry.
@@ -105,7 +106,7 @@ pub const STARTER_CONFIG: &str = r#"# covenant.toml: how mcp-covenant judges thi
 
 # Acknowledge an intended change, with the reason, until a day (UTC) if you like.
 # [[ignore]]
-# fingerprint = "3e8d336ae54c"   # from `mcp-covenant check --format json`
+# fingerprint = "15b09cb13ab412378f616c01fd296f48"   # from `mcp-covenant check --format json`
 # reason = "y became an integer in 2.0, announced in the changelog"
 # until = "2026-12-31"
 

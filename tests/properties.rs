@@ -128,7 +128,7 @@ fn the_walker_never_panics_on_random_pairs() {
         let changes = diff::diff(&rules, &a.surface, &b.surface);
         // Every change is fully formed, and the diff is deterministic.
         for c in &changes {
-            assert!(!c.code.is_empty() && !c.message.is_empty() && c.fingerprint.len() == 12);
+            assert!(!c.code.is_empty() && !c.message.is_empty() && c.fingerprint.len() == 32);
         }
         assert_eq!(
             changes,

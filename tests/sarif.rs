@@ -136,11 +136,11 @@ fn check_sarif_validates_and_anchors_removed_and_added_tools() {
         line(&v1, start)
     );
     assert_eq!(
-        req["partialFingerprints"]["mcpCovenant/v1"]
+        req["partialFingerprints"]["mcpCovenant/v2"]
             .as_str()
             .unwrap()
             .len(),
-        12
+        32
     );
     // Rule indexes point at the right rules.
     for r in run0["results"].as_array().unwrap() {

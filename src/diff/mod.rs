@@ -158,8 +158,9 @@ pub fn compact(v: &Value) -> String {
     }
 }
 
-/// A stable 12-hex-digit hash of what identifies a change: its code, subject, path and
-/// values, never its message (so rewording a message moves nothing). FNV-1a, 64-bit.
+/// A stable hash of what identifies a change: its code, subject, path and values, never
+/// its message (so rewording a message moves nothing). SHA-256, its first 128 bits as 32
+/// hex digits: no two changes can be made to share one.
 pub fn fingerprint(
     code: &str,
     subject: &str,
@@ -167,6 +168,20 @@ pub fn fingerprint(
     before: &Option<Value>,
     after: &Option<Value>,
 ) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    // Each part with its length first, so no two sequences of parts read the same.
+    for part in fingerprint_parts(code, subject, path, before, after) {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    let digest = h.finalize();
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The 48-bit FNV-1a fingerprint of mcp-covenant 0.2 and before, still accepted in
+/// `[[ignore]]` entries (with a warning naming the new one).
+pub fn legacy_fingerprint(c: &Change) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
         for b in bytes {
@@ -176,18 +191,33 @@ pub fn fingerprint(
         h ^= 0xff;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     };
-    feed(code.as_bytes());
-    feed(subject.as_bytes());
-    feed(path.unwrap_or("").as_bytes());
-    for v in [before, after] {
-        feed(
-            v.as_ref()
-                .map(|v| serde_json::to_string(v).unwrap_or_default())
-                .unwrap_or_default()
-                .as_bytes(),
-        );
+    for part in fingerprint_parts(&c.code, &c.subject, c.path.as_deref(), &c.before, &c.after) {
+        feed(part.as_bytes());
     }
     format!("{:012x}", h >> 16)
+}
+
+/// What a fingerprint covers: the rule id, the subject, the path, and the values before
+/// and after (as compact JSON).
+fn fingerprint_parts(
+    code: &str,
+    subject: &str,
+    path: Option<&str>,
+    before: &Option<Value>,
+    after: &Option<Value>,
+) -> [String; 5] {
+    let json = |v: &Option<Value>| {
+        v.as_ref()
+            .map(|v| serde_json::to_string(v).unwrap_or_default())
+            .unwrap_or_default()
+    };
+    [
+        code.to_string(),
+        subject.to_string(),
+        path.unwrap_or("").to_string(),
+        json(before),
+        json(after),
+    ]
 }
 
 /// Sort as reports show them: severity, then subject, then path, then code.

@@ -70,7 +70,7 @@ fn document(rules: Vec<RuleDesc>, results: Vec<ResultDesc<'_>>) -> String {
                 }]);
             }
             if let Some(fp) = r.fingerprint {
-                v["partialFingerprints"] = json!({ "mcpCovenant/v1": fp });
+                v["partialFingerprints"] = json!({ "mcpCovenant/v2": fp });
             }
             if !r.properties.is_empty() {
                 v["properties"] = Value::Object(r.properties);
