@@ -34,7 +34,7 @@ use toml::Spanned;
 use crate::diff::Change;
 use crate::error::{Error, Result};
 use crate::lint::{Level, LintRules};
-use crate::rules::{Former, Rules, Severity};
+use crate::rules::{Direction, Former, Rules, Severity};
 
 pub const DEFAULT_FILE: &str = "covenant.toml";
 
@@ -53,6 +53,9 @@ pub struct Ignore {
     pub reason: String,
     /// `covenant.toml:12` — where the entry is, for --verbose.
     pub origin: String,
+    /// What the entry says (its patterns, fingerprint and `until`), to tell whether
+    /// another covenant.toml has the same entry.
+    identity: String,
     /// The last day (UTC) the entry applies, as written (`YYYY-MM-DD`).
     pub until: Option<String>,
     /// `until` is past: the entry no longer applies (and `check` warns about it).
@@ -75,6 +78,83 @@ impl Ignore {
                     false => *f == c.fingerprint,
                     true => *f == crate::diff::legacy_fingerprint(c),
                 })
+    }
+}
+
+impl Config {
+    /// This covenant.toml held to `base` (the same file at the revision a pull request
+    /// is compared with): wherever this one is looser, base's policy applies, so a pull
+    /// request cannot turn its own gate off. A severity lowered for a rule (in any
+    /// direction, by `[severity]` or `profile`) keeps base's; an `[[ignore]]` base does
+    /// not have is dropped; a looser `fail_on` keeps base's. Also what was loosened, one
+    /// line each, for the user (the looser policy applies once it is merged).
+    pub fn held_to(mut self, base: &Config, rules: &Rules) -> (Config, Vec<String>) {
+        let mut loosened = Vec::new();
+        let here = self.name();
+        for row in &rules.rows {
+            let effective = |c: &Config, d: Option<Direction>| {
+                c.severity
+                    .get(&row.id)
+                    .and_then(|o| o.get(d))
+                    .or_else(|| row.default_severity(d))
+                    .unwrap_or_else(|| row.worst_default())
+            };
+            let mut held = self.severity.get(&row.id).cloned().unwrap_or_default();
+            let mut changed = false;
+            for d in [None, Some(Direction::Input), Some(Direction::Output)] {
+                let (mine, theirs) = (effective(&self, d), effective(base, d));
+                if mine > theirs {
+                    changed = true;
+                    let slot = match d {
+                        None => &mut held.all,
+                        Some(Direction::Input) => &mut held.input,
+                        Some(Direction::Output) => &mut held.output,
+                    };
+                    *slot = Some(theirs);
+                    let dir = d.map(|d| format!(" in {}", d.word())).unwrap_or_default();
+                    loosened.push(format!(
+                        "{here} lowers `{}` from {} to {}{dir}",
+                        row.id,
+                        theirs.word(),
+                        mine.word()
+                    ));
+                }
+            }
+            if changed {
+                // The explicit directions win over `all` when read back.
+                for d in [Some(Direction::Input), Some(Direction::Output)] {
+                    let v = effective(&self, d).min(effective(base, d));
+                    match d {
+                        Some(Direction::Input) => held.input = Some(v),
+                        _ => held.output = Some(v),
+                    }
+                }
+                self.severity.insert(row.id.clone(), held);
+            }
+        }
+        let (kept, dropped): (Vec<Ignore>, Vec<Ignore>) = std::mem::take(&mut self.ignore)
+            .into_iter()
+            .partition(|i| base.ignore.iter().any(|b| b.identity == i.identity));
+        for i in dropped {
+            loosened.push(format!(
+                "{} adds an [[ignore]] ({})",
+                i.origin,
+                i.reason.escape_debug()
+            ));
+        }
+        self.ignore = kept;
+        let level = |f: Option<FailOn>| f.unwrap_or(FailOn::Breaking).level();
+        // A looser gate fails on fewer levels: `never`, or a more severe least level.
+        let looser = match (level(self.fail_on), level(base.fail_on)) {
+            (None, Some(_)) => true,
+            (Some(mine), Some(theirs)) => mine < theirs,
+            _ => false,
+        };
+        if looser {
+            loosened.push(format!("{here} loosens `fail_on`"));
+            self.fail_on = base.fail_on.or(Some(FailOn::Breaking));
+        }
+        (self, loosened)
     }
 }
 
@@ -433,13 +513,40 @@ impl Config {
                     )))
                 }
             };
-            if e.subject.is_none()
-                && e.path.is_none()
-                && e.code.is_none()
+            // A pattern that matches whatever it is given (`*`, `**`, `{*,x}`, every
+            // rule id) narrows nothing: an entry of only such patterns is refused.
+            let narrows = |p: &Option<Spanned<String>>, probes: &[&str]| -> Result<bool> {
+                Ok(match glob(p)? {
+                    None => false,
+                    Some(g) => !probes.iter().all(|x| g.is_match(x)),
+                })
+            };
+            const SUBJECTS: &[&str] = &[
+                "",
+                "server",
+                "tool:a",
+                "prompt:Z.9",
+                "resource:file:///a b/c?d#e",
+                "template:x://{y}/[z]",
+                "tool:\\*?",
+                "tool:é\u{202e}",
+            ];
+            const PATHS: &[&str] = &[
+                "",
+                "inputSchema",
+                "outputSchema.properties[\"a.b\"].items[0]",
+                "arguments.x",
+                "_meta.ui.visibility",
+                "a/b\\c*?[",
+            ];
+            let ids: Vec<&str> = change_ids.to_vec();
+            if !narrows(&e.subject, SUBJECTS)?
+                && !narrows(&e.path, PATHS)?
+                && !narrows(&e.code, &ids)?
                 && e.fingerprint.is_none()
             {
                 return Err(Error::new(format!(
-                    "{origin_line}: this [[ignore]] matches everything; give a subject, path, code or fingerprint"
+                    "{origin_line}: this [[ignore]] matches everything (a pattern like `*` narrows nothing); give a subject, path, code or fingerprint that names what is acceptable"
                 )));
             }
             // A code glob matches current ids. An exact former id still works: a
@@ -514,6 +621,16 @@ impl Config {
                     None => false,
                 },
                 fingerprint: e.fingerprint.as_ref().map(|f| f.get_ref().clone()),
+                identity: format!(
+                    "{:?}",
+                    (
+                        e.subject.as_ref().map(|x| x.get_ref()),
+                        e.path.as_ref().map(|x| x.get_ref()),
+                        e.code.as_ref().map(|x| x.get_ref()),
+                        e.fingerprint.as_ref().map(|x| x.get_ref()),
+                        e.until.as_ref().map(|x| format!("{:?}", x.get_ref())),
+                    )
+                ),
                 reason,
                 origin: origin_line,
                 expired: until.as_ref().is_some_and(|(_, day)| today > *day),

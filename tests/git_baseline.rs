@@ -434,3 +434,42 @@ fn a_git_that_hangs_is_stopped_at_the_deadline() {
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
     assert_fails_cleanly(&o, "did not finish within 1 s");
 }
+
+/// A pull request cannot loosen its own gate: with `--baseline-rev`, its covenant.toml
+/// is held to the one at the base revision. An `[[ignore]]` or a lowered severity the
+/// base does not have is named in a warning and not applied (exit 1, the break
+/// reported); once the base has the same entry, it applies.
+#[test]
+fn a_pull_request_cannot_loosen_its_own_gate() {
+    let d = repo("loosen");
+    let check = |d: &Path| run(d, &["check", "--baseline-rev", "main"]);
+    assert_eq!(check(&d).status.code(), Some(1));
+    let loose = "[severity]\n\"tool.removed\" = \"minor\"\n\n[[ignore]]\ncode = \"schema.*\"\nreason = \"we know\"\n";
+    fs::write(d.join("covenant.toml"), loose).unwrap();
+    git_commit(&d, "loosen the gate in the same pull request");
+    let o = check(&d);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("lowers `tool.removed` from breaking to minor"),
+        "{err}"
+    );
+    assert!(err.contains("adds an [[ignore]] (we know)"), "{err}");
+    assert!(err.contains("main's stricter policy"), "{err}");
+    let out = stdout(&o);
+    assert!(out.contains("x tool:legacy — tool was removed"), "{out}");
+    assert!(out.contains("[schema.property.required.added]"), "{out}");
+    // The same policy on the base branch: now it applies.
+    git(&d, &["checkout", "-q", "main"]);
+    fs::write(d.join("covenant.toml"), loose).unwrap();
+    git_commit(&d, "the policy, merged");
+    git(&d, &["checkout", "-q", "pr"]);
+    let o = check(&d);
+    let err = stderr(&o);
+    assert!(!err.contains("stricter policy"), "{err}");
+    assert!(
+        !stdout(&o).contains("[schema.property.required.added]"),
+        "{}",
+        stdout(&o)
+    );
+}

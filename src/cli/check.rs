@@ -12,7 +12,6 @@ use super::source::{capture, Live, LockSource};
 use crate::config::{Config, Server};
 use crate::diff;
 use crate::error::{Error, Result};
-use crate::git::GitFile;
 use crate::lint::LintRules;
 use crate::lockfile;
 use crate::policy;
@@ -238,14 +237,29 @@ pub(super) fn run(
 }
 
 /// The `[[server]]` entries of covenant.toml at revision `rev`, their lockfiles as
-/// paths from here; `None` when REV has no covenant.toml (the project adopts it in this
-/// change). A covenant.toml REV has but that cannot be read is an error: without it, a
-/// server's lockfile at REV cannot be found, and a moved or dropped one would look new.
+/// paths from here, and the file's name; `None` when REV has no covenant.toml.
 fn base_servers(
     rules: &Rules,
     config: &Config,
     rev: &str,
 ) -> Result<Option<(Vec<Server>, String)>> {
+    let Some(old) = base_config(rules, config, rev)? else {
+        return Ok(None);
+    };
+    let file = old
+        .file
+        .as_ref()
+        .map(|f| f.display().to_string())
+        .unwrap_or_default();
+    Ok(Some((old.servers, file)))
+}
+
+/// This covenant.toml as it is at revision `rev` (its servers' lockfiles as paths from
+/// here); `None` when REV has no covenant.toml (the project adopts it in this change).
+/// A covenant.toml REV has but that cannot be read is an error: without it, a server's
+/// lockfile at REV cannot be found (a moved or dropped one would look new), nor the
+/// policy a pull request is held to.
+pub(super) fn base_config(rules: &Rules, config: &Config, rev: &str) -> Result<Option<Config>> {
     let path = config
         .file
         .clone()
@@ -261,15 +275,11 @@ fn base_servers(
     } else {
         format!("./{rel}")
     };
-    let file = match GitFile::parse(&format!("git:{rev}:{rel}")) {
-        Some(Ok(file)) => file,
-        Some(Err(e)) => return Err(e),
-        None => return Ok(None),
-    };
+    let file = super::source::at_revision(rev, &rel)?;
     if !file.exists()? {
         return Ok(None);
     }
-    let old = file
+    let mut old = file
         .read()
         .and_then(|bytes| {
             let text = String::from_utf8_lossy(&bytes);
@@ -281,13 +291,13 @@ fn base_servers(
             ))
         })?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let mut servers = old.servers;
-    for s in &mut servers {
+    for s in &mut old.servers {
         if let Some(dir) = dir.filter(|_| s.lockfile.is_relative()) {
             s.lockfile = dir.join(&s.lockfile);
         }
     }
-    Ok(Some((servers, file.to_string())))
+    old.file = Some(PathBuf::from(file.to_string()));
+    Ok(Some(old))
 }
 
 /// Compare one target and build its report (versions verified, anchors when the

@@ -101,6 +101,22 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
         }
         Command::Check(args) => {
             config.warn_expired();
+            // Compared with a revision: this covenant.toml is held to that revision's, so
+            // a pull request cannot loosen its own gate.
+            let config = match args.baseline_rev.as_deref() {
+                Some(rev) => {
+                    let base = check::base_config(&rules, &config, rev)?.unwrap_or_default();
+                    let (held, loosened) = config.held_to(&base, &rules);
+                    for l in &loosened {
+                        eprintln!(
+                            "warning: {l}; this check applies {rev}'s stricter policy (the looser one applies once merged)"
+                        );
+                    }
+                    rules.set_overrides(held.severity.clone());
+                    held
+                }
+                None => config,
+            };
             let settings = CheckSettings::resolve(args, &config)?;
             check::run(&rules, &config, settings, out)
         }

@@ -133,16 +133,7 @@ impl LockSource {
         } else {
             format!("./{path}")
         };
-        let file = match GitFile::parse(&format!("git:{rev}:{rel}")) {
-            Some(Ok(f)) if f.rev == rev => f,
-            Some(Err(e)) => return Err(Error::new(format!("--baseline-rev: {e}"))),
-            _ => {
-                return Err(Error::new(format!(
-                    "--baseline-rev `{}` is not a revision (it cannot contain `:`)",
-                    rev.escape_debug()
-                )))
-            }
-        };
+        let file = at_revision(rev, &rel)?;
         if file.exists()? {
             Ok(LockSource::Git(file))
         } else {
@@ -196,6 +187,18 @@ impl LockSource {
             LockSource::File(p) if !p.exists() => Err(missing_baseline(p)),
             _ => self.bytes(),
         }
+    }
+}
+
+/// `git:REV:PATH` for `--baseline-rev REV`; an error that says why REV is not one.
+pub(super) fn at_revision(rev: &str, rel: &str) -> Result<GitFile> {
+    match GitFile::parse(&format!("git:{rev}:{rel}")) {
+        Some(Ok(f)) if f.rev == rev => Ok(f),
+        Some(Err(e)) => Err(Error::new(format!("--baseline-rev: {e}"))),
+        _ => Err(Error::new(format!(
+            "--baseline-rev `{}` is not a revision (it cannot contain `:`)",
+            rev.escape_debug()
+        ))),
     }
 }
 
