@@ -123,7 +123,16 @@ fn write_target(path: &Path) -> Result<PathBuf> {
         } else {
             std::env::current_dir().unwrap_or_default().join(p)
         };
-        abs.starts_with("/dev") || abs.starts_with("/proc")
+        // `..` and symlinks in the directory resolved (`x/../../proc/self/fd/1`), when it
+        // exists; the name itself is followed below, one link at a time.
+        let resolved = match (abs.parent(), abs.file_name()) {
+            (Some(dir), Some(name)) => fs::canonicalize(dir).map(|d| d.join(name)).ok(),
+            _ => None,
+        };
+        [Some(abs), resolved]
+            .iter()
+            .flatten()
+            .any(|p| p.starts_with("/dev") || p.starts_with("/proc"))
     };
     let refuse = || {
         Error::new(format!(

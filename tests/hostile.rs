@@ -539,6 +539,9 @@ fn output_onto_a_fifo_a_directory_or_dev_stdout_is_exit_2() {
         ("/dev/stdout", "not a regular file"),
         ("/dev/null", "not a regular file"),
         ("/proc/self/fd/1", "not a regular file"),
+        // `..` through an existing directory reaches /proc and /dev too.
+        ("dir/../../../proc/self/fd/1", "a device or a process file"),
+        ("dir/../../../dev/null", "a device or a process file"),
     ] {
         let mut cmd = bin();
         cmd.current_dir(&d).args([

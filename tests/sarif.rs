@@ -233,3 +233,55 @@ fn lint_github_and_markdown_formats() {
         "{out}"
     );
 }
+
+/// A lockfile path with a space, `%`, `#` or a non-ASCII letter is a valid SARIF `uri`:
+/// percent-encoded, so a viewer finds the file (and the GitHub format keeps the path).
+#[test]
+fn sarif_uris_are_percent_encoded() {
+    let d = tmpdir("sarif-uri");
+    let (v1, v2) = pair(&d);
+    let odd = d.join("my locks #1");
+    fs::create_dir(&odd).unwrap();
+    fs::copy(&v1, odd.join("ä 100%.lock")).unwrap();
+    fs::copy(&v2, d.join("v2 new.lock")).unwrap();
+    let (code, out, err) = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "my locks #1/ä 100%.lock",
+            "--against",
+            "v2 new.lock",
+            "--format",
+            "sarif",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let errors = schema::validate(&sarif_schema(), &doc);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let uris: std::collections::BTreeSet<&str> = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str())
+        .collect();
+    assert_eq!(
+        uris,
+        ["my%20locks%20%231/%C3%A4%20100%25.lock", "v2%20new.lock"].into(),
+        "{out}"
+    );
+    let (_, out, _) = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "my locks #1/ä 100%.lock",
+            "--against",
+            "v2 new.lock",
+            "--format",
+            "github",
+        ],
+    );
+    assert!(out.contains("file=my locks #1/ä 100%25.lock"), "{out}");
+}

@@ -64,7 +64,7 @@ fn document(rules: Vec<RuleDesc>, results: Vec<ResultDesc<'_>>) -> String {
             if let Some(a) = r.anchor {
                 v["locations"] = json!([{
                     "physicalLocation": {
-                        "artifactLocation": { "uri": a.uri },
+                        "artifactLocation": { "uri": percent_encoded(&a.uri) },
                         "region": { "startLine": a.start, "endLine": a.end.max(a.start) }
                     }
                 }]);
@@ -193,4 +193,19 @@ pub fn lint(rules: &LintRules, findings: &[Finding], anchors: &[Anchor]) -> Stri
         })
         .collect();
     document(descs, results)
+}
+
+/// A relative path as a URI reference: every byte but the unreserved ones and `/`
+/// percent-encoded (a space, `%`, `#`, `?`, `:`, non-ASCII), so the path reads back.
+fn percent_encoded(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(char::from(b))
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
