@@ -45,7 +45,7 @@
 //!   toolsListFile  answer tools/list with this file's bytes as the result, streamed
 //!                  as they are (for memory benchmarks: the server stays small)
 //!   deepSchema     add a tool whose input schema nests this deep
-//!   HTTP only:     httpStatus (answer every POST with it), announceLength (answer with
+//!   HTTP only:     httpStatus (answer every POST with it; httpBody: its body), announceLength (answer with
 //!                  this Content-Length and a short body), redirectLoop, sse (answer
 //!                  with an event stream: priming event, progress, result),
 //!                  sseNeverData (a stream of comments only), requireSession
@@ -443,7 +443,9 @@ fn handle_http(server: &mut Server, stream: TcpStream) {
             &format!("{code} Scripted"),
             "",
             "text/plain",
-            "scripted failure",
+            spec.get("httpBody")
+                .and_then(Value::as_str)
+                .unwrap_or("scripted failure"),
         );
     }
     if let Some(len) = spec.get("announceLength").and_then(Value::as_u64) {

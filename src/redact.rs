@@ -75,8 +75,65 @@ pub fn register_endpoint(url: &str, headers: &[(String, String)]) {
     }
     let (_, secrets) = split_url(url);
     for s in secrets {
+        // A server may echo a value as it was sent, or decoded (`%2F` as `/`).
+        let decoded = percent_decoded(&s);
         register(&s);
+        register(&decoded);
     }
+    // Userinfo goes out as `Authorization: Basic base64(user:password)`, and a server
+    // may echo that header back.
+    if let Some(userinfo) = userinfo(url) {
+        register(&base64(percent_decoded(userinfo).as_bytes()));
+    }
+}
+
+/// The userinfo of an absolute URL (`user:password` of `http://user:password@host/`).
+fn userinfo(url: &str) -> Option<&str> {
+    let rest = &url[url.find("://")? + 3..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    Some(&authority[..authority.rfind('@')?])
+}
+
+/// `%XX` escapes decoded (as UTF-8, lossily); anything else kept.
+fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| char::from(c).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Standard base64 with padding. Twelve lines instead of a dependency: this module is
+/// in the stdio-only build too, where no base64 crate is in the tree.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().fold(0u32, |n, &b| (n << 8) | u32::from(b)) << (8 * (3 - chunk.len()));
+        for k in 0..4 {
+            out.push(match k <= chunk.len() {
+                true => char::from(ALPHABET[(n >> (18 - 6 * k)) as usize & 63]),
+                false => '=',
+            });
+        }
+    }
+    out
 }
 
 /// `text` with every registered secret replaced by `***`.
@@ -190,5 +247,27 @@ mod tests {
         let s = secrets("pass --header 'Authorization: Bearer ...'; got abc-unit-test-3");
         assert_eq!(s, "pass --header 'Authorization: Bearer ...'; got ***");
         assert_eq!(secrets("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn echoed_forms_of_a_secret_are_masked_too() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(
+            base64(b"Aladdin:open sesame"),
+            "QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
+        );
+        assert_eq!(percent_decoded("a%2Fb%zz%4"), "a/b%zz%4");
+        register_endpoint(
+            "http://al%40ice:pw%2Dunit%2Dtest%2D4@h/?token=t%2Bunit%2Btest%2B5",
+            &[],
+        );
+        // The decoded password and token, and the Basic header's base64.
+        let basic = base64(b"al@ice:pw-unit-test-4");
+        let echoed = format!("echo: pw-unit-test-4 t+unit+test+5 Basic {basic}");
+        let s = secrets(&echoed);
+        assert_eq!(s, "echo: *** *** Basic ***");
     }
 }

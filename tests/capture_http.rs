@@ -177,3 +177,19 @@ fn http_failures_are_clean_exit_2() {
     let o = snapshot_http(&d, "ftp://example/mcp", &[]);
     assert_fails_cleanly(&o, "needs an http:// or https:// URL");
 }
+
+/// A 401 body that echoes the bearer token across the 200-character cut of the message:
+/// the token is masked before the cut, so no part of it is printed.
+#[test]
+fn a_token_echoed_across_the_cut_is_masked_whole() {
+    let token = "tok-across-the-cut-0123456789";
+    let body = format!("{}{token} rejected", "x".repeat(190));
+    let d = tmpdir("http-echo-cut");
+    let server = fixture_http(&d, &json!({"httpStatus": 401, "httpBody": body}));
+    let header = format!("Authorization: Bearer {token}");
+    let o = snapshot_http(&d, &server.url(), &["--timeout", "2", "--header", &header]);
+    assert_fails_cleanly(&o, "answered HTTP 401");
+    let err = stderr(&o);
+    assert!(!err.contains("tok-across"), "{err}");
+    assert!(!err.contains("0123456789"), "{err}");
+}

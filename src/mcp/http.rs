@@ -210,6 +210,8 @@ impl Transport for HttpTransport {
                 .read_to_string()
                 .unwrap_or_default();
             let detail: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            // Masked before it is cut: a secret the cut would split is masked whole.
+            let detail = crate::redact::secrets(&detail);
             let detail: String = detail.chars().take(200).collect();
             let hint = match status {
                 401 => "; pass credentials with --header 'Authorization: Bearer ...' or MCP_COVENANT_HEADER_AUTHORIZATION",
