@@ -12,6 +12,7 @@
 //! token as first key) is refused here, so the full reader decides it.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -36,59 +37,54 @@ pub(crate) struct Fields<'a> {
 }
 
 /// The keys of one object as it is read, to refuse a key given twice (a reviewer reads
-/// the first value, a JSON parser keeps the last). Keys are kept as keyed hashes (not
-/// craftable to collide) on one stack per thread, each object's above its parent's;
-/// a large object switches to a set.
-struct Keys {
-    start: usize,
-    set: Option<std::collections::HashSet<u64>>,
+/// the first value, a JSON parser keeps the last). The first keys are kept in place,
+/// borrowed from the text (no allocation for the objects a lockfile is made of); a
+/// larger object, or a key with escapes, moves them to a set.
+struct Keys<'de> {
+    inline: [&'de str; INLINE_KEYS],
+    n: usize,
+    set: Option<HashSet<Cow<'de, str>>>,
 }
 
-thread_local! {
-    static KEY_STACK: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
-    static KEY_HASHER: std::collections::hash_map::RandomState = std::collections::hash_map::RandomState::new();
-}
+const INLINE_KEYS: usize = 16;
 
-impl Keys {
-    fn new() -> Keys {
+impl<'de> Keys<'de> {
+    fn new() -> Keys<'de> {
         Keys {
-            start: KEY_STACK.with(|s| s.borrow().len()),
+            inline: [""; INLINE_KEYS],
+            n: 0,
             set: None,
         }
     }
 
-    /// Record `key`; an error when the object already has it.
-    fn insert<E: serde::de::Error>(&mut self, key: &str) -> Result<(), E> {
-        use std::hash::BuildHasher;
-        let h = KEY_HASHER.with(|b| b.hash_one(key));
-        let fresh = KEY_STACK.with(|s| {
-            let mut stack = s.borrow_mut();
-            let mine = &stack[self.start.min(stack.len())..];
-            let fresh = match &mut self.set {
-                Some(set) => set.insert(h),
-                None if mine.len() < 32 => !mine.contains(&h),
-                None => {
-                    let mut set: std::collections::HashSet<u64> = mine.iter().copied().collect();
-                    let fresh = set.insert(h);
-                    self.set = Some(set);
-                    fresh
+    /// Record `key`; an error when the object already has it. (A `Cow`, not a `&str`:
+    /// a borrowed key lives as long as the text and can be kept in place.)
+    #[allow(clippy::ptr_arg)]
+    fn insert<E: serde::de::Error>(&mut self, key: &Cow<'de, str>) -> Result<(), E> {
+        let fresh = match (&mut self.set, key) {
+            (None, Cow::Borrowed(k)) if self.n < INLINE_KEYS => {
+                let fresh = !self.inline[..self.n].contains(k);
+                if fresh {
+                    self.inline[self.n] = k;
+                    self.n += 1;
                 }
-            };
-            if self.set.is_none() {
-                stack.push(h);
+                fresh
             }
-            fresh
-        });
+            (Some(set), _) => set.insert(key.clone()),
+            (None, _) => {
+                let mut set: HashSet<Cow<'de, str>> = self.inline[..self.n]
+                    .iter()
+                    .map(|k| Cow::Borrowed(*k))
+                    .collect();
+                let fresh = set.insert(key.clone());
+                self.set = Some(set);
+                fresh
+            }
+        };
         match fresh {
             true => Ok(()),
             false => Err(E::custom(format!("duplicate key `{key}`"))),
         }
-    }
-}
-
-impl Drop for Keys {
-    fn drop(&mut self) {
-        KEY_STACK.with(|s| s.borrow_mut().truncate(self.start));
     }
 }
 
@@ -255,7 +251,7 @@ impl<'de> Visitor<'de> for Probe<'_> {
         while let Some(key) = map.next_key_seed(Probe::text(0, &mut 0))? {
             refuse_raw_value_token(first, &key)?;
             first = false;
-            keys.insert(key.text.as_deref().unwrap_or_default())?;
+            keys.insert(key.text.as_ref().unwrap_or(&Cow::Borrowed("")))?;
             map.next_value_seed(Probe::inner(self.at, self.max))?;
         }
         seen('{')
@@ -375,7 +371,7 @@ impl<'de> Visitor<'de> for Arg<'_> {
         while let Some(key) = map.next_key_seed(Probe::text(0, &mut 0))? {
             refuse_raw_value_token(first, &key)?;
             first = false;
-            keys.insert(key.text.as_deref().unwrap_or_default())?;
+            keys.insert(key.text.as_ref().unwrap_or(&Cow::Borrowed("")))?;
             let value = map.next_value_seed(Probe::inner(at, max))?;
             if key.text.as_deref() == Some("name") {
                 named = value.kind == '"';
