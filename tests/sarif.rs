@@ -285,3 +285,38 @@ fn sarif_uris_are_percent_encoded() {
     );
     assert!(out.contains("file=my locks #1/ä 100%25.lock"), "{out}");
 }
+
+/// What covenant.toml sets aside is not invisible where CI reads: SARIF carries each
+/// ignored change as a suppressed result (with the reason), and the GitHub format ends
+/// with a notice that counts what was ignored or re-classified.
+#[test]
+fn ignored_and_reclassified_changes_are_visible_in_sarif_and_github() {
+    let d = tmpdir("sarif-suppressed");
+    pair(&d);
+    fs::write(
+        d.join("covenant.toml"),
+        "[severity]\n\"schema.property.required.added\" = \"minor\"\n\n[[ignore]]\ncode = \"tool.added\"\nreason = \"fresh is new\"\n",
+    )
+    .unwrap();
+    let (_, out, err) = check_pair(&d, "sarif", &[]);
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let errors = schema::validate(&sarif_schema(), &doc);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    let added = results.iter().find(|r| r["ruleId"] == "tool.added").expect(&out);
+    assert_eq!(
+        added["suppressions"],
+        json!([{"kind": "external", "justification": "covenant.toml:4:1: fresh is new"}]),
+        "{added}"
+    );
+    assert!(results
+        .iter()
+        .filter(|r| r["ruleId"] != "tool.added")
+        .all(|r| r.get("suppressions").is_none()));
+    let (_, out, _) = check_pair(&d, "github", &[]);
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("::notice title=mcp-covenant policy::1 change(s) ignored and 1 re-classified by covenant.toml"),
+        "{out}"
+    );
+}

@@ -35,15 +35,8 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
     write_str(out, bump_word(bump))?;
     out.reset()?;
     write_str(out, "\n")?;
-    if !report.ignored.is_empty() {
-        write_str(
-            out,
-            &format!(
-                "  ({} change(s) ignored by {})\n",
-                report.ignored.len(),
-                escape::text(&report.config_name)
-            ),
-        )?;
+    if let Some(note) = report.policy_note() {
+        write_str(out, &format!("  ({})\n", escape::text(&note)))?;
     }
     if n > 0 {
         write_str(out, "\n")?;

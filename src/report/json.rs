@@ -37,6 +37,8 @@ struct JsonReport<'a> {
     changes: Vec<JsonChange<'a>>,
     #[serde(skip_serializing_if = "is_zero")]
     ignored: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    reclassified: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -70,6 +72,7 @@ pub fn to_string(report: &Report<'_>) -> String {
             })
             .collect(),
         ignored: report.ignored.len(),
+        reclassified: report.reclassified(),
     };
     // Values exact; raw control and bidi characters written as `\uXXXX` escapes.
     let mut text = super::escape::json(serde_json::to_string_pretty(&doc).unwrap_or_default());

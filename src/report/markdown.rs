@@ -145,11 +145,10 @@ pub fn to_string_within(report: &Report<'_>, budget: usize) -> String {
             report.count(Severity::Patch)
         ));
     }
-    if !report.ignored.is_empty() {
+    if let Some(note) = report.policy_note() {
         head.push_str(&format!(
-            "\n_{} change(s) ignored by {}._\n",
-            report.ignored.len(),
-            escape::md_text(&report.config_name, CELL_MAX, false)
+            "\n_{}._\n",
+            escape::md_text(&note, CELL_MAX, false)
         ));
     }
     let mut doc = Doc::new(head, budget);
@@ -244,6 +243,14 @@ pub fn github(report: &Report<'_>) -> String {
             c.code.as_str(),
         );
         workflow_command(&mut out, level, Some(location), line);
+    }
+    // What covenant.toml set aside or re-classified is said in the log too.
+    if let Some(note) = report.policy_note() {
+        out.push_str(&format!(
+            "::notice title={}::{}; `mcp-covenant check --verbose` lists them\n",
+            escape::workflow_property("mcp-covenant policy"),
+            escape::workflow_data(&note)
+        ));
     }
     out
 }

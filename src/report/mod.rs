@@ -47,6 +47,38 @@ pub struct Report<'r> {
 }
 
 impl<'r> Report<'r> {
+    /// How many reported changes covenant.toml re-classified: their severity is not
+    /// the one their row gives in their direction. (The version finding's severity
+    /// follows the changes, not its row: it is never counted.)
+    pub fn reclassified(&self) -> usize {
+        self.changes
+            .iter()
+            .filter(|c| {
+                self.rules.rows.get(c.rule).is_some_and(|row| {
+                    row.comparator != crate::rules::Comparator::Semver && {
+                        let default = row
+                            .default_severity(c.direction)
+                            .unwrap_or_else(|| row.worst_default());
+                        default != c.severity
+                    }
+                })
+            })
+            .count()
+    }
+
+    /// `3 change(s) ignored and 1 re-classified by covenant.toml`, when any were.
+    pub fn policy_note(&self) -> Option<String> {
+        let (ignored, re) = (self.ignored.len(), self.reclassified());
+        let parts: Vec<String> = [
+            (ignored > 0).then(|| format!("{ignored} change(s) ignored")),
+            (re > 0).then(|| format!("{re} re-classified")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| format!("{} by {}", parts.join(" and "), self.config_name))
+    }
+
     /// The report of `outcome`, anchored to the lockfile `baseline` names.
     pub fn new(rules: &'r Rules, outcome: Outcome, baseline: String) -> Report<'r> {
         let Outcome {

@@ -46,6 +46,8 @@ struct ResultDesc<'a> {
     anchor: Option<&'a Anchor>,
     fingerprint: Option<&'a str>,
     properties: Map<String, Value>,
+    /// Why covenant.toml set the result aside (an `[[ignore]]` or a `none` severity).
+    suppressed: Option<&'a str>,
 }
 
 fn document(rules: Vec<RuleDesc>, results: Vec<ResultDesc<'_>>) -> String {
@@ -74,6 +76,9 @@ fn document(rules: Vec<RuleDesc>, results: Vec<ResultDesc<'_>>) -> String {
             }
             if !r.properties.is_empty() {
                 v["properties"] = Value::Object(r.properties);
+            }
+            if let Some(why) = r.suppressed {
+                v["suppressions"] = json!([{ "kind": "external", "justification": why }]);
             }
             v
         })
@@ -129,11 +134,19 @@ pub fn check(report: &Report<'_>) -> String {
             level: level_of(worst),
         });
     }
-    let results = report
+    // The reported changes, then those covenant.toml set aside, as suppressed results.
+    let shown = report
         .changes
         .iter()
         .enumerate()
-        .map(|(i, c)| {
+        .map(|(i, c)| (c, report.anchors.get(i), None));
+    let set_aside = report
+        .ignored
+        .iter()
+        .map(|(c, why)| (c, None, Some(why.as_str())));
+    let results = shown
+        .chain(set_aside)
+        .map(|(c, anchor, suppressed)| {
             let mut props = Map::new();
             props.insert("severity".into(), json!(c.severity.word()));
             props.insert("subject".into(), json!(c.subject));
@@ -151,9 +164,10 @@ pub fn check(report: &Report<'_>) -> String {
                 rule: &c.code,
                 level: level_of(c.severity),
                 message,
-                anchor: report.anchors.get(i),
+                anchor,
                 fingerprint: Some(&c.fingerprint),
                 properties: props,
+                suppressed,
             }
         })
         .collect();
@@ -189,6 +203,7 @@ pub fn lint(rules: &LintRules, findings: &[Finding], anchors: &[Anchor]) -> Stri
                 anchor: anchors.get(i),
                 fingerprint: None,
                 properties: props,
+                suppressed: None,
             }
         })
         .collect();
