@@ -112,12 +112,16 @@ impl Config {
                     };
                     *slot = Some(theirs);
                     let dir = d.map(|d| format!(" in {}", d.word())).unwrap_or_default();
-                    loosened.push(format!(
+                    let line = format!(
                         "{here} lowers `{}` from {} to {}{dir}",
                         row.id,
                         theirs.word(),
                         mine.word()
-                    ));
+                    );
+                    // Rows that differ only in `when` share an id: said once.
+                    if !loosened.contains(&line) {
+                        loosened.push(line);
+                    }
                 }
             }
             if changed {

@@ -255,7 +255,8 @@ fn base_servers(
 }
 
 /// This covenant.toml as it is at revision `rev` (its servers' lockfiles as paths from
-/// here); `None` when REV has no covenant.toml (the project adopts it in this change).
+/// here); `None` when REV has no covenant.toml (the project adopts it in this change),
+/// or the file is outside the repository.
 /// A covenant.toml REV has but that cannot be read is an error: without it, a server's
 /// lockfile at REV cannot be found (a moved or dropped one would look new), nor the
 /// policy a pull request is held to.
@@ -264,11 +265,9 @@ pub(super) fn base_config(rules: &Rules, config: &Config, rev: &str) -> Result<O
         .file
         .clone()
         .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_FILE));
+    // A covenant.toml outside the repository (an absolute --config) has no revision.
     let Some(rel) = path.to_str().filter(|_| path.is_relative()) else {
-        return Err(Error::new(format!(
-            "--baseline-rev reads {} at revision {rev}, so it must be a relative path",
-            path.display()
-        )));
+        return Ok(None);
     };
     let rel = if rel.starts_with("./") || rel.starts_with("../") {
         rel.to_string()

@@ -103,8 +103,11 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
             config.warn_expired();
             // Compared with a revision: this covenant.toml is held to that revision's, so
             // a pull request cannot loosen its own gate.
+            // (A covenant.toml outside the repository, `--config /abs/path`, is not the
+            // pull request's to change: it applies as it is.)
+            let in_repository = config.file.as_deref().is_none_or(|f| f.is_relative());
             let config = match args.baseline_rev.as_deref() {
-                Some(rev) => {
+                Some(rev) if in_repository => {
                     let base = check::base_config(&rules, &config, rev)?.unwrap_or_default();
                     let (held, loosened) = config.held_to(&base, &rules);
                     for l in &loosened {
@@ -115,7 +118,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
                     rules.set_overrides(held.severity.clone());
                     held
                 }
-                None => config,
+                _ => config,
             };
             let settings = CheckSettings::resolve(args, &config)?;
             check::run(&rules, &config, settings, out)
