@@ -303,7 +303,10 @@ fn ignored_and_reclassified_changes_are_visible_in_sarif_and_github() {
     let errors = schema::validate(&sarif_schema(), &doc);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
     let results = doc["runs"][0]["results"].as_array().unwrap();
-    let added = results.iter().find(|r| r["ruleId"] == "tool.added").expect(&out);
+    let added = results
+        .iter()
+        .find(|r| r["ruleId"] == "tool.added")
+        .expect(&out);
     assert_eq!(
         added["suppressions"],
         json!([{"kind": "external", "justification": "covenant.toml:4:1: fresh is new"}]),
