@@ -1,15 +1,16 @@
-//! One pass over an element's text for the raw scan: the element checked as the full
-//! reader checks it, what validation reads of it (its key, the kinds of its schemas, its
-//! arguments' names), and how deep it nests.
+//! One pass over an element's text, for the one reader (`read`): the element checked as
+//! a `serde_json::Value` parse would check it, what validation reads of it (its key, the
+//! kinds of its schemas, its arguments' names), and how deep it nests.
 //!
-//! The check is the full reader's parse without the values: a serde visitor that reads
+//! The check is serde_json's own parse without the values: a serde visitor that reads
 //! every value as `serde_json::Value` would (strings decoded, so a lone surrogate escape
 //! is refused; numbers read, so one out of `f64`'s range is refused) and keeps nothing
 //! but the fields validation needs. serde_json's own skipping (`IgnoredAny`, `RawValue`)
-//! checks only the grammar and lets both through, which would let the fast path read a
-//! file the full reader refuses. A key given twice keeps its last value, as a built
-//! element's map does. An object serde_json itself reads specially (its raw-value
-//! token as first key) is refused here, so the full reader decides it.
+//! checks only the grammar and lets both through, which is why the reader's first pass
+//! (`RawValue`, to find each element's text) is followed by this one. A key given twice
+//! in any object is refused (a reviewer reads the first value, a parser keeps the last).
+//! An object serde_json itself reads specially (its raw-value token as first key) is
+//! refused.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -258,11 +259,11 @@ impl<'de> Visitor<'de> for Probe<'_> {
     }
 }
 
-/// serde_json (with its `raw_value` feature, which the scan needs) reads an object
+/// serde_json (with its `raw_value` feature, which the reader needs) reads an object
 /// inside a `Value` whose first key is this one as text to parse again, not as an
-/// object: the full reader may then accept it as some other value or refuse it. The
-/// probe does not guess: such an object is an error here, and the full reader decides.
-/// (An element's own top level is a map, not a `Value`, and is read plainly.)
+/// object: a `Value` parse may then accept it as some other value or refuse it. The
+/// probe does not guess: such an object is an error. (An element's own top level is a
+/// map, not a `Value`, and is read plainly.)
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 fn refuse_raw_value_token<E: serde::de::Error>(first: bool, key: &Seen<'_>) -> Result<(), E> {
