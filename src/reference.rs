@@ -165,16 +165,29 @@ pub fn init(root: &Path, config: &Path, command: Option<&str>) -> Result<Vec<Pat
         (root.join(WORKFLOW_PATH), workflow(command)),
     ];
     for (path, _) in &files {
-        if path.exists() {
+        // Anything at the path counts, a dangling symlink included.
+        if std::fs::symlink_metadata(path).is_ok() {
             return Err(Error::new(format!(
                 "{} already exists; init never overwrites a file, so it wrote nothing (move it away, or see `mcp-covenant help config`)",
                 path.display()
             )));
         }
     }
-    let mut written = Vec::new();
+    let mut written: Vec<PathBuf> = Vec::new();
+    // Both files or neither: a failure part-way removes what was written.
+    let undo = |written: &[PathBuf]| {
+        for p in written {
+            let _ = std::fs::remove_file(p);
+        }
+    };
     for (path, text) in &files {
-        let fail = |e: std::io::Error| Error::new(format!("cannot write {}: {e}", path.display()));
+        let fail = |e: std::io::Error| {
+            undo(&written);
+            Error::new(format!(
+                "cannot write {}: {e}; nothing was written",
+                path.display()
+            ))
+        };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(fail)?;
         }

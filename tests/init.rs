@@ -115,3 +115,25 @@ fn help_config_is_the_reference_and_help_points_to_it() {
         "did you mean `config`?",
     );
 }
+
+/// Every target is checked before anything is written, and a failure part-way leaves
+/// nothing behind: a dangling symlink at the workflow's path, or a file where its
+/// directory belongs, is exit 2 with no covenant.toml written.
+#[test]
+fn init_writes_both_files_or_neither() {
+    let d = tmpdir("init-dangling");
+    fs::create_dir_all(d.join(".github/workflows")).unwrap();
+    std::os::unix::fs::symlink(
+        "/nonexistent/target",
+        d.join(".github/workflows/mcp-covenant.yml"),
+    )
+    .unwrap();
+    let o = bin().current_dir(&d).args(["init"]).output().unwrap();
+    assert_fails_cleanly(&o, "already exists");
+    assert!(!d.join("covenant.toml").exists(), "{}", stderr(&o));
+    let d = tmpdir("init-file-as-dir");
+    fs::write(d.join(".github"), "not a directory\n").unwrap();
+    let o = bin().current_dir(&d).args(["init"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!d.join("covenant.toml").exists(), "{}", stderr(&o));
+}
