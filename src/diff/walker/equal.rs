@@ -205,8 +205,9 @@ pub(super) fn value_keywords<'v>(view: &View<'v>) -> Keywords<'v> {
 pub(super) const SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// On an integer-only schema, every bound is rewritten as the inclusive bound on
-/// integers it amounts to (`exclusiveMinimum: 0` is `minimum: 1`), and a bound at or
-/// beyond ±(2^53 − 1) is dropped: no integer a JSON number can hold lies past it.
+/// integers it amounts to (`exclusiveMinimum: 0` is `minimum: 1`), an integer bound kept
+/// exact, not through a float (2^63 − 1 is a bound an integer can be past). zod's
+/// ±(2^53 − 1) are aligned with the other side afterwards ([`align_safe_bounds`]).
 pub(super) fn normalise_bounds(kv: &mut Keywords<'_>) {
     let integer = match kv.get("type").map(|v| v.as_ref()) {
         Some(Value::String(t)) => t == "integer",
@@ -218,39 +219,81 @@ pub(super) fn normalise_bounds(kv: &mut Keywords<'_>) {
     if !integer {
         return;
     }
-    let num = |kv: &Keywords<'_>, k: &str| kv.get(k).and_then(|v| v.as_f64());
-    let lower = [
-        num(kv, "minimum").map(f64::ceil),
-        num(kv, "exclusiveMinimum").map(|x| x.floor() + 1.0),
-    ];
-    let upper = [
-        num(kv, "maximum").map(f64::floor),
-        num(kv, "exclusiveMaximum").map(|x| x.ceil() - 1.0),
-    ];
-    let lo = lower.into_iter().flatten().reduce(f64::max);
-    let hi = upper.into_iter().flatten().reduce(f64::min);
+    // Each bound as (its value on the number line, the exact integer bound it is).
+    let num = |kv: &Keywords<'_>, k: &str, step: i128| -> Option<(f64, Value)> {
+        let v = kv.get(k)?;
+        let exact = v
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| v.as_u64().map(i128::from))
+            .map(|n| n + step);
+        let x = v.as_f64()?;
+        let rounded = match step {
+            0 if k == "minimum" => x.ceil(),
+            0 => x.floor(),
+            s => (if s > 0 { x.floor() } else { x.ceil() }) + s as f64,
+        };
+        let value = match exact {
+            Some(n) if (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&n) => {
+                serde_json::from_str(&n.to_string()).unwrap_or(Value::Null)
+            }
+            _ => serde_json::Number::from_f64(rounded).map_or(Value::Null, Value::Number),
+        };
+        Some((rounded, value))
+    };
+    let lower = [num(kv, "minimum", 0), num(kv, "exclusiveMinimum", 1)];
+    let upper = [num(kv, "maximum", 0), num(kv, "exclusiveMaximum", -1)];
+    let pick = |a: (f64, Value), b: (f64, Value), lower: bool| {
+        if (b.0 > a.0) == lower && b.0 != a.0 {
+            b
+        } else {
+            a
+        }
+    };
+    let lo = lower
+        .clone()
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| pick(a, b, true));
+    let hi = upper
+        .clone()
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| pick(a, b, false));
     for (k, parsed) in [
-        ("minimum", lower[0]),
-        ("exclusiveMinimum", lower[1]),
-        ("maximum", upper[0]),
-        ("exclusiveMaximum", upper[1]),
+        ("minimum", lower[0].is_some()),
+        ("exclusiveMinimum", lower[1].is_some()),
+        ("maximum", upper[0].is_some()),
+        ("exclusiveMaximum", upper[1].is_some()),
     ] {
-        if parsed.is_some() {
+        if parsed {
             kv.remove(k);
         }
     }
-    let as_value = |x: f64| {
-        if x.abs() <= SAFE_INTEGER {
-            Value::from(x as i64)
-        } else {
-            serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-        }
+    // A whole float within the exact range is written as an integer (`1.0` is `1`).
+    let tidy = |(x, v): (f64, Value)| match v {
+        Value::Number(n) if n.is_f64() && x.abs() <= SAFE_INTEGER => Value::from(x as i64),
+        v => v,
     };
-    if let Some(lo) = lo.filter(|&x| x > -SAFE_INTEGER) {
-        kv.insert("minimum", Cow::Owned(as_value(lo)));
+    if let Some(lo) = lo {
+        kv.insert("minimum", Cow::Owned(tidy(lo)));
     }
-    if let Some(hi) = hi.filter(|&x| x < SAFE_INTEGER) {
-        kv.insert("maximum", Cow::Owned(as_value(hi)));
+    if let Some(hi) = hi {
+        kv.insert("maximum", Cow::Owned(tidy(hi)));
+    }
+}
+
+/// zod's `.int()` bounds, exactly ±(2^53 − 1), against no bound on the other side: the
+/// same in practice (no JavaScript number is an integer past them), so they are dropped.
+/// Against a bound beyond them (2^63 − 1), they stay: that is a real tightening.
+pub(super) fn align_safe_bounds(kv: &mut [Keywords<'_>; 2]) {
+    for (k, safe) in [("minimum", -SAFE_INTEGER), ("maximum", SAFE_INTEGER)] {
+        let at = |kv: &Keywords<'_>| kv.get(k).and_then(|v| v.as_f64());
+        for (i, j) in [(0, 1), (1, 0)] {
+            if at(&kv[i]) == Some(safe) && !kv[j].contains_key(k) {
+                kv[i].remove(k);
+            }
+        }
     }
 }
 

@@ -321,6 +321,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         let mut kv = [value_keywords(&va), value_keywords(&vb)];
         normalise_bounds(&mut kv[0]);
         normalise_bounds(&mut kv[1]);
+        align_safe_bounds(&mut kv);
         align_const(&mut kv);
 
         // A type changed to a disjoint one: one change, and nothing under it is listed
