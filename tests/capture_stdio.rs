@@ -701,3 +701,30 @@ fn a_hand_edited_lockfile_with_the_same_interface_keeps_its_capture_time() {
     snapshot("300");
     assert_eq!(read(&out)["captured_at_unix"], 300);
 }
+
+/// A line meant as a JSON-RPC message that does not read (a number past f64, invalid
+/// UTF-8) is an error at once, not noise skipped until --timeout: it may be the very
+/// answer the capture waits for.
+#[test]
+fn an_unreadable_json_rpc_line_fails_at_once() {
+    for (name, line) in [
+        (
+            "number",
+            r#"{"jsonrpc": "2.0", "id": 1, "result": {"n": 1e400}}"#,
+        ),
+        ("syntax", r#"{"jsonrpc": "2.0", "id": 1, "result": {"#),
+    ] {
+        let started = std::time::Instant::now();
+        fails_cleanly(
+            &format!("unreadable-{name}"),
+            json!({"banner": [line], "tools": []}),
+            &["--timeout", "20"],
+            "is a JSON-RPC message mcp-covenant cannot read",
+        );
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "{name}: {:?}",
+            started.elapsed()
+        );
+    }
+}

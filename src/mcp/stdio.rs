@@ -226,7 +226,20 @@ async fn read_stdout(
                 eprintln!("warning: {name}: further non-JSON stdout lines are skipped silently");
             }
         };
+        // A line that is meant as a JSON-RPC message (an object or batch naming
+        // `jsonrpc`) and does not read is an error at once: it may be the answer the
+        // capture waits for, which would otherwise be skipped until --timeout.
+        let meant_as_message = matches!(
+            text.iter().find(|b| !b.is_ascii_whitespace()),
+            Some(b'{' | b'[')
+        ) && memchr::memmem::find(text, b"\"jsonrpc\"").is_some();
         if std::str::from_utf8(text).is_err() {
+            if meant_as_message {
+                let msg =
+                    format!("stdout line {number} is a JSON-RPC message that is not valid UTF-8");
+                let _ = tx.send(Err(msg)).await;
+                return;
+            }
             warn(&mut noise, "not valid UTF-8");
             continue;
         }
@@ -249,6 +262,14 @@ async fn read_stdout(
                     "stdout line {number} nests JSON deeper than the 128 levels mcp-covenant reads"
                 );
                 let _ = tx.send(Err(msg)).await;
+            }
+            Err(e) if meant_as_message => {
+                let msg = format!(
+                    "stdout line {number} is a JSON-RPC message mcp-covenant cannot read: {}",
+                    e.to_string().split(" at line ").next().unwrap_or_default()
+                );
+                let _ = tx.send(Err(msg)).await;
+                return;
             }
             Err(_) => {
                 let shown: String = String::from_utf8_lossy(text).chars().take(60).collect();
