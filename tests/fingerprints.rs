@@ -38,6 +38,17 @@ fn check(dir: &std::path::Path, config: &str) -> std::process::Output {
         .unwrap()
 }
 
+/// The fingerprints of the changes a JSON report lists.
+fn fingerprints(o: &std::process::Output) -> Vec<String> {
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["fingerprint"].as_str().map(String::from))
+        .collect()
+}
+
 #[test]
 fn two_changes_never_share_a_fingerprint_and_one_ignore_suppresses_one() {
     let d = tmpdir("fingerprints");
@@ -88,14 +99,11 @@ fn two_changes_never_share_a_fingerprint_and_one_ignore_suppresses_one() {
         &d,
         &format!("[[ignore]]\nfingerprint = \"{fa}\"\nreason = \"one of them\"\n"),
     );
-    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let left: Vec<&str> = report["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["fingerprint"].as_str())
-        .collect();
-    assert!(left.contains(&fb) && !left.contains(&fa), "{report}");
+    let left = fingerprints(&o);
+    assert!(
+        left.contains(&fb.to_string()) && !left.contains(&fa.to_string()),
+        "{left:?}"
+    );
     // The old form still matches (both), with a warning naming the new form.
     let o = check(
         &d,
@@ -106,14 +114,11 @@ fn two_changes_never_share_a_fingerprint_and_one_ignore_suppresses_one() {
         "{}",
         stderr(&o)
     );
-    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let left: Vec<&str> = report["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["fingerprint"].as_str())
-        .collect();
-    assert!(!left.contains(&fa) && !left.contains(&fb), "{report}");
+    let left = fingerprints(&o);
+    assert!(
+        !left.contains(&fa.to_string()) && !left.contains(&fb.to_string()),
+        "{left:?}"
+    );
     // Anything else is not a fingerprint: exit 2, said where.
     let o = check(
         &d,

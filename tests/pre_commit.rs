@@ -69,8 +69,7 @@ fn project(dir: &Path) -> (PathBuf, PathBuf) {
 
 fn try_repo(dir: &Path, project: &Path, hooks: &Path, id: &str, path: &str) -> Output {
     let wheelhouse = repo().join("tests/servers/.wheelhouse");
-    Command::new(pre_commit())
-        .current_dir(project)
+    git_identity(Command::new(pre_commit()).current_dir(project))
         .args(["try-repo"])
         .arg(hooks)
         .args([id, "--all-files", "--verbose", "--color", "never"])
@@ -82,12 +81,6 @@ fn try_repo(dir: &Path, project: &Path, hooks: &Path, id: &str, path: &str) -> O
         .env("PIP_NO_INDEX", "1")
         .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
         .env("PATH", path)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
         .output()
         .unwrap()
 }

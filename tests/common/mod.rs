@@ -241,16 +241,19 @@ pub fn reversed_text(v: &serde_json::Value) -> String {
     }
 }
 
-/// Run git in `dir` with a fixed identity and no user or system config; panics on failure.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
+/// A fixed git identity and no user or system git config, for any command that runs git.
+pub fn git_identity(cmd: &mut Command) -> &mut Command {
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_AUTHOR_NAME", "t")
         .env("GIT_AUTHOR_EMAIL", "t@example.com")
         .env("GIT_COMMITTER_NAME", "t")
         .env("GIT_COMMITTER_EMAIL", "t@example.com")
+}
+
+/// Run git in `dir` with a fixed identity and no user or system config; panics on failure.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let o = git_identity(Command::new("git").current_dir(dir))
         .args(args)
         .output()
         .expect("git runs");
