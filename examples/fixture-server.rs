@@ -24,7 +24,10 @@
 //!   stderr         lines printed on stderr at start
 //!   garbageOnly    print garbage on stdout and never answer
 //!   neverAnswer    read requests, answer nothing
-//!   exitAtStart    exit with this code right away (after `stderr`)
+//!   exitAtStart    exit with this code right away (after `stderr` and `startDelayMs`)
+//!   startDelayMs   sleep this long at start, before reading anything
+//!   crashOnFirstMessage  read the first message, then crash: "abort" (SIGABRT) or
+//!                  "traceback" (a Python traceback on stderr, exit 1)
 //!   exitAfterInitialize  exit with this code after answering initialize
 //!   initializeFirst  exit (1) when the first message is not `initialize`, as rmcp 0.6
 //!                  servers do
@@ -361,6 +364,16 @@ fn stdio(mut server: Server) {
             continue;
         };
         let method = msg.get("method").and_then(Value::as_str);
+        match spec.get("crashOnFirstMessage").and_then(Value::as_str) {
+            Some("abort") => std::process::abort(),
+            Some(_) => {
+                eprintln!("Traceback (most recent call last):");
+                eprintln!("  File \"server.py\", line 3, in <module>");
+                eprintln!("KeyError: 'API_TOKEN'");
+                std::process::exit(1);
+            }
+            None => {}
+        }
         if flag(&spec, "initializeFirst") && !answered_initialize && method != Some("initialize") {
             // As rmcp 0.6 does: anything before `initialize` ends the connection.
             eprintln!("Error: ConnectionClosed(\"initialized request\")");
@@ -586,6 +599,9 @@ fn main() {
         .flatten()
     {
         eprintln!("{}", line.as_str().unwrap_or(""));
+    }
+    if let Some(ms) = spec.get("startDelayMs").and_then(Value::as_u64) {
+        std::thread::sleep(Duration::from_millis(ms));
     }
     if let Some(code) = spec.get("exitAtStart").and_then(Value::as_i64) {
         std::process::exit(code as i32);

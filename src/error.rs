@@ -21,8 +21,12 @@ pub enum ErrorKind {
     Rejected,
     /// Nothing arrived before the deadline.
     Timeout,
-    /// The server exited (its exit status is in the message).
+    /// The server exited (its exit status is in the message), in a way a message we
+    /// sent may have caused.
     Exited,
+    /// The server crashed: a signal ended it, or it failed without reading what we
+    /// sent, or with a Python traceback. Starting it again cannot help.
+    Crashed,
     /// The server exited while the era probe waited for `server/discover` and
     /// `initialize` (some servers accept nothing before `initialize`).
     ExitedOnProbe,

@@ -488,6 +488,12 @@ fn ctrl_c_and_sigterm_reap_the_server() {
         let o = child.wait_with_output().unwrap();
         assert_eq!(o.status.code(), Some(130), "{signal}: {}", stderr(&o));
         assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+        // Named as people know it (`SIGINT`), not as the code spells it (`Int`).
+        assert!(
+            stderr(&o).contains(&format!("(SIG{signal}")),
+            "{}",
+            stderr(&o)
+        );
         assert_eq!(stderr(&o).matches("error:").count(), 1, "{}", stderr(&o));
         let left: Vec<u32> = processes_left(&needle);
         assert!(left.is_empty(), "{signal}: server left running: {left:?}");

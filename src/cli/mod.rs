@@ -59,7 +59,12 @@ pub fn main_with(tables: &[(&'static str, &str)]) -> ExitCode {
         // One `error:` line: the signal handler may have claimed it already.
         Err(_) if mcp::stdio::interrupted() => {
             if mcp::claim_error_line() {
-                eprintln!("error: interrupted; the server was stopped");
+                // One write: the signal handler ends the process meanwhile.
+                let line = format!(
+                    "error: interrupted ({}); the server was stopped\n",
+                    mcp::stdio::interruption()
+                );
+                eprint!("{line}");
             }
             ExitCode::from(130)
         }

@@ -120,12 +120,13 @@ pub fn claim_error_line() -> bool {
 
 /// Capture a server's surface.
 pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
-    let first = capture_once(opts);
+    let (first, tail) = capture_once(opts);
     // Some handshake-era servers (rmcp 0.6, the Rust SDK) exit when their first message
     // is not `initialize`, so the era probe ends them before either answer. Start the
-    // server again and speak the handshake era only.
+    // server again and speak the handshake era only. A crash (a signal, our messages
+    // left unread, a traceback) is never retried: the probe did not cause it.
     let probe_killed = |e: &Error| e.kind() == crate::error::ErrorKind::ExitedOnProbe;
-    match (&first, &opts.protocol, &opts.endpoint) {
+    let (result, tail) = match (&first, &opts.protocol, &opts.endpoint) {
         (Err(e), Protocol::Auto, Endpoint::Stdio(_)) if probe_killed(e) => {
             let fallback = LEGACY_VERSIONS[0];
             eprintln!(
@@ -135,31 +136,99 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
             again.protocol = Protocol::Version(fallback.to_string());
             capture_once(&again)
         }
-        _ => first,
+        _ => (first, tail),
+    };
+    // The server's last words, once: those of the attempt that failed last.
+    if result.is_err() && !opts.show_server_stderr {
+        for line in &tail {
+            eprintln!("server: {}", crate::error::log(&shorten(line)));
+        }
+    }
+    result.map_err(|e| match e.kind() {
+        crate::error::ErrorKind::Timeout => match http_hint(&tail) {
+            Some(hint) => Error::timeout(format!("{}; {hint}", e.message())),
+            None => e,
+        },
+        _ => e,
+    })
+}
+
+/// The longest stderr line shown, in characters.
+const SHOWN_LINE: usize = 1000;
+
+/// `line`, cut to [`SHOWN_LINE`] characters with a note of how much was left out.
+fn shorten(line: &str) -> std::borrow::Cow<'_, str> {
+    match line.char_indices().nth(SHOWN_LINE) {
+        None => line.into(),
+        Some((at, _)) => format!("{} ... ({} more bytes)", &line[..at], line.len() - at).into(),
     }
 }
 
-fn capture_once(opts: &CaptureOptions) -> Result<Captured> {
-    let deadline = Instant::now()
-        .checked_add(opts.timeout)
-        .ok_or_else(|| Error::new("--timeout is too large"))?;
-    let mut transport: Box<dyn Transport> = match &opts.endpoint {
-        Endpoint::Stdio(cmd) => Box::new(stdio::StdioTransport::spawn(cmd, opts.show_server_stderr)?),
-        #[cfg(feature = "http")]
-        Endpoint::Http { url, headers } => Box::new(http::HttpTransport::new(url, headers, opts.timeout)?),
-        #[cfg(not(feature = "http"))]
-        Endpoint::Http { .. } => {
-            return Err(Error::new(
-                "this build of mcp-covenant has no HTTP support (built with --no-default-features); rebuild with the default `http` feature, or capture over stdio with `-- CMD`",
-            ))
+/// When the server's stderr says it serves HTTP (`Uvicorn running on http://...`),
+/// the advice to capture it with `--http`: a stdio capture of it waits in vain.
+fn http_hint(tail: &[String]) -> Option<String> {
+    for line in tail.iter().rev() {
+        let lower = line.to_ascii_lowercase();
+        let announces = [
+            "running on",
+            "listening on",
+            "serving on",
+            "available at",
+            "started at",
+            "started on",
+            "listening at",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
+        let Some(at) = lower.find("http://").or_else(|| lower.find("https://")) else {
+            continue;
+        };
+        if !announces {
+            continue;
         }
+        let url: String = line[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || ":/.-_[]%".contains(*c))
+            .collect();
+        let url = url.trim_end_matches(['.', ':']);
+        let path_start = url.find("://").map(|i| i + 3).unwrap_or(0);
+        let endpoint = match url[path_start..].find('/') {
+            Some(i) if url.len() > path_start + i + 1 => url.to_string(),
+            _ => format!("{}/mcp", url.trim_end_matches('/')),
+        };
+        return Some(format!(
+            "its stderr says it serves HTTP at {url}: an HTTP server does not answer on stdio; start it yourself and capture it with `--http {endpoint}` (the MCP endpoint's path, often /mcp)"
+        ));
+    }
+    None
+}
+
+/// One capture, and the server's last stderr lines when it failed.
+fn capture_once(opts: &CaptureOptions) -> (Result<Captured>, Vec<String>) {
+    let deadline = match Instant::now().checked_add(opts.timeout) {
+        Some(d) => d,
+        None => return (Err(Error::new("--timeout is too large")), Vec::new()),
+    };
+    let transport: Result<Box<dyn Transport>> = match &opts.endpoint {
+        Endpoint::Stdio(cmd) => stdio::StdioTransport::spawn(cmd, opts.show_server_stderr)
+            .map(|t| Box::new(t) as Box<dyn Transport>),
+        #[cfg(feature = "http")]
+        Endpoint::Http { url, headers } => http::HttpTransport::new(url, headers, opts.timeout)
+            .map(|t| Box::new(t) as Box<dyn Transport>),
+        #[cfg(not(feature = "http"))]
+        Endpoint::Http { .. } => Err(Error::new(
+            "this build of mcp-covenant has no HTTP support (built with --no-default-features); rebuild with the default `http` feature, or capture over stdio with `-- CMD`",
+        )),
+    };
+    let mut transport = match transport {
+        Ok(t) => t,
+        Err(e) => return (Err(e), Vec::new()),
     };
     let result = session::Session::new(transport.as_mut(), opts, deadline).capture();
     transport.close();
-    if result.is_err() && !opts.show_server_stderr {
-        for line in transport.stderr_tail() {
-            eprintln!("server: {}", crate::error::log(&line));
-        }
-    }
-    result
+    let tail = match result.is_err() {
+        true => transport.stderr_tail(),
+        false => Vec::new(),
+    };
+    (result, tail)
 }

@@ -48,10 +48,14 @@ pub struct StdioTransport {
     /// Closed once the server has exited and `status` is set.
     exited_rx: Receiver<()>,
     stdin: Option<ChildStdin>,
+    /// Bytes written to the server's stdin so far.
+    written: u64,
     rx: Receiver<std::result::Result<Value, String>>,
     tail: Shared<VecDeque<String>>,
     /// Closed when the server's stderr reaches its end (every line is in `tail`).
     stderr_done: Receiver<()>,
+    /// Set when a stderr line starts a Python traceback (it may be longer than `tail`).
+    traceback: Arc<std::sync::atomic::AtomicBool>,
     name: String,
     closed: bool,
     _tasks: Vec<smol::Task<()>>,
@@ -90,6 +94,12 @@ impl StdioTransport {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| match e.kind() {
+                // `-- "node dist/server.js"`: one word, which no shell splits here.
+                std::io::ErrorKind::NotFound if program.contains(char::is_whitespace) => {
+                    Error::new(format!(
+                        "cannot start {name}: there is no command named `{program}`, one word with spaces in it; mcp-covenant runs the command without a shell, so give each word separately (`-- {program}`, unquoted) or run a shell yourself (`-- sh -c '...'`)"
+                    ))
+                }
                 std::io::ErrorKind::NotFound => Error::new(format!(
                     "cannot start {name}: command `{program}` not found (is it installed and on PATH?)"
                 )),
@@ -105,6 +115,8 @@ impl StdioTransport {
         lock(&GROUPS).push((pid, exited_rx.clone()));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail_for_task = tail.clone();
+        let traceback = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let traceback_for_task = traceback.clone();
         let (tx, rx) = smol::channel::bounded(QUEUE);
         let (done_tx, stderr_done) = smol::channel::bounded::<()>(1);
         let mut tasks = Vec::new();
@@ -119,7 +131,7 @@ impl StdioTransport {
         }
         if let Some(err) = stderr {
             tasks.push(smol::spawn(async move {
-                read_stderr(err, tail_for_task, show_stderr).await;
+                read_stderr(err, tail_for_task, traceback_for_task, show_stderr).await;
                 drop(done_tx);
             }));
         }
@@ -128,9 +140,11 @@ impl StdioTransport {
             status,
             exited_rx,
             stdin,
+            written: 0,
             rx,
             tail,
             stderr_done,
+            traceback,
             name,
             closed: false,
             _tasks: tasks,
@@ -150,12 +164,75 @@ impl StdioTransport {
         *lock(&self.status)
     }
 
-    /// Why the server stopped talking: its exit status, once it is known.
+    /// Why the server stopped talking: its exit status, once it is known. A crash
+    /// ([`ErrorKind::Crashed`]) is an exit that what we sent cannot have caused: a
+    /// signal, or a failed exit that left our messages unread in its stdin, or that
+    /// printed a Python traceback. Any other exit may be the server refusing a message
+    /// ([`ErrorKind::Exited`]).
     fn exited(&self) -> Error {
         match self.wait_exit(GRACE) {
-            Some(s) => Error::new(format!("exited ({s})")).with_kind(ErrorKind::Exited),
+            Some(s) => {
+                let crashed = killed_by_signal(&s)
+                    || (!s.success() && (self.unread_input() || self.printed_traceback()));
+                let kind = match crashed {
+                    true => ErrorKind::Crashed,
+                    false => ErrorKind::Exited,
+                };
+                Error::new(format!("exited ({s})")).with_kind(kind)
+            }
             None => Error::new("closed its stdout"),
         }
+    }
+
+    /// Whether everything we wrote is still in the server's stdin pipe: it read none
+    /// of it (Linux: FIONREAD on the pipe's write end counts the unread bytes;
+    /// elsewhere unknown, so false). A server that read a message and then exited may
+    /// have exited because of it.
+    fn unread_input(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some(stdin) = &self.stdin {
+            use std::os::fd::AsRawFd;
+            let mut n: libc::c_int = 0;
+            // SAFETY: FIONREAD writes one int through the pointer, which is valid.
+            let rc = unsafe { libc::ioctl(stdin.as_raw_fd(), libc::FIONREAD, &mut n) };
+            return rc == 0
+                && self.written > 0
+                && u64::try_from(n).is_ok_and(|n| n >= self.written);
+        }
+        false
+    }
+
+    /// Whether the server's stderr held a Python traceback (an uncaught exception).
+    fn printed_traceback(&self) -> bool {
+        self.wait_stderr();
+        self.traceback.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Give the stderr reader a moment to reach the end of the pipe: the server may
+    /// have written its last words just before it exited.
+    fn wait_stderr(&self) {
+        smol::block_on(smol::future::or(
+            async {
+                let _ = self.stderr_done.recv().await;
+            },
+            async {
+                Timer::after(Duration::from_secs(1)).await;
+            },
+        ));
+    }
+}
+
+/// Whether the process was ended by a signal (a crash, or a kill from outside).
+fn killed_by_signal(status: &ExitStatus) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal().is_some()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        false
     }
 }
 
@@ -287,7 +364,12 @@ fn trim_line(line: &[u8]) -> &[u8] {
     &line[..end]
 }
 
-async fn read_stderr(err: async_process::ChildStderr, tail: Shared<VecDeque<String>>, show: bool) {
+async fn read_stderr(
+    err: async_process::ChildStderr,
+    tail: Shared<VecDeque<String>>,
+    traceback: Arc<std::sync::atomic::AtomicBool>,
+    show: bool,
+) {
     let mut reader = BufReader::new(err);
     let mut line = Vec::new();
     loop {
@@ -302,6 +384,9 @@ async fn read_stderr(err: async_process::ChildStderr, tail: Shared<VecDeque<Stri
             Ok(_) => {}
         }
         let text = String::from_utf8_lossy(trim_line(&line)).into_owned();
+        if text.starts_with("Traceback (most recent call last):") {
+            traceback.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         if show {
             eprintln!("server: {}", crate::error::log(&text));
         }
@@ -313,11 +398,20 @@ async fn read_stderr(err: async_process::ChildStderr, tail: Shared<VecDeque<Stri
     }
 }
 
-static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The signal that interrupted us: 0 (none yet), 1 (SIGINT), 2 (SIGTERM).
+static INTERRUPTED: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 
 /// True once Ctrl-C or SIGTERM arrived: whatever failed after it failed because of it.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) != 0
+}
+
+/// The signal that interrupted us, as people name it (`SIGINT, Ctrl-C`).
+pub fn interruption() -> &'static str {
+    match INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        1 => "SIGINT, Ctrl-C",
+        _ => "SIGTERM",
+    }
 }
 
 /// Start watching SIGINT and SIGTERM (once per process). While a server runs, a signal
@@ -344,7 +438,11 @@ async fn on_signals(mut signals: async_signal::Signals) {
             continue;
         }
         // Set before the kill: the main thread may see the server's stdout close first.
-        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        let which = match sig {
+            async_signal::Signal::Int => 1,
+            _ => 2,
+        };
+        INTERRUPTED.store(which, std::sync::atomic::Ordering::SeqCst);
         for (pid, _) in &groups {
             kill_group(*pid);
         }
@@ -361,7 +459,12 @@ async fn on_signals(mut signals: async_signal::Signals) {
             .await;
         }
         if super::claim_error_line() {
-            eprintln!("error: interrupted ({sig:?}); the server was stopped");
+            // One write: the main thread may end the process meanwhile.
+            let line = format!(
+                "error: interrupted ({}); the server was stopped\n",
+                interruption()
+            );
+            eprint!("{line}");
         }
         std::process::exit(130);
     }
@@ -406,7 +509,10 @@ impl Transport for StdioTransport {
             },
         ));
         match written {
-            Ok(true) => Ok(()),
+            Ok(true) => {
+                self.written += line.len() as u64;
+                Ok(())
+            }
             Ok(false) => Err(Error::timeout(
                 "timed out writing to its stdin (it does not read it)",
             )),
@@ -482,16 +588,7 @@ impl Transport for StdioTransport {
     }
 
     fn stderr_tail(&self) -> Vec<String> {
-        // The server may have written its last words just before it exited: give the
-        // reader a moment to reach the end of the pipe.
-        smol::block_on(smol::future::or(
-            async {
-                let _ = self.stderr_done.recv().await;
-            },
-            async {
-                Timer::after(Duration::from_secs(1)).await;
-            },
-        ));
+        self.wait_stderr();
         lock(&self.tail).iter().cloned().collect()
     }
 }
