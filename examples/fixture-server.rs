@@ -48,6 +48,10 @@
 //!   toolsListFile  answer tools/list with this file's bytes as the result, streamed
 //!                  as they are (for memory benchmarks: the server stays small)
 //!   deepSchema     add a tool whose input schema nests this deep
+//!   rotatingDefault  a counter file: add a tool `rotating` whose `fields` default is
+//!                  ["a", "b", "c"] rotated by the counter, which each start increments
+//!                  (a server that builds a list from a set: another order every run)
+//!   envValues      write NAME=VALUE of the environment variables it got to this file
 //!   HTTP only:     httpStatus (answer every POST with it; httpBody: its body), announceLength (answer with
 //!                  this Content-Length and a short body), redirectLoop, sse (answer
 //!                  with an event stream: priming event, progress, result),
@@ -93,6 +97,21 @@ impl Server {
                     "inputSchema": {"type": "object", "properties": props, "required": ["field_0"]}}));
             }
             spec["tools"] = Value::Array(all);
+        }
+        if let Some(counter) = spec.get("rotatingDefault").and_then(Value::as_str) {
+            let n: usize = std::fs::read_to_string(counter)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+                .unwrap_or(0);
+            std::fs::write(counter, (n + 1).to_string()).expect("counter");
+            let mut fields = vec!["a", "b", "c"];
+            fields.rotate_left(n % 3);
+            let mut tools = spec["tools"].as_array().cloned().unwrap_or_default();
+            tools.push(
+                json!({"name": "rotating", "inputSchema": {"type": "object", "properties":
+                {"fields": {"type": "array", "items": {"type": "string"}, "default": fields}}}}),
+            );
+            spec["tools"] = Value::Array(tools);
         }
         if let Some(depth) = spec.get("deepSchema").and_then(Value::as_u64) {
             let mut schema = json!({"type": "string"});
@@ -584,6 +603,12 @@ fn main() {
             .map(|(k, _)| k.to_string_lossy().into_owned())
             .collect();
         let _ = std::fs::write(log, names.join("\n"));
+    }
+    if let Some(log) = spec.get("envValues").and_then(Value::as_str) {
+        let pairs: Vec<String> = std::env::vars_os()
+            .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
+            .collect();
+        let _ = std::fs::write(log, pairs.join("\n"));
     }
     if flag(&spec, "grandchild") {
         // Inherits stdin, stdout and stderr: the pipes stay open after we exit.

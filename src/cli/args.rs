@@ -191,6 +191,12 @@ pub struct SnapshotArgs {
     #[arg(long)]
     pub check: bool,
 
+    /// Capture N times and write only when every capture is the same; otherwise exit 2
+    /// naming what moved (a server that builds a list from a set, say).
+    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with = "check",
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+
     #[command(flatten)]
     pub source: LiveSource,
 }

@@ -29,6 +29,8 @@ pub(super) struct SnapshotSettings<'c> {
     output: Option<PathBuf>,
     /// `--check`: compare, write nothing.
     pub check: bool,
+    /// `--repeat`: captures that must agree before anything is written.
+    pub repeat: u32,
     pub source: LiveSource,
 }
 
@@ -44,6 +46,7 @@ impl<'c> SnapshotSettings<'c> {
             servers,
             output: args.output,
             check: args.check,
+            repeat: args.repeat,
             source: args.source,
         })
     }

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use serde_json::Value;
 use termcolor::WriteColor;
 
 use super::args::LiveSource;
@@ -12,7 +13,7 @@ use super::source::{capture, Live};
 use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
-use crate::lockfile::Lockfile;
+use crate::lockfile::{key_of, Element, Kind, Lockfile};
 use crate::policy;
 use crate::report::{self, Format, Report};
 use crate::rules::{Rules, Severity};
@@ -29,7 +30,7 @@ pub(super) fn run(
         if settings.check {
             return snapshot_check(rules, config, &Live::Cli, source, &output, None, out);
         }
-        return snapshot_one(&Live::Cli, source, &output);
+        return snapshot_one(&Live::Cli, source, &output, settings.repeat);
     };
     let heading = servers.len() > 1;
     let (mut code, codes) = for_each_server(servers, |s| {
@@ -38,7 +39,7 @@ pub(super) fn run(
             let name = heading.then_some(s.name.as_str());
             snapshot_check(rules, config, &Live::Server(s), source, &output, name, out)
         } else {
-            snapshot_one(&Live::Server(s), source, &output)
+            snapshot_one(&Live::Server(s), source, &output, settings.repeat)
         }
     });
     for (_, c) in codes {
@@ -77,6 +78,21 @@ fn snapshot_check(
         eprintln!("mcp-covenant: {} is up to date", output.display());
         return Ok(0);
     }
+    // A server that answers differently each time is not out of date but unstable: a
+    // second capture tells the two apart.
+    let mut second = capture(live, opts)?;
+    second.captured_at_unix = lock.captured_at_unix;
+    if second.server != lock.server || second.surface != lock.surface {
+        let matches = match second.is_text_of(&old) {
+            true => format!("; the second matches {}", output.display()),
+            false => String::new(),
+        };
+        return Err(unstable(
+            &[&lock, &second],
+            &format!("two captures differ{matches}"),
+            "cannot tell whether the lockfile is up to date",
+        ));
+    }
     eprintln!(
         "mcp-covenant: {} is not up to date with the server; run `mcp-covenant snapshot` and commit it",
         output.display()
@@ -105,8 +121,26 @@ fn snapshot_check(
     Ok(1)
 }
 
-fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path) -> Result<u8> {
+fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path, repeat: u32) -> Result<u8> {
     let mut lock = capture(live, opts)?;
+    let mut others = Vec::new();
+    for _ in 1..repeat {
+        let again = capture(live, opts)?;
+        if again.server != lock.server || again.surface != lock.surface {
+            others.push(again);
+        }
+    }
+    if !others.is_empty() {
+        let all: Vec<&Lockfile> = std::iter::once(&lock).chain(&others).collect();
+        return Err(unstable(
+            &all,
+            &format!(
+                "{} of {repeat} captures differ from the first",
+                others.len()
+            ),
+            &format!("nothing written to {}", output.display()),
+        ));
+    }
     lock.write(output)?;
     eprintln!(
         "mcp-covenant: wrote {} ({} tool(s), {} resource(s), {} template(s), {} prompt(s))",
@@ -117,4 +151,118 @@ fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path) -> Result<u8>
         lock.surface.prompts.len()
     );
     Ok(0)
+}
+
+/// The error for a server whose captures disagree: what moved between the first capture
+/// and each other one, and what to do.
+fn unstable(captures: &[&Lockfile], what: &str, consequence: &str) -> Error {
+    let mut moved = Vec::new();
+    if let Some((first, rest)) = captures.split_first() {
+        for other in rest {
+            for path in moved_paths(first, other) {
+                if !moved.contains(&path) {
+                    moved.push(path);
+                }
+            }
+        }
+    }
+    const SHOWN: usize = 8;
+    let mut listed = moved
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if moved.len() > SHOWN {
+        listed.push_str(&format!(" and {} more", moved.len() - SHOWN));
+    }
+    Error::new(format!(
+        "the server is not deterministic: {what}, at {listed}; {consequence}. Make the server list things in a fixed order (a Python set's order changes with PYTHONHASHSEED, which mcp-covenant sets to 0 unless the environment sets it)"
+    ))
+}
+
+/// Where two captures differ, as paths (`tools[search].inputSchema.properties.f.default`);
+/// an array whose elements are the same in another order is marked `(order)`.
+fn moved_paths(a: &Lockfile, b: &Lockfile) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.server != b.server {
+        out.push("server".to_string());
+    }
+    for kind in Kind::ALL {
+        let key = kind.key_field();
+        let theirs: std::collections::HashMap<&str, &Element> = b
+            .surface
+            .list(kind)
+            .iter()
+            .map(|e| (key_of(e, key), e))
+            .collect();
+        let ours: std::collections::HashSet<&str> = a
+            .surface
+            .list(kind)
+            .iter()
+            .map(|e| key_of(e, key))
+            .collect();
+        for element in a.surface.list(kind) {
+            let name = key_of(element, key);
+            let at = format!("{}[{name}]", kind.list_name());
+            match theirs.get(name) {
+                Some(other) => map_paths(element, other, &at, &mut out),
+                None => out.push(format!("{at} (in one capture only)")),
+            }
+        }
+        for name in theirs.keys().filter(|n| !ours.contains(*n)) {
+            out.push(format!(
+                "{}[{name}] (in one capture only)",
+                kind.list_name()
+            ));
+        }
+    }
+    out
+}
+
+/// The paths under `at` where `a` and `b` differ, into `out` (at most 100).
+fn value_paths(a: &Value, b: &Value, at: String, out: &mut Vec<String>) {
+    if a == b || out.len() >= 100 {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => map_paths(x, y, &at, out),
+        // The order test is quadratic: only on arrays of a size people write.
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() && x.len() <= 1000 => {
+            let mut rest: Vec<&Value> = y.iter().collect();
+            let permutation = x.iter().all(|v| match rest.iter().position(|w| *w == v) {
+                Some(i) => {
+                    rest.swap_remove(i);
+                    true
+                }
+                None => false,
+            });
+            match permutation {
+                true => out.push(format!("{at} (order)")),
+                false => {
+                    for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                        value_paths(v, w, format!("{at}[{i}]"), out);
+                    }
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                value_paths(v, w, format!("{at}[{i}]"), out);
+            }
+        }
+        _ => out.push(at),
+    }
+}
+
+fn map_paths(x: &Element, y: &Element, at: &str, out: &mut Vec<String>) {
+    for (k, v) in x {
+        match y.get(k) {
+            Some(w) => value_paths(v, w, format!("{at}.{k}"), out),
+            None => out.push(format!("{at}.{k}")),
+        }
+    }
+    for k in y.keys().filter(|k| !x.contains_key(*k)) {
+        out.push(format!("{at}.{k}"));
+    }
 }

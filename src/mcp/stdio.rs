@@ -78,6 +78,12 @@ impl StdioTransport {
                 std_cmd.env_remove(key);
             }
         }
+        // Python orders a set of strings by a hash salted per process: a `default` or
+        // `enum` built from a set changes order from run to run. A fixed seed makes two
+        // captures agree; a seed the environment gives is kept.
+        if std::env::var_os("PYTHONHASHSEED").is_none() {
+            std_cmd.env("PYTHONHASHSEED", "0");
+        }
         #[cfg(unix)]
         {
             use std::os::unix::process::CommandExt;
