@@ -48,6 +48,8 @@
 //!   toolsListFile  answer tools/list with this file's bytes as the result, streamed
 //!                  as they are (for memory benchmarks: the server stays small)
 //!   deepSchema     add a tool whose input schema nests this deep
+//!   deepDefaultItems  give that schema's innermost level a `default` of this many zeros
+//!                  (small on the wire, large once indented in a lockfile)
 //!   rotatingDefault  a counter file: add a tool `rotating` whose `fields` default is
 //!                  ["a", "b", "c"] rotated by the counter, which each start increments
 //!                  (a server that builds a list from a set: another order every run)
@@ -115,6 +117,9 @@ impl Server {
         }
         if let Some(depth) = spec.get("deepSchema").and_then(Value::as_u64) {
             let mut schema = json!({"type": "string"});
+            if let Some(n) = spec.get("deepDefaultItems").and_then(Value::as_u64) {
+                schema["default"] = Value::Array(vec![json!(0); n as usize]);
+            }
             for _ in 0..depth {
                 schema = json!({"type": "object", "properties": {"next": schema}});
             }

@@ -1034,3 +1034,29 @@ fn a_key_given_twice_in_a_lockfile_is_refused_with_its_place() {
         .unwrap();
     assert_fails_cleanly(&o, "duplicate field `captured_at_unix`");
 }
+
+// --- capture bounds: what a server's answer may cost (issue 28 items 6, 8, 17) ---------
+
+#[test]
+fn snapshot_refuses_a_lockfile_larger_than_a_reader_accepts_before_writing() {
+    // A 2.5 MiB answer whose lockfile, indented 55 schemas deep, would be about 290 MB:
+    // check would refuse to read it (256 MiB), so snapshot refuses to write it, and
+    // leaves neither the file nor a temporary one.
+    let d = tmpdir("lockfile-too-large");
+    let spec = write_spec(
+        &d,
+        &json!({"tools": [], "deepSchema": 55, "deepDefaultItems": 1_250_000}),
+    );
+    let out = d.join("big.lock");
+    fs::write(&out, "precious\n").unwrap();
+    let o = snapshot_fixture(&out, &spec, &["--timeout", "120"]);
+    assert_fails_cleanly(&o, "larger than the 256 MiB a lockfile reader accepts");
+    assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n");
+    let left: Vec<_> = fs::read_dir(&d)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}

@@ -13,7 +13,7 @@ use super::model::{key_of, Element, Kind, Lockfile};
 use super::read::{captured_at_of, nesting, Raw, MAX_DEPTH};
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
-use crate::io::{read_input, write_atomic_with};
+use crate::io::{read_input, write_atomic_with, MAX_READ_BYTES};
 
 impl Lockfile {
     /// The canonical text of this lockfile (written field by field: no copy of the
@@ -203,6 +203,22 @@ impl Lockfile {
             }
         }
         drop(old);
+        // A reader refuses a file larger than this; counted before a byte is written,
+        // so nothing (not even a temporary file) is left of a lockfile too large.
+        let mut size = 0u64;
+        let mut count = |piece: &str| {
+            size += piece.len() as u64;
+            match size > MAX_READ_BYTES {
+                true => Err(std::io::ErrorKind::FileTooLarge.into()),
+                false => Ok(()),
+            }
+        };
+        if self.stream_text(&mut count).is_err() {
+            return Err(Error::new(format!(
+                "{origin} makes a lockfile larger than the {} MiB a lockfile reader accepts; nothing written",
+                MAX_READ_BYTES >> 20
+            )));
+        }
         // Streamed to the temporary file, an element at a time.
         write_atomic_with(path, |file, fail| {
             let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
