@@ -209,7 +209,7 @@ impl Lockfile {
         let mut count = |piece: &str| {
             size += piece.len() as u64;
             match size > MAX_READ_BYTES {
-                true => Err(std::io::ErrorKind::FileTooLarge.into()),
+                true => Err(std::io::ErrorKind::InvalidData.into()),
                 false => Ok(()),
             }
         };
