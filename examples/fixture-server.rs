@@ -43,6 +43,9 @@
 //!   errorOn        answer this method with a JSON-RPC error
 //!   toolsNotArray  answer tools/list with `tools: "nope"`
 //!   cursorLoop     always answer with the same nextCursor
+//!   cursorPadding  pad every nextCursor with this many bytes (`page-N-xxx...`)
+//!   endlessPages   answer tools/list with one tool, a `padding` field of this many
+//!                  bytes and a nextCursor to the next page, for ever
 //!   generateTools  add this many generated tools (~20 properties each)
 //!   descriptionBytes  pad each generated tool's description with this many bytes
 //!   toolsListFile  answer tools/list with this file's bytes as the result, streamed
@@ -326,12 +329,17 @@ impl Server {
     }
 
     fn page(&self, field: &str, cursor: Option<&str>) -> Value {
+        let start: usize = cursor
+            .and_then(|c| c.strip_prefix("page-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let empty = Vec::new();
         let items = self
             .spec
             .get(field)
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+            .unwrap_or(&empty);
         let size = self
             .spec
             .get("pageSize")
@@ -340,14 +348,18 @@ impl Server {
         if size == 0 {
             return json!({ field: items });
         }
-        let start: usize = cursor
-            .and_then(|c| c.strip_prefix("page-"))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0);
         let end = (start + size).min(items.len());
         let mut result = json!({ field: items[start.min(end)..end] });
         if end < items.len() {
-            result["nextCursor"] = json!(format!("page-{end}"));
+            let pad = self
+                .spec
+                .get("cursorPadding")
+                .and_then(Value::as_u64)
+                .unwrap_or(0) as usize;
+            result["nextCursor"] = match pad {
+                0 => json!(format!("page-{end}")),
+                _ => json!(format!("page-{end}-{}", "x".repeat(pad))),
+            };
         }
         result
     }
@@ -355,10 +367,28 @@ impl Server {
 
 /// The raw tools/list answer of `toolsListFile`, for a request `msg`.
 fn raw_tools_list(spec: &Value, msg: &Value) -> Option<Vec<u8>> {
-    let file = spec.get("toolsListFile").and_then(Value::as_str)?;
     if msg.get("method").and_then(Value::as_str) != Some("tools/list") {
         return None;
     }
+    if let Some(pad) = spec.get("endlessPages").and_then(Value::as_u64) {
+        // Written as bytes: serializing the padding costs more than the test.
+        let n: u64 = msg
+            .pointer("/params/cursor")
+            .and_then(Value::as_str)
+            .and_then(|c| c.strip_prefix("page-"))
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let mut out = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"result":{{"tools":[{{"name":"t{n}"}}],"nextCursor":"page-{}","padding":""#,
+            msg.get("id")?,
+            n + 1
+        )
+        .into_bytes();
+        out.resize(out.len() + pad as usize, b'x');
+        out.extend_from_slice(b"\"}}");
+        return Some(out);
+    }
+    let file = spec.get("toolsListFile").and_then(Value::as_str)?;
     let mut out = format!(r#"{{"jsonrpc":"2.0","id":{},"result":"#, msg.get("id")?).into_bytes();
     out.extend(std::fs::read(file).expect("toolsListFile"));
     out.push(b'}');

@@ -1060,3 +1060,49 @@ fn snapshot_refuses_a_lockfile_larger_than_a_reader_accepts_before_writing() {
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
 }
+
+#[test]
+fn a_cursor_longer_than_4_kib_is_refused_naming_the_limit() {
+    let d = tmpdir("long-cursor");
+    let tools: Vec<Value> = (0..3).map(|i| json!({"name": format!("t{i}")})).collect();
+    // A cursor of ~4,000 bytes is followed; one of ~5,000 is not.
+    for (pad, ok) in [(4000, true), (5000, false)] {
+        let spec = write_spec(
+            &d,
+            &json!({"tools": tools, "pageSize": 1, "cursorPadding": pad}),
+        );
+        let out = d.join(format!("{pad}.lock"));
+        let o = snapshot_fixture(&out, &spec, &[]);
+        if ok {
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        } else {
+            assert_fails_cleanly(&o, "longer than the 4096 bytes mcp-covenant follows");
+            assert!(!out.exists());
+        }
+    }
+}
+
+#[test]
+fn endless_pages_stop_at_the_size_a_lockfile_may_have() {
+    // A distinct page for ever, each 1 MiB: the capture stops past 256 MiB in all, over
+    // stdio and over HTTP, with one error naming the limit (PAGE_CAP alone would let
+    // 10,000 of them through).
+    let d = tmpdir("endless-pages");
+    let spec = json!({"tools": [], "endlessPages": 1 << 20});
+    let out = d.join("x.lock");
+    let o = snapshot_fixture(&out, &write_spec(&d, &spec), &["--timeout", "120"]);
+    assert_fails_cleanly(&o, "sent more than 256 MiB by page");
+    assert!(!out.exists());
+    #[cfg(feature = "http")]
+    {
+        let server = fixture_http(&d, &spec);
+        let o = bin()
+            .args(["snapshot", "--timeout", "120", "-o"])
+            .arg(&out)
+            .args(["--http", &server.url()])
+            .output()
+            .unwrap();
+        assert_fails_cleanly(&o, "sent more than 256 MiB by page");
+        assert!(!out.exists());
+    }
+}

@@ -30,6 +30,8 @@ pub struct HttpTransport {
     stateless: bool,
     queue: VecDeque<Value>,
     stream: Option<Stream>,
+    /// Bytes of response bodies and event data received so far.
+    received: u64,
 }
 
 impl HttpTransport {
@@ -54,6 +56,7 @@ impl HttpTransport {
             stateless: false,
             queue: VecDeque::new(),
             stream: None,
+            received: 0,
         })
     }
 
@@ -145,6 +148,7 @@ impl HttpTransport {
     }
 
     fn push_json(&mut self, text: &str) -> Result<()> {
+        self.received += text.len() as u64;
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Array(batch)) => self.queue.extend(batch),
             Ok(v @ Value::Object(_)) => self.queue.push_back(v),
@@ -287,6 +291,10 @@ impl Transport for HttpTransport {
 
     fn describe(&self) -> String {
         format!("server {}", crate::redact::url(&self.url))
+    }
+
+    fn received(&self) -> u64 {
+        self.received
     }
 }
 

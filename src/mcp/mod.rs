@@ -105,6 +105,10 @@ pub trait Transport {
     fn close(&mut self);
     /// Where the server is, for error messages (`server `node x.js``, `http://...`).
     fn describe(&self) -> String;
+    /// Bytes received from the server so far (messages, bodies, event streams).
+    fn received(&self) -> u64 {
+        0
+    }
     /// The last lines the server wrote to stderr, for error messages.
     fn stderr_tail(&self) -> Vec<String> {
         Vec::new()

@@ -18,6 +18,16 @@ const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// Pages one list may have before we call it a loop.
 const PAGE_CAP: usize = 10_000;
 
+/// The longest `nextCursor` we follow. A cursor is a position: the SDKs' are base64 of
+/// an offset or a key, a few dozen bytes. 4 KiB is a hundred times that, and bounds what
+/// the loop check remembers (every cursor of a list) to 40 MiB over [`PAGE_CAP`] pages;
+/// a distinct 8 MiB cursor a page once reached 3.8 GB in a minute.
+const MAX_CURSOR: usize = 4096;
+
+/// The most a capture may receive, all list pages together: what is larger cannot make
+/// a lockfile a reader accepts (a lockfile is indented, so larger than what it holds).
+const MAX_PAGES_BYTES: u64 = crate::io::MAX_READ_BYTES;
+
 /// The lists we read: method, capability that gates it, result field.
 const LISTS: &[(&str, &str, &str)] = &[
     ("tools/list", "tools", "tools"),
@@ -360,7 +370,22 @@ impl<'t> Session<'t> {
                     )))
                 }
             }
+            if self.transport.received() > MAX_PAGES_BYTES {
+                return Err(Error::new(format!(
+                    "{} sent more than {} MiB by page {} of {method}: more than a lockfile a reader accepts can hold; giving up",
+                    self.transport.describe(),
+                    MAX_PAGES_BYTES >> 20,
+                    page + 1
+                )));
+            }
             match result.get("nextCursor") {
+                Some(Value::String(next)) if next.len() > MAX_CURSOR => {
+                    return Err(Error::new(format!(
+                        "{} a {}-byte nextCursor, longer than the {MAX_CURSOR} bytes mcp-covenant follows (a cursor is a position, not data)",
+                        where_(),
+                        next.len()
+                    )));
+                }
                 Some(Value::String(next)) if !next.is_empty() => {
                     if !cursors.insert(next.clone()) {
                         return Err(Error::new(format!(

@@ -56,6 +56,8 @@ pub struct StdioTransport {
     stderr_done: Receiver<()>,
     /// Set when a stderr line starts a Python traceback (it may be longer than `tail`).
     traceback: Arc<std::sync::atomic::AtomicBool>,
+    /// Bytes read from the server's stdout so far.
+    received: Arc<std::sync::atomic::AtomicU64>,
     name: String,
     closed: bool,
     _tasks: Vec<smol::Task<()>>,
@@ -124,6 +126,7 @@ impl StdioTransport {
         let traceback = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let traceback_for_task = traceback.clone();
         let (tx, rx) = smol::channel::bounded(QUEUE);
+        let received = Arc::new(std::sync::atomic::AtomicU64::new(0));
         let (done_tx, stderr_done) = smol::channel::bounded::<()>(1);
         let mut tasks = Vec::new();
         tasks.push(smol::spawn(async move {
@@ -133,7 +136,12 @@ impl StdioTransport {
             // Dropping the task before this point drops `child`: killed and reaped.
         }));
         if let Some(out) = stdout {
-            tasks.push(smol::spawn(read_stdout(out, tx, name.clone())));
+            tasks.push(smol::spawn(read_stdout(
+                out,
+                tx,
+                name.clone(),
+                received.clone(),
+            )));
         }
         if let Some(err) = stderr {
             tasks.push(smol::spawn(async move {
@@ -151,6 +159,7 @@ impl StdioTransport {
             tail,
             stderr_done,
             traceback,
+            received,
             name,
             closed: false,
             _tasks: tasks,
@@ -265,6 +274,7 @@ async fn read_stdout(
     out: async_process::ChildStdout,
     tx: Sender<std::result::Result<Value, String>>,
     name: String,
+    received: Arc<std::sync::atomic::AtomicU64>,
 ) {
     let mut reader = BufReader::with_capacity(1 << 16, out);
     let mut line = Vec::new();
@@ -286,6 +296,7 @@ async fn read_stdout(
             Ok(_) => {}
         }
         number += 1;
+        received.fetch_add(line.len() as u64, std::sync::atomic::Ordering::SeqCst);
         if line.len() as u64 > MAX_LINE {
             let msg = format!(
                 "stdout line {number} is longer than {} MiB; mcp-covenant stops reading there",
@@ -587,6 +598,10 @@ impl Transport for StdioTransport {
 
     fn concurrent(&self) -> bool {
         true
+    }
+
+    fn received(&self) -> u64 {
+        self.received.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     fn describe(&self) -> String {
