@@ -39,6 +39,8 @@
 //!   delayMs        sleep before each answer
 //!   grandchild     start a copy of itself that sleeps for an hour holding stdout open
 //!                  (`fixture-server SPEC --sleep`)
+//!   setsidGrandchild  start a copy of itself that calls setsid() (leaving the process
+//!                  group) and sleeps for an hour, its stdio on /dev/null
 //!   envLog         write the names of the environment variables it got to this file
 //!   errorOn        answer this method with a JSON-RPC error
 //!   toolsNotArray  answer tools/list with `tools: "nope"`
@@ -644,6 +646,25 @@ fn main() {
             .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
             .collect();
         let _ = std::fs::write(log, pairs.join("\n"));
+    }
+    if flag(&spec, "setsidGrandchild") {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = std::process::Command::new(std::env::current_exe().expect("own path"));
+        // SAFETY: setsid(2) is async-signal-safe and takes no pointers. Called before
+        // exec, so the copy is out of our group once spawn() returns.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+        let _ = cmd
+            .arg(&args[1])
+            .arg("--sleep")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
     }
     if flag(&spec, "grandchild") {
         // Inherits stdin, stdout and stderr: the pipes stay open after we exit.

@@ -1106,3 +1106,36 @@ fn endless_pages_stop_at_the_size_a_lockfile_may_have() {
         assert!(!out.exists());
     }
 }
+
+#[test]
+fn a_grandchild_that_leaves_the_process_group_is_ended_with_the_capture() {
+    // setsid() takes a process out of the server's group, which the capture ends; as the
+    // child subreaper (Linux), mcp-covenant inherits it when the server exits, and ends
+    // it. After a capture that succeeds and one that fails.
+    for (name, extra) in [
+        ("ok", json!({})),
+        ("fails", json!({"errorOn": "tools/list"})),
+    ] {
+        let d = tmpdir(&format!("setsid-{name}"));
+        let mut spec = json!({"tools": [{"name": "a"}], "setsidGrandchild": true});
+        spec.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let spec_path = write_spec(&d, &spec);
+        let o = snapshot_fixture(&d.join("x.lock"), &spec_path, &[]);
+        assert_eq!(
+            o.status.code(),
+            Some(if name == "ok" { 0 } else { 2 }),
+            "{}",
+            stderr(&o)
+        );
+        let needle = spec_path.display().to_string();
+        let left = processes_left(&needle);
+        for pid in &left {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+        assert!(left.is_empty(), "{name}: left running: {left:?}");
+    }
+}

@@ -95,6 +95,7 @@ impl StdioTransport {
         }
         // Signal handling is in place before there is a server to leave behind.
         watch_signals();
+        become_subreaper();
         let mut child = Command::from(std_cmd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -249,6 +250,88 @@ fn killed_by_signal(status: &ExitStatus) -> bool {
         let _ = status;
         false
     }
+}
+
+/// Become the child subreaper (Linux, once per process): a process the server starts
+/// and then leaves its process group (`setsid()`) becomes our child when its parent
+/// exits, instead of init's, so [`end_orphans`] can find it and end it.
+fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // SAFETY: prctl(2) with integer arguments only.
+            unsafe {
+                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+            }
+        });
+    }
+}
+
+/// End and reap our children that are not servers we run (`keep`): processes a server
+/// left behind outside its group, inherited as the subreaper. Their own children come
+/// to us as they die, so this goes round until none is left (bounded).
+fn end_orphans(keep: &[u32]) {
+    #[cfg(target_os = "linux")]
+    for _ in 0..16 {
+        let orphans: Vec<i32> = children()
+            .into_iter()
+            .filter(|p| !keep.contains(p))
+            .filter_map(|p| i32::try_from(p).ok())
+            .filter(|p| *p > 0)
+            .collect();
+        if orphans.is_empty() {
+            return;
+        }
+        for &pid in &orphans {
+            // SAFETY: kill(2) on a process (and the group it leads, if any); no memory.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        let until = Instant::now() + GRACE;
+        for &pid in &orphans {
+            loop {
+                let mut status = 0;
+                // SAFETY: waitpid(2) on our own child, writing one int.
+                let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+                if r != 0 || Instant::now() >= until {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = keep;
+}
+
+/// Our child processes (Linux: every /proc/PID/stat whose parent is us).
+#[cfg(target_os = "linux")]
+fn children() -> Vec<u32> {
+    let me = std::process::id();
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(me) {
+            found.push(pid);
+        }
+    }
+    found
 }
 
 /// The servers running now (process group, closed on exit), for the signal handler.
@@ -475,6 +558,8 @@ async fn on_signals(mut signals: async_signal::Signals) {
             )
             .await;
         }
+        let servers: Vec<u32> = groups.iter().map(|(p, _)| *p).collect();
+        end_orphans(&servers);
         if super::claim_error_line() {
             // One write: the main thread may end the process meanwhile.
             let line = format!(
@@ -594,6 +679,10 @@ impl Transport for StdioTransport {
         kill_group(self.pid);
         let _ = self.wait_exit(GRACE);
         lock(&GROUPS).retain(|(p, _)| *p != self.pid);
+        // And what left the group (setsid) and came to us when its parent exited.
+        let mut running: Vec<u32> = lock(&GROUPS).iter().map(|(p, _)| *p).collect();
+        running.push(self.pid);
+        end_orphans(&running);
     }
 
     fn concurrent(&self) -> bool {
