@@ -157,10 +157,11 @@ fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path, repeat: u32) 
 /// and each other one, and what to do.
 fn unstable(captures: &[&Lockfile], what: &str, consequence: &str) -> Error {
     let mut moved = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     if let Some((first, rest)) = captures.split_first() {
         for other in rest {
             for path in moved_paths(first, other) {
-                if !moved.contains(&path) {
+                if seen.insert(path.clone()) {
                     moved.push(path);
                 }
             }
@@ -203,6 +204,9 @@ fn moved_paths(a: &Lockfile, b: &Lockfile) -> Vec<String> {
             .map(|e| key_of(e, key))
             .collect();
         for element in a.surface.list(kind) {
+            if out.len() >= MOVED_CAP {
+                return out;
+            }
             let name = key_of(element, key);
             let at = format!("{}[{name}]", kind.list_name());
             match theirs.get(name) {
@@ -210,7 +214,7 @@ fn moved_paths(a: &Lockfile, b: &Lockfile) -> Vec<String> {
                 None => out.push(format!("{at} (in one capture only)")),
             }
         }
-        for name in theirs.keys().filter(|n| !ours.contains(*n)) {
+        for name in theirs.keys().filter(|n| !ours.contains(*n)).take(MOVED_CAP) {
             out.push(format!(
                 "{}[{name}] (in one capture only)",
                 kind.list_name()
@@ -220,9 +224,12 @@ fn moved_paths(a: &Lockfile, b: &Lockfile) -> Vec<String> {
     out
 }
 
-/// The paths under `at` where `a` and `b` differ, into `out` (at most 100).
+/// The most paths one comparison of two captures collects.
+const MOVED_CAP: usize = 100;
+
+/// The paths under `at` where `a` and `b` differ, into `out` (at most [`MOVED_CAP`]).
 fn value_paths(a: &Value, b: &Value, at: String, out: &mut Vec<String>) {
-    if a == b || out.len() >= 100 {
+    if a == b || out.len() >= MOVED_CAP {
         return;
     }
     match (a, b) {
