@@ -140,7 +140,7 @@ fn http_failures_are_clean_exit_2() {
         (
             "content-length",
             json!({"announceLength": 600_000_000u64}),
-            "announced a 600000000-byte response (Content-Length), over the 512 MiB",
+            "announced a 600000000-byte response (Content-Length), over the 256 MiB",
         ),
         (
             "redirect",

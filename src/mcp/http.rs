@@ -16,8 +16,9 @@ use serde_json::Value;
 use super::{Outgoing, Transport};
 use crate::error::{Error, Result};
 
-/// The largest response body we accept (a hostile server cannot exhaust memory).
-const MAX_BODY: u64 = 512 * 1024 * 1024;
+/// The largest response body we accept (a hostile server cannot exhaust memory): no
+/// more than all list pages together may bring (a lockfile's worth).
+const MAX_BODY: u64 = crate::io::MAX_READ_BYTES;
 
 type Stream = BufReader<Box<dyn Read + Send>>;
 

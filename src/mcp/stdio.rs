@@ -23,8 +23,10 @@ use crate::error::{Error, ErrorKind, Result};
 const STDERR_TAIL: usize = 20;
 /// Warnings about non-JSON stdout lines before we go quiet about them.
 const NOISE_WARNINGS: usize = 5;
-/// The longest stdout line (one JSON-RPC message) we read.
-const MAX_LINE: u64 = 512 * 1024 * 1024;
+/// The longest stdout line (one JSON-RPC message) we read: no more than all list pages
+/// together may bring (a lockfile's worth). A message's parsed form is many times its
+/// size (up to about 30x for tiny objects), so this bounds memory too.
+const MAX_LINE: u64 = crate::io::MAX_READ_BYTES;
 /// Messages read ahead of the session: the reader waits when this many are queued, so
 /// a server that floods stdout cannot fill memory.
 const QUEUE: usize = 16;
