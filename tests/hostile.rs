@@ -1139,3 +1139,65 @@ fn a_grandchild_that_leaves_the_process_group_is_ended_with_the_capture() {
         assert!(left.is_empty(), "{name}: left running: {left:?}");
     }
 }
+
+// --- a hostile pattern: memory and time stay bounded -------------------------------------
+
+/// A 50 KB pattern, a 50,000-character class repeated 19,000 times, once copied the
+/// class per repetition (1.5 GiB in a second, 7.6 GB unbounded). Classes are stored
+/// once and their ranges count against the program budget, so `check` finishes well
+/// inside a 1 GiB address-space cap and a generous deadline, with a verdict, not an
+/// abort. The pattern is compared, sampled for witnesses, matched against property
+/// names (`patternProperties`) and tested for inclusion against a neighbour.
+#[test]
+fn a_huge_repeated_character_class_stays_within_memory() {
+    let class = "a".repeat(50_000);
+    let hostile = format!("(?:[{class}]{{1000}}){{19}}");
+    let other = format!("(?:[{class}b]{{1000}}){{19}}");
+    let lock = |x: &str, y: &str, t: &str| {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "x": {"type": "string", "pattern": x},
+                "y": {"type": "string", "pattern": y},
+                "z": {"type": "object", "patternProperties": {y: {"type": t}}},
+            },
+        });
+        json!({
+            "covenant_version": "0.2.0",
+            "captured_at_unix": 0,
+            "server": {"name": "s"},
+            "surface": {"tools": [{"name": "t", "inputSchema": schema, "outputSchema": schema}]},
+        })
+        .to_string()
+    };
+    let d = tmpdir("huge-class");
+    fs::write(d.join("a.lock"), lock("^a", &hostile, "string")).unwrap();
+    fs::write(d.join("b.lock"), lock(&hostile, &other, "integer")).unwrap();
+    let mut cmd = std::process::Command::new("sh");
+    cmd.current_dir(&d).env_remove("NO_COLOR").args([
+        "-c",
+        // Address space, not RSS: the cap holds whatever the allocator does.
+        "ulimit -v 1048576 && exec \"$0\" \"$@\"",
+        env!("CARGO_BIN_EXE_mcp-covenant"),
+        "check",
+        "--baseline",
+        "a.lock",
+        "--against",
+        "b.lock",
+        "--format",
+        "json",
+    ]);
+    let o = output_within(cmd, 120);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let codes: Vec<&str> = report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["code"].as_str())
+        .collect();
+    assert!(
+        codes.iter().any(|c| c.starts_with("schema.pattern.")),
+        "{codes:?}"
+    );
+}

@@ -10,11 +10,16 @@
 pub struct Pattern {
     prog: Vec<Inst>,
     ast: Node,
+    /// Every character class, once: instructions and nodes name them by index, so a
+    /// class repeated a thousand times is stored once (a 50,000-character class under
+    /// `{1000}` would otherwise be copied per repetition).
+    classes: Vec<Class>,
 }
 
 #[derive(Clone, Debug)]
 enum Node {
-    Char(Class),
+    /// One character of the class with this index in `classes`.
+    Char(usize),
     Start,
     End,
     Concat(Vec<Node>),
@@ -22,44 +27,119 @@ enum Node {
     Repeat(Box<Node>, u32, Option<u32>),
 }
 
-/// A set of characters: ranges, possibly negated.
-#[derive(Clone, Debug)]
+/// A set of characters: sorted, disjoint, non-adjacent ranges (a negated class is
+/// stored as its complement).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Class {
     ranges: Vec<(char, char)>,
-    negated: bool,
+    /// Written negated (`[^"]`, `.`, `\S`): a sample prefers a plain character to the
+    /// first of its ranges.
+    common: bool,
+}
+
+/// The characters a sample or a witness prefers, in order.
+const PREFERRED: [char; 8] = ['a', 'Z', '0', '_', '-', ' ', '!', '\u{e9}'];
+
+fn next_char(c: u32) -> u32 {
+    if c == 0xD7FF {
+        0xE000
+    } else {
+        c + 1
+    }
+}
+
+/// Sort and merge `ranges` (adjacent ones too, across the surrogate gap).
+fn normalise(mut ranges: Vec<(char, char)>) -> Vec<(char, char)> {
+    ranges.sort_unstable();
+    let mut out: Vec<(char, char)> = Vec::with_capacity(ranges.len().min(64));
+    for (a, b) in ranges {
+        match out.last_mut() {
+            Some(last) if (a as u32) <= next_char(last.1 as u32) => {
+                if b > last.1 {
+                    last.1 = b;
+                }
+            }
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// Every character that is in none of `ranges` (normalised).
+fn complement(ranges: &[(char, char)]) -> Vec<(char, char)> {
+    let mut out = Vec::new();
+    let mut from = 0u32;
+    let mut push = |a: u32, b: u32| {
+        // Skip the surrogates, which are no `char`.
+        let a = if (0xD800..=0xDFFF).contains(&a) {
+            0xE000
+        } else {
+            a
+        };
+        let b = if (0xD800..=0xDFFF).contains(&b) {
+            0xD7FF
+        } else {
+            b
+        };
+        if let (Some(x), Some(y)) = (char::from_u32(a), char::from_u32(b)) {
+            if x <= y {
+                out.push((x, y));
+            }
+        }
+    };
+    for &(a, b) in ranges {
+        if (a as u32) > from {
+            push(from, a as u32 - 1);
+        }
+        from = b as u32 + 1;
+    }
+    if from <= char::MAX as u32 {
+        push(from, char::MAX as u32);
+    }
+    out
 }
 
 impl Class {
+    fn new(ranges: Vec<(char, char)>, negated: bool) -> Class {
+        let ranges = normalise(ranges);
+        Class {
+            ranges: if negated { complement(&ranges) } else { ranges },
+            common: negated,
+        }
+    }
     fn one(c: char) -> Class {
         Class {
             ranges: vec![(c, c)],
-            negated: false,
+            common: false,
         }
     }
     fn contains(&self, c: char) -> bool {
-        self.ranges.iter().any(|&(a, b)| a <= c && c <= b) != self.negated
+        // The last range starting at or before `c`.
+        let i = self.ranges.partition_point(|r| r.0 <= c);
+        i > 0 && c <= self.ranges[i - 1].1
     }
     /// A character in the class (the `variant`th range's first), preferring plain
     /// letters and digits.
     fn sample(&self, variant: usize) -> Option<char> {
-        if !self.negated {
+        if !self.common {
             return self
                 .ranges
                 .get(variant % self.ranges.len().max(1))
                 .map(|r| r.0);
         }
-        ['a', 'Z', '0', '_', '-', ' ', '!', '\u{e9}']
-            .into_iter()
-            .find(|&c| self.contains(c))
+        PREFERRED.into_iter().find(|&c| self.contains(c))
     }
 }
 
+/// The size of a program: its instructions plus the ranges of its classes, each class
+/// counted once.
 const MAX_PROGRAM: usize = 20_000;
 const MAX_REPEAT: u32 = 1_000;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 enum Inst {
-    Char(Class),
+    /// A character of the class with this index.
+    Char(usize),
     Split(usize, usize),
     Jmp(usize),
     Start,
@@ -67,6 +147,8 @@ enum Inst {
     Match,
 }
 
+/// `\d`, `\w`, `\s` and their negations (ECMA-262 without the `u` flag: ASCII digits
+/// and word characters, Unicode white space).
 fn class_escape(c: char) -> Option<Class> {
     let digit = vec![('0', '9')];
     let word = vec![('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')];
@@ -91,7 +173,7 @@ fn class_escape(c: char) -> Option<Class> {
         'S' => (space, true),
         _ => return None,
     };
-    Some(Class { ranges, negated })
+    Some(Class::new(ranges, negated))
 }
 
 /// The character a simple escape stands for (`\.` is `.`, `\n` a newline).
@@ -111,9 +193,28 @@ fn literal_escape(c: char) -> Option<char> {
 struct Parser<'a> {
     s: &'a [char],
     i: usize,
+    classes: Vec<Class>,
+    known: std::collections::HashMap<Class, usize>,
+    /// The ranges of `classes`, counted against the program budget.
+    ranges: usize,
 }
 
 impl Parser<'_> {
+    /// The index of `class` in the table, adding it when new; `None` past the budget.
+    fn intern(&mut self, class: Class) -> Option<Node> {
+        if let Some(&i) = self.known.get(&class) {
+            return Some(Node::Char(i));
+        }
+        self.ranges += class.ranges.len().max(1);
+        if self.ranges > MAX_PROGRAM {
+            return None;
+        }
+        let i = self.classes.len();
+        self.classes.push(class.clone());
+        self.known.insert(class, i);
+        Some(Node::Char(i))
+    }
+
     fn peek(&self) -> Option<char> {
         self.s.get(self.i).copied()
     }
@@ -188,13 +289,13 @@ impl Parser<'_> {
     fn atom(&mut self, depth: usize) -> Option<Node> {
         let c = self.peek()?;
         self.i += 1;
-        Some(match c {
-            '^' => Node::Start,
-            '$' => Node::End,
-            '.' => Node::Char(Class {
-                ranges: vec![('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
-                negated: true,
-            }),
+        let class = match c {
+            '^' => return Some(Node::Start),
+            '$' => return Some(Node::End),
+            '.' => Class::new(
+                vec![('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
+                true,
+            ),
             '(' => {
                 if self.peek() == Some('?') {
                     if self.s.get(self.i + 1) == Some(&':') {
@@ -208,25 +309,26 @@ impl Parser<'_> {
                     return None;
                 }
                 self.i += 1;
-                inner
+                return Some(inner);
             }
-            '[' => Node::Char(self.class()?),
+            '[' => self.class()?,
             '\\' => {
                 let e = self.peek()?;
                 self.i += 1;
                 if let Some(class) = class_escape(e) {
-                    Node::Char(class)
+                    class
                 } else if e == 'u' {
-                    Node::Char(Class::one(self.unicode()?))
+                    Class::one(self.unicode()?)
                 } else if e.is_ascii_digit() && e != '0' {
                     return None; // a backreference
                 } else {
-                    Node::Char(Class::one(literal_escape(e)?))
+                    Class::one(literal_escape(e)?)
                 }
             }
             ')' | '*' | '+' | '?' | '{' | '}' | ']' | '|' => return None,
-            c => Node::Char(Class::one(c)),
-        })
+            c => Class::one(c),
+        };
+        self.intern(class)
     }
 
     fn unicode(&mut self) -> Option<char> {
@@ -235,31 +337,30 @@ impl Parser<'_> {
         char::from_u32(u32::from_str_radix(&hex, 16).ok()?)
     }
 
+    /// A class after its `[`. As in ECMA-262, `]` right after `[` or `[^` closes it:
+    /// `[]` matches nothing and `[^]` any character.
     fn class(&mut self) -> Option<Class> {
-        let mut class = Class {
-            ranges: Vec::new(),
-            negated: false,
-        };
-        if self.peek() == Some('^') {
-            class.negated = true;
+        let mut ranges = Vec::new();
+        let negated = self.peek() == Some('^');
+        if negated {
             self.i += 1;
         }
-        let mut first = true;
+        let mut common = negated;
         loop {
             let c = self.peek()?;
             self.i += 1;
-            if c == ']' && !first {
+            if c == ']' {
+                let mut class = Class::new(ranges, negated);
+                class.common = common;
                 return Some(class);
             }
-            first = false;
             let lo = if c == '\\' {
                 let e = self.peek()?;
                 self.i += 1;
                 if let Some(esc) = class_escape(e) {
-                    if esc.negated {
-                        return None; // [\D...]: a union with a negation
-                    }
-                    class.ranges.extend(esc.ranges);
+                    // `[\D_]`: the union of the escape's characters and the rest.
+                    common |= esc.common;
+                    ranges.extend(esc.ranges);
                     continue;
                 }
                 if e == 'u' {
@@ -288,25 +389,27 @@ impl Parser<'_> {
                 if hi < lo {
                     return None;
                 }
-                class.ranges.push((lo, hi));
+                ranges.push((lo, hi));
             } else {
-                class.ranges.push((lo, lo));
+                ranges.push((lo, lo));
             }
         }
     }
 }
 
-fn compile(node: &Node, prog: &mut Vec<Inst>) -> Option<()> {
-    if prog.len() > MAX_PROGRAM {
+/// Compile `node` onto `prog`; `None` once `prog` and the classes' `ranges` together
+/// pass the budget.
+fn compile(node: &Node, prog: &mut Vec<Inst>, ranges: usize) -> Option<()> {
+    if prog.len() + ranges > MAX_PROGRAM {
         return None;
     }
     match node {
-        Node::Char(c) => prog.push(Inst::Char(c.clone())),
+        Node::Char(c) => prog.push(Inst::Char(*c)),
         Node::Start => prog.push(Inst::Start),
         Node::End => prog.push(Inst::End),
         Node::Concat(items) => {
             for n in items {
-                compile(n, prog)?;
+                compile(n, prog, ranges)?;
             }
         }
         Node::Alt(branches) => {
@@ -315,13 +418,13 @@ fn compile(node: &Node, prog: &mut Vec<Inst>) -> Option<()> {
                 if k + 1 < branches.len() {
                     let split = prog.len();
                     prog.push(Inst::Split(split + 1, 0));
-                    compile(b, prog)?;
+                    compile(b, prog, ranges)?;
                     jumps.push(prog.len());
                     prog.push(Inst::Jmp(0));
                     let next = prog.len();
                     prog[split] = Inst::Split(split + 1, next);
                 } else {
-                    compile(b, prog)?;
+                    compile(b, prog, ranges)?;
                 }
             }
             let end = prog.len();
@@ -331,13 +434,13 @@ fn compile(node: &Node, prog: &mut Vec<Inst>) -> Option<()> {
         }
         Node::Repeat(n, min, max) => {
             for _ in 0..*min {
-                compile(n, prog)?;
+                compile(n, prog, ranges)?;
             }
             match max {
                 None => {
                     let split = prog.len();
                     prog.push(Inst::Split(split + 1, 0));
-                    compile(n, prog)?;
+                    compile(n, prog, ranges)?;
                     prog.push(Inst::Jmp(split));
                     let end = prog.len();
                     prog[split] = Inst::Split(split + 1, end);
@@ -347,7 +450,7 @@ fn compile(node: &Node, prog: &mut Vec<Inst>) -> Option<()> {
                     for _ in *min..*max {
                         splits.push(prog.len());
                         prog.push(Inst::Split(0, 0));
-                        compile(n, prog)?;
+                        compile(n, prog, ranges)?;
                     }
                     let end = prog.len();
                     for s in splits {
@@ -363,15 +466,25 @@ fn compile(node: &Node, prog: &mut Vec<Inst>) -> Option<()> {
 impl Pattern {
     pub fn parse(pattern: &str) -> Option<Pattern> {
         let chars: Vec<char> = pattern.chars().collect();
-        let mut p = Parser { s: &chars, i: 0 };
+        let mut p = Parser {
+            s: &chars,
+            i: 0,
+            classes: Vec::new(),
+            known: std::collections::HashMap::new(),
+            ranges: 0,
+        };
         let ast = p.alt(0)?;
         if p.i != chars.len() {
             return None;
         }
         let mut prog = Vec::new();
-        compile(&ast, &mut prog)?;
+        compile(&ast, &mut prog, p.ranges)?;
         prog.push(Inst::Match);
-        Some(Pattern { prog, ast })
+        Some(Pattern {
+            prog,
+            ast,
+            classes: p.classes,
+        })
     }
 
     /// Whether the pattern matches anywhere in `s` (JSON Schema patterns are not
@@ -403,8 +516,8 @@ impl Pattern {
             let mut next = Vec::new();
             let mut on_next = vec![usize::MAX; n];
             for &pc in &current {
-                if let Inst::Char(class) = &self.prog[pc] {
-                    if class.contains(c) {
+                if let Inst::Char(class) = self.prog[pc] {
+                    if self.classes[class].contains(c) {
                         self.add(
                             &mut next,
                             &mut on_next,
@@ -464,7 +577,7 @@ impl Pattern {
         let mut out = Vec::new();
         for variant in 0..6 {
             let mut s = String::new();
-            if sample(&self.ast, variant, &mut s, 0) && !out.contains(&s) {
+            if sample(&self.ast, &self.classes, variant, &mut s, 0) && !out.contains(&s) {
                 out.push(s);
             }
         }
@@ -472,24 +585,32 @@ impl Pattern {
     }
 }
 
-fn sample(node: &Node, variant: usize, out: &mut String, depth: usize) -> bool {
+fn sample(node: &Node, classes: &[Class], variant: usize, out: &mut String, depth: usize) -> bool {
     if depth > 64 || out.len() > 4096 {
         return false;
     }
     match node {
         Node::Start | Node::End => true,
-        Node::Char(c) => match c.sample(variant) {
+        Node::Char(c) => match classes[*c].sample(variant) {
             Some(ch) => {
                 out.push(ch);
                 true
             }
             None => false,
         },
-        Node::Concat(items) => items.iter().all(|n| sample(n, variant, out, depth + 1)),
-        Node::Alt(branches) => sample(&branches[variant % branches.len()], variant, out, depth + 1),
+        Node::Concat(items) => items
+            .iter()
+            .all(|n| sample(n, classes, variant, out, depth + 1)),
+        Node::Alt(branches) => sample(
+            &branches[variant % branches.len()],
+            classes,
+            variant,
+            out,
+            depth + 1,
+        ),
         Node::Repeat(n, min, max) => {
             let extra = u32::from(variant % 2 == 1 && max.is_none_or(|m| m > *min));
-            (0..min + extra).all(|_| sample(n, variant, out, depth + 1))
+            (0..min + extra).all(|_| sample(n, classes, variant, out, depth + 1))
         }
     }
 }
@@ -522,6 +643,53 @@ mod tests {
         for p in ["(?=a)", "\\1", "(?<n>a)", "a{2000}", "\\bword", "a**"] {
             assert!(Pattern::parse(p).is_none(), "{p}");
         }
+    }
+
+    #[test]
+    fn ecma_empty_and_full_classes() {
+        // `[]` matches nothing, `[^]` any character (a line terminator too).
+        for s in ["", "]", "a", "[]"] {
+            assert!(!m("[]", s), "[] ~ {s:?}");
+            assert!(!m("a[]", s), "a[] ~ {s:?}");
+        }
+        assert!(m("^a[]?b$", "ab"));
+        assert!(m("^[^]$", "\n"));
+        assert!(m("^[^]{2}$", "]x"));
+        assert!(!m("^[^]$", ""));
+        assert!(!m("^[^]$", "ab"));
+        assert!(m("^[^]*$", "\u{2028}\r"));
+        assert!(Pattern::parse("[]").unwrap().samples().is_empty());
+        assert_eq!(Pattern::parse("^[^]$").unwrap().samples(), ["a"]);
+    }
+
+    #[test]
+    fn negated_escapes_join_a_class() {
+        assert!(m("^[\\D_]+$", "a_b"));
+        assert!(!m("^[\\D_]+$", "a1"));
+        assert!(m("^[^\\d\\s]$", "x"));
+        assert!(!m("^[^\\d\\s]$", "1"));
+        assert!(!m("^[^\\d\\s]$", " "));
+    }
+
+    #[test]
+    fn a_class_is_stored_once_and_counted_against_the_budget() {
+        // A 50,000-character class repeated 19,000 times: one class, one range.
+        let hostile = format!("(?:[{}]{{1000}}){{19}}", "a".repeat(50_000));
+        let p = Pattern::parse(&hostile).unwrap();
+        assert_eq!(p.classes.len(), 1);
+        assert_eq!(p.classes[0].ranges, [('a', 'a')]);
+        assert_eq!(p.matches(&"a".repeat(100)), Some(false));
+        // 25,000 disjoint ranges are past the budget on their own: refused.
+        let wide: String = (0..25_000u32)
+            .filter_map(|i| char::from_u32(0x4e00 + 2 * i))
+            .collect();
+        assert!(Pattern::parse(&format!("[{wide}]")).is_none());
+        // Within the budget alone, but not with 19,000 instructions beside them.
+        let some: String = (0..2_000u32)
+            .filter_map(|i| char::from_u32(0x4e00 + 2 * i))
+            .collect();
+        assert!(Pattern::parse(&format!("[{some}]")).is_some());
+        assert!(Pattern::parse(&format!("(?:[{some}]{{1000}}){{19}}")).is_none());
     }
 
     #[test]
