@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::pattern::{self, Relation};
 use super::Event;
 use crate::rules::Comparator;
 
@@ -127,6 +128,20 @@ pub(crate) fn events<'e>(
                 "narrowed"
             } else {
                 "changed"
+            };
+            Some(vec![Event::new(event).values(a, b)])
+        }
+        Comparator::Pattern => {
+            if let Some(evs) = presence(a, b) {
+                return Some(evs);
+            }
+            let (x, y) = (a?.as_str()?, b?.as_str()?);
+            let event = match pattern::relation(x, y) {
+                Relation::Equal => "rewritten",
+                Relation::Wider(_) => "widened",
+                Relation::Narrower(_) => "narrowed",
+                Relation::Neither(..) => "changed",
+                Relation::Unknown => "undecided",
             };
             Some(vec![Event::new(event).values(a, b)])
         }

@@ -4,7 +4,13 @@
 //! lazy quantifiers, counted repetition) and says "unknown" for anything else
 //! (backreferences, lookaround, word boundaries, flags): a witness is then not built,
 //! never guessed. Matching is a Pike VM over a compiled program, so its cost is linear
-//! in the input times the program size, whatever the pattern.
+//! in the input times the program size, whatever the pattern. A program's size counts
+//! its instructions and the ranges of its classes, each class stored once.
+//!
+//! Two patterns are compared by the strings they match (`relation`): both programs run
+//! as subset automata in step, over the parts of the alphabet their classes tell apart,
+//! searching breadth-first for a shortest string one matches and the other does not.
+//! A step budget bounds the search; past it the answer is "unknown".
 
 /// A parsed pattern, or `None` when it uses a feature outside the subset.
 pub struct Pattern {
@@ -615,6 +621,300 @@ fn sample(node: &Node, classes: &[Class], variant: usize, out: &mut String, dept
     }
 }
 
+// --- inclusion: is every string one pattern matches matched by another? --------------
+
+/// How the strings two patterns match compare (JSON Schema `pattern`: a match anywhere
+/// in the string).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// The same strings, written differently.
+    Equal,
+    /// The new pattern matches every string the old one does, and more (the string is
+    /// one the new matches and the old does not).
+    Wider(String),
+    /// The new pattern matches only strings the old one does, and fewer (the string is
+    /// one the old matches and the new does not).
+    Narrower(String),
+    /// Each matches a string the other does not (old only, new only).
+    Neither(String, String),
+    /// Not decided: a pattern outside the engine, or past the step budget.
+    Unknown,
+}
+
+/// Steps (program positions visited) one inclusion test may take: past it, undecided.
+const MAX_INCLUSION_STEPS: usize = 2_000_000;
+
+/// How `new` compares with `old`, by the strings each matches.
+pub fn relation(old: &str, new: &str) -> Relation {
+    let (Some(a), Some(b)) = (Pattern::parse(old), Pattern::parse(new)) else {
+        return Relation::Unknown;
+    };
+    let lost = a.difference(&b);
+    let gained = b.difference(&a);
+    match (lost, gained) {
+        (Some(None), Some(None)) => Relation::Equal,
+        (Some(None), Some(Some(w))) => Relation::Wider(w),
+        (Some(Some(w)), Some(None)) => Relation::Narrower(w),
+        (Some(Some(x)), Some(Some(y))) => Relation::Neither(x, y),
+        _ => Relation::Unknown,
+    }
+}
+
+/// Where a pattern is after reading part of a string: the program positions waiting
+/// for a character or for the end (`$`), or `All` once it has matched (a match
+/// anywhere: whatever follows matches too).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Set {
+    All,
+    At(Vec<u32>),
+}
+
+/// Marks for a closure, reused between closures.
+struct Scratch {
+    mark: Vec<u32>,
+    generation: u32,
+}
+
+impl Scratch {
+    fn new(n: usize) -> Scratch {
+        Scratch {
+            mark: vec![0; n],
+            generation: 0,
+        }
+    }
+    fn next(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.mark.iter_mut().for_each(|m| *m = 0);
+            self.generation = 1;
+        }
+    }
+    /// Whether `pc` is newly visited in this generation.
+    fn visit(&mut self, pc: usize) -> bool {
+        let fresh = self.mark[pc] != self.generation;
+        self.mark[pc] = self.generation;
+        fresh
+    }
+}
+
+impl Pattern {
+    /// The positions reached from `seeds` without reading a character: `All` when
+    /// one matches. `at_start`: `^` holds here; `at_end`: `$` holds (no character
+    /// follows), otherwise `$` positions wait in the set.
+    fn closure(
+        &self,
+        seeds: &[usize],
+        (at_start, at_end): (bool, bool),
+        scratch: &mut Scratch,
+        steps: &mut usize,
+    ) -> Set {
+        scratch.next();
+        let mut out = Vec::new();
+        let mut stack: Vec<usize> = seeds.iter().rev().copied().collect();
+        while let Some(pc) = stack.pop() {
+            *steps += 1;
+            if !scratch.visit(pc) {
+                continue;
+            }
+            match self.prog[pc] {
+                Inst::Jmp(t) => stack.push(t),
+                Inst::Split(x, y) => {
+                    stack.push(y);
+                    stack.push(x);
+                }
+                Inst::Start if at_start => stack.push(pc + 1),
+                Inst::Start => {}
+                Inst::End if at_end => stack.push(pc + 1),
+                Inst::End | Inst::Char(_) => out.push(pc as u32),
+                Inst::Match => return Set::All,
+            }
+        }
+        out.sort_unstable();
+        Set::At(out)
+    }
+
+    /// Whether a string that ends here is matched.
+    fn accepting(
+        &self,
+        set: &Set,
+        at_start: bool,
+        scratch: &mut Scratch,
+        steps: &mut usize,
+    ) -> bool {
+        match set {
+            Set::All => true,
+            Set::At(pcs) => {
+                let ends: Vec<usize> = pcs
+                    .iter()
+                    .filter(|&&pc| matches!(self.prog[pc as usize], Inst::End))
+                    .map(|&pc| pc as usize + 1)
+                    .collect();
+                !ends.is_empty()
+                    && self.closure(&ends, (at_start, true), scratch, steps) == Set::All
+            }
+        }
+    }
+
+    /// Where the pattern is after reading `c` from `set`. A match may also start
+    /// after `c`, so the program's entry is a seed too.
+    fn step(&self, set: &Set, c: char, scratch: &mut Scratch, steps: &mut usize) -> Set {
+        let Set::At(pcs) = set else {
+            return Set::All;
+        };
+        let mut seeds: Vec<usize> = Vec::new();
+        for &pc in pcs {
+            *steps += 1;
+            if let Inst::Char(k) = self.prog[pc as usize] {
+                if self.classes[k].contains(c) {
+                    seeds.push(pc as usize + 1);
+                }
+            }
+        }
+        seeds.push(0);
+        self.closure(&seeds, (false, false), scratch, steps)
+    }
+
+    /// A shortest string `self` matches and `other` does not: `Some(None)` when there
+    /// is none (every string `self` matches, `other` matches too), `None` when
+    /// deciding takes more than the step budget. The two patterns are run as subset
+    /// automata in step over one alphabet: the characters split where any class of
+    /// either begins or ends, one character standing for each part.
+    pub fn difference(&self, other: &Pattern) -> Option<Option<String>> {
+        let mut steps = 0usize;
+        let symbols = alphabet(&[self, other], &mut steps)?;
+        let (mut sa, mut sb) = (
+            Scratch::new(self.prog.len()),
+            Scratch::new(other.prog.len()),
+        );
+        type Key = (Set, Set, bool);
+        let first: Key = (
+            self.closure(&[0], (true, false), &mut sa, &mut steps),
+            other.closure(&[0], (true, false), &mut sb, &mut steps),
+            true,
+        );
+        let mut states: Vec<Key> = vec![first.clone()];
+        let mut parent: Vec<Option<(usize, char)>> = vec![None];
+        let mut seen: std::collections::HashMap<Key, usize> =
+            std::collections::HashMap::from([(first, 0)]);
+        let mut next = 0;
+        while next < states.len() {
+            if steps > MAX_INCLUSION_STEPS {
+                return None;
+            }
+            let i = next;
+            next += 1;
+            let (a, b, at_start) = states[i].clone();
+            if self.accepting(&a, at_start, &mut sa, &mut steps)
+                && !other.accepting(&b, at_start, &mut sb, &mut steps)
+            {
+                let mut out = Vec::new();
+                let mut k = i;
+                while let Some((p, c)) = parent[k] {
+                    out.push(c);
+                    k = p;
+                }
+                return Some(Some(out.into_iter().rev().collect()));
+            }
+            // Nothing `other` rejects from here, or nothing more `self` matches.
+            if b == Set::All || a == Set::At(Vec::new()) {
+                continue;
+            }
+            for &c in &symbols {
+                let na = self.step(&a, c, &mut sa, &mut steps);
+                let nb = other.step(&b, c, &mut sb, &mut steps);
+                let key = (na, nb, false);
+                if let Set::At(v) = &key.0 {
+                    steps += v.len();
+                }
+                if let Set::At(v) = &key.1 {
+                    steps += v.len();
+                }
+                if !seen.contains_key(&key) {
+                    seen.insert(key.clone(), states.len());
+                    states.push(key);
+                    parent.push(Some((i, c)));
+                }
+                if steps > MAX_INCLUSION_STEPS {
+                    return None;
+                }
+            }
+        }
+        Some(None)
+    }
+}
+
+/// One character for each part of the alphabet no class of `patterns` tells apart,
+/// the plainest first (a witness reads better as `a` than as U+0000).
+fn alphabet(patterns: &[&Pattern], steps: &mut usize) -> Option<Vec<char>> {
+    let classes: Vec<&Class> = patterns.iter().flat_map(|p| p.classes.iter()).collect();
+    let mut cuts: Vec<u32> = vec![0];
+    for c in &classes {
+        for &(a, b) in &c.ranges {
+            cuts.push(a as u32);
+            cuts.push(next_char(b as u32));
+        }
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts.retain(|&c| c <= char::MAX as u32);
+    // Each interval, with the classes it is in: intervals in the same classes are one
+    // part of the alphabet.
+    let mut parts: std::collections::HashMap<Vec<bool>, (u8, char)> =
+        std::collections::HashMap::new();
+    for (k, &lo) in cuts.iter().enumerate() {
+        let hi = cuts.get(k + 1).map_or(char::MAX as u32, |&n| n - 1);
+        let Some(pick) = plainest(lo, hi) else {
+            continue; // the surrogates: no character
+        };
+        *steps += classes.len();
+        if *steps > MAX_INCLUSION_STEPS {
+            return None;
+        }
+        let sig: Vec<bool> = classes.iter().map(|c| c.contains(pick.1)).collect();
+        let best = parts.entry(sig).or_insert(pick);
+        if pick < *best {
+            *best = pick;
+        }
+    }
+    let mut out: Vec<(u8, char)> = parts.into_values().collect();
+    out.sort_unstable();
+    Some(out.into_iter().map(|p| p.1).collect())
+}
+
+/// The plainest character in `lo..=hi` and its rank (lower is plainer): a preferred
+/// one, a letter or digit, printable ASCII, anything but a control, then the first.
+fn plainest(lo: u32, hi: u32) -> Option<(u8, char)> {
+    let within = |c: char| (lo..=hi).contains(&(c as u32));
+    if let Some(i) = PREFERRED.iter().position(|&c| within(c)) {
+        return Some((i as u8, PREFERRED[i]));
+    }
+    for (rank, (a, b)) in [
+        (10, ('a', 'z')),
+        (10, ('A', 'Z')),
+        (10, ('0', '9')),
+        (11, ('!', '~')),
+        (12, ('\u{a1}', char::MAX)),
+    ] {
+        let from = lo.max(a as u32);
+        if from <= hi.min(b as u32) {
+            let from = if (0xD800..=0xDFFF).contains(&from) {
+                0xE000
+            } else {
+                from
+            };
+            if let Some(c) = char::from_u32(from).filter(|&c| within(c)) {
+                return Some((rank, c));
+            }
+        }
+    }
+    let lo = if (0xD800..=0xDFFF).contains(&lo) {
+        0xE000
+    } else {
+        lo
+    };
+    char::from_u32(lo).filter(|&c| within(c)).map(|c| (13, c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -690,6 +990,65 @@ mod tests {
             .collect();
         assert!(Pattern::parse(&format!("[{some}]")).is_some());
         assert!(Pattern::parse(&format!("(?:[{some}]{{1000}}){{19}}")).is_none());
+    }
+
+    #[test]
+    fn inclusion_is_decided_with_a_witness() {
+        use Relation::*;
+        let r = relation;
+        // The same strings, written differently.
+        for (a, b) in [
+            ("[0-9]", "\\d"),
+            ("a|b", "[ab]"),
+            ("^(?:a|b)+$", "^[ab][ab]*$"),
+            ("x", "x+"),
+            ("x", ".*x"),
+            ("^a{2,3}$", "^aaa?$"),
+            ("[^]", "[\\s\\S]"),
+            ("[]", "^[]"),
+        ] {
+            assert_eq!(r(a, b), Equal, "{a} vs {b}");
+        }
+        // Widened and narrowed, each with a string that proves it.
+        assert_eq!(r("^[a-z]+$", "^[a-z0-9]+$"), Wider("0".into()));
+        assert_eq!(r("^[a-z0-9]+$", "^[a-z]+$"), Narrower("0".into()));
+        assert_eq!(r("^a", "a"), Wider("Za".into()));
+        assert_eq!(r("a", "^a$"), Narrower("aa".into()));
+        assert_eq!(r("^a$", "^b$"), Neither("a".into(), "b".into()));
+        assert_eq!(r("", "^$"), Narrower("a".into()));
+        assert_eq!(r("[]", "x"), Wider("x".into()));
+        // Outside the engine, or past the budget: undecided.
+        assert_eq!(r("(?=a)", "a"), Unknown);
+        assert_eq!(r("^.*a.{18}$", "^.*a.{17}$"), Unknown);
+    }
+
+    #[test]
+    fn witnesses_prove_what_they_claim() {
+        for (a, b) in [
+            ("^[a-z]+$", "^[a-z0-9]+$"),
+            ("^\\d{3}-\\d{4}$", "^\\d{3}-?\\d{4}$"),
+            ("^[^@\\s]+@[^@\\s]+$", "^[^@]+@[^@]+$"),
+            ("^v[0-9]+(\\.[0-9]+)*$", "^v[0-9]+(\\.[0-9]+){0,2}$"),
+            ("^\\S*$", "^[^\\n]*$"),
+            ("^.$", "^[^]$"),
+        ] {
+            let (pa, pb) = (Pattern::parse(a).unwrap(), Pattern::parse(b).unwrap());
+            for (x, y) in [(&pa, &pb), (&pb, &pa)] {
+                if let Some(Some(w)) = x.difference(y) {
+                    assert_eq!(x.matches(&w), Some(true), "{a} {b} {w:?}");
+                    assert_eq!(y.matches(&w), Some(false), "{a} {b} {w:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_huge_pattern_is_undecided_quickly() {
+        let hostile = format!("(?:[{}]{{1000}}){{19}}", "a".repeat(50_000));
+        let other = format!("(?:[{}b]{{1000}}){{19}}", "a".repeat(50_000));
+        let t = std::time::Instant::now();
+        let _ = relation(&hostile, &other);
+        assert!(t.elapsed() < std::time::Duration::from_secs(20));
     }
 
     #[test]

@@ -115,10 +115,12 @@ pub enum Comparator {
     Entries,
     /// `format`: a format that accepts a superset (`email` → `idn-email`) widens it.
     Format,
+    /// `pattern`: the strings the old and the new regular expression match, compared.
+    Pattern,
 }
 
 impl Comparator {
-    pub const ALL: [Comparator; 17] = [
+    pub const ALL: [Comparator; 18] = [
         Comparator::Presence,
         Comparator::Values,
         Comparator::Typeset,
@@ -136,6 +138,7 @@ impl Comparator {
         Comparator::Subschema,
         Comparator::Entries,
         Comparator::Format,
+        Comparator::Pattern,
     ];
 
     /// The comparator a table names (`fields`, `variants`, ...).
@@ -174,6 +177,15 @@ impl Comparator {
             Comparator::Subschema => &["added", "removed", "changed"],
             Comparator::Entries => &["entry_added", "entry_removed"],
             Comparator::Format => &["added", "removed", "widened", "narrowed", "changed"],
+            Comparator::Pattern => &[
+                "added",
+                "removed",
+                "widened",
+                "narrowed",
+                "changed",
+                "rewritten",
+                "undecided",
+            ],
         }
     }
 
@@ -196,6 +208,7 @@ impl Comparator {
             Comparator::Subschema => "subschema",
             Comparator::Entries => "entries",
             Comparator::Format => "format",
+            Comparator::Pattern => "pattern",
         }
     }
 }

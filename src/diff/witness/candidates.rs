@@ -35,6 +35,15 @@ pub(super) fn format_sample(f: &str) -> Option<&'static str> {
     })
 }
 
+/// A shortest string the source's `pattern` matches (any string, without one) and the
+/// target's does not, when both patterns are within the regex engine.
+fn pattern_difference(src: &Value, tgt: Option<&Value>) -> Option<String> {
+    let pattern = |s: &Value| s.get("pattern").and_then(Value::as_str).map(str::to_owned);
+    let theirs = Pattern::parse(&pattern(tgt?)?)?;
+    let ours = Pattern::parse(&pattern(src).unwrap_or_default())?;
+    ours.difference(&theirs).flatten()
+}
+
 impl<'a> Gen<'a> {
     /// `s` and the subschemas in it that constrain the same value, through `$ref`s.
     fn nested(&self, side: usize, s: &'a Value) -> Vec<&'a Value> {
@@ -166,6 +175,7 @@ impl<'a> Gen<'a> {
                             out.push(Value::String(sample));
                         }
                     }
+                    out.extend(pattern_difference(src, tgt).map(Value::String));
                     out.extend(
                         [
                             "2024-01-01",
