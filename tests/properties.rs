@@ -10,7 +10,7 @@ use fastrand::Rng;
 use mcp_covenant::diff;
 use mcp_covenant::lockfile::Lockfile;
 use mcp_covenant::report::anchor;
-use mcp_covenant::rules::Rules;
+use mcp_covenant::rules::{Direction, Rules};
 use serde_json::{json, Map, Value};
 
 const NAMES: &[&str] = &[
@@ -621,4 +621,117 @@ fn variant_pairing_counts_against_the_walk_budget() {
             .count(),
         100
     );
+}
+
+/// A random pattern over a small alphabet, in the subset the regex engine decides (not
+/// ECMA's `[]` and `[^]`, which the oracle's engine refuses: unit tests cover them).
+fn pattern(r: &mut Rng, depth: u32) -> String {
+    const ATOMS: &[&str] = &[
+        "a", "b", "0", "[ab]", "[^a]", ".", "\\d", "[0-9]", "\\s", "[a0]", "[\\s\\S]",
+    ];
+    let atom = |r: &mut Rng| ATOMS[r.usize(..ATOMS.len())].to_string();
+    let mut out = String::new();
+    for _ in 0..1 + r.usize(..3) {
+        let mut piece = if depth < 2 && r.u8(..4) == 0 {
+            let alt = if r.bool() {
+                format!("{}|{}", pattern(r, depth + 1), pattern(r, depth + 1))
+            } else {
+                pattern(r, depth + 1)
+            };
+            format!("(?:{alt})")
+        } else {
+            atom(r)
+        };
+        piece.push_str(["", "", "*", "+", "?", "{1,2}", "{2}"][r.usize(..7)]);
+        out.push_str(&piece);
+    }
+    out
+}
+
+/// The pattern with one anchor added or one piece changed: often a near neighbour.
+fn mutate(r: &mut Rng, p: &str) -> String {
+    match r.u8(..5) {
+        0 => format!("^{p}"),
+        1 => format!("{p}$"),
+        2 => format!("^(?:{p})$"),
+        3 => p.replacen('a', "[ab]", 1),
+        _ => pattern(r, 0),
+    }
+}
+
+#[test]
+fn pattern_verdicts_agree_with_an_independent_regex_engine() {
+    // Every string over a, b, 0, newline and space up to four characters: the
+    // verdicts are checked on each with the jsonschema crate's own regex engine.
+    let alphabet = ['a', 'b', '0', '\n', ' '];
+    let mut strings = vec![String::new()];
+    let mut layer = vec![String::new()];
+    for _ in 0..4 {
+        layer = layer
+            .iter()
+            .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+            .collect();
+        strings.extend(layer.iter().cloned());
+    }
+    let rules = Rules::embedded().unwrap();
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    for seed in 1..=400u64 {
+        let mut r = Rng::with_seed(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let old = pattern(&mut r, 0);
+        let new = mutate(&mut r, &old);
+        let schema = |p: &str| json!({"type": "object", "properties": {"p": {"type": "string", "pattern": p}}});
+        let tool =
+            |p: &str| json!({"name": "t", "inputSchema": schema(p), "outputSchema": schema(p)});
+        let a = Lockfile::parse(lockfile(vec![tool(&old)]).to_string().as_bytes(), "a").unwrap();
+        let b = Lockfile::parse(lockfile(vec![tool(&new)]).to_string().as_bytes(), "b").unwrap();
+        let changes = diff::diff(&rules, &a.surface, &b.surface);
+        let (va, vb) = (
+            jsonschema::validator_for(&schema(&old)).unwrap(),
+            jsonschema::validator_for(&schema(&new)).unwrap(),
+        );
+        let ok = |v: &jsonschema::Validator, s: &str| v.is_valid(&json!({ "p": s }));
+        let code = changes
+            .iter()
+            .find(|c| c.code.starts_with("schema.pattern."))
+            .map_or("none", |c| c.code.as_str());
+        *seen.entry(code.to_string()).or_default() += 1;
+        let why = format!("seed {seed}: {old:?} -> {new:?}: {code}");
+        for s in &strings {
+            let (x, y) = (ok(&va, s), ok(&vb, s));
+            match code {
+                "none" | "schema.pattern.rewritten" => assert_eq!(x, y, "{why} on {s:?}"),
+                "schema.pattern.widened" => assert!(!x || y, "{why} on {s:?}"),
+                "schema.pattern.narrowed" => assert!(!y || x, "{why} on {s:?}"),
+                _ => {}
+            }
+        }
+        // Each breaking change's witness holds in the independent engine.
+        for c in changes.iter().filter(|c| c.witness.is_some()) {
+            let w = c.witness.as_ref().unwrap();
+            let (before, after) = (va.is_valid(w), vb.is_valid(w));
+            match c.direction {
+                Some(Direction::Input) => assert!(before && !after, "{why}: {w}"),
+                Some(Direction::Output) => assert!(after && !before, "{why}: {w}"),
+                None => {}
+            }
+        }
+        if code == "schema.pattern.changed" {
+            let exact = changes.iter().all(|c| c.witness.is_some());
+            assert!(
+                exact
+                    || changes
+                        .iter()
+                        .any(|c| c.certainty == mcp_covenant::rules::Certainty::Conservative),
+                "{why}"
+            );
+        }
+    }
+    // Every verdict was reached at least once.
+    for code in ["widened", "narrowed", "changed", "rewritten"] {
+        assert!(
+            seen.contains_key(&format!("schema.pattern.{code}")),
+            "{seen:?}"
+        );
+    }
+    eprintln!("{seen:?}");
 }
