@@ -396,7 +396,8 @@ impl Parser<'_> {
                     return None;
                 }
                 ranges.push((lo, hi));
-            } else {
+            } else if ranges.last() != Some(&(lo, lo)) {
+                // (A run of one character, `[aaaa…]`, is one range before sorting.)
                 ranges.push((lo, lo));
             }
         }
@@ -642,15 +643,15 @@ pub enum Relation {
 }
 
 /// Steps (program positions visited) one inclusion test may take: past it, undecided.
-const MAX_INCLUSION_STEPS: usize = 2_000_000;
+pub const MAX_INCLUSION_STEPS: usize = 2_000_000;
 
 /// How `new` compares with `old`, by the strings each matches.
 pub fn relation(old: &str, new: &str) -> Relation {
     let (Some(a), Some(b)) = (Pattern::parse(old), Pattern::parse(new)) else {
         return Relation::Unknown;
     };
-    let lost = a.difference(&b);
-    let gained = b.difference(&a);
+    let lost = a.difference(&b, MAX_INCLUSION_STEPS);
+    let gained = b.difference(&a, MAX_INCLUSION_STEPS);
     match (lost, gained) {
         (Some(None), Some(None)) => Relation::Equal,
         (Some(None), Some(Some(w))) => Relation::Wider(w),
@@ -776,12 +777,12 @@ impl Pattern {
 
     /// A shortest string `self` matches and `other` does not: `Some(None)` when there
     /// is none (every string `self` matches, `other` matches too), `None` when
-    /// deciding takes more than the step budget. The two patterns are run as subset
+    /// deciding takes more than `max_steps`. The two patterns are run as subset
     /// automata in step over one alphabet: the characters split where any class of
     /// either begins or ends, one character standing for each part.
-    pub fn difference(&self, other: &Pattern) -> Option<Option<String>> {
+    pub fn difference(&self, other: &Pattern, max_steps: usize) -> Option<Option<String>> {
         let mut steps = 0usize;
-        let symbols = alphabet(&[self, other], &mut steps)?;
+        let symbols = alphabet(&[self, other], &mut steps, max_steps)?;
         let (mut sa, mut sb) = (
             Scratch::new(self.prog.len()),
             Scratch::new(other.prog.len()),
@@ -798,7 +799,7 @@ impl Pattern {
             std::collections::HashMap::from([(first, 0)]);
         let mut next = 0;
         while next < states.len() {
-            if steps > MAX_INCLUSION_STEPS {
+            if steps > max_steps {
                 return None;
             }
             let i = next;
@@ -834,7 +835,7 @@ impl Pattern {
                     states.push(key);
                     parent.push(Some((i, c)));
                 }
-                if steps > MAX_INCLUSION_STEPS {
+                if steps > max_steps {
                     return None;
                 }
             }
@@ -845,7 +846,7 @@ impl Pattern {
 
 /// One character for each part of the alphabet no class of `patterns` tells apart,
 /// the plainest first (a witness reads better as `a` than as U+0000).
-fn alphabet(patterns: &[&Pattern], steps: &mut usize) -> Option<Vec<char>> {
+fn alphabet(patterns: &[&Pattern], steps: &mut usize, max_steps: usize) -> Option<Vec<char>> {
     let classes: Vec<&Class> = patterns.iter().flat_map(|p| p.classes.iter()).collect();
     let mut cuts: Vec<u32> = vec![0];
     for c in &classes {
@@ -867,7 +868,7 @@ fn alphabet(patterns: &[&Pattern], steps: &mut usize) -> Option<Vec<char>> {
             continue; // the surrogates: no character
         };
         *steps += classes.len();
-        if *steps > MAX_INCLUSION_STEPS {
+        if *steps > max_steps {
             return None;
         }
         let sig: Vec<bool> = classes.iter().map(|c| c.contains(pick.1)).collect();
@@ -1034,7 +1035,7 @@ mod tests {
         ] {
             let (pa, pb) = (Pattern::parse(a).unwrap(), Pattern::parse(b).unwrap());
             for (x, y) in [(&pa, &pb), (&pb, &pa)] {
-                if let Some(Some(w)) = x.difference(y) {
+                if let Some(Some(w)) = x.difference(y, MAX_INCLUSION_STEPS) {
                     assert_eq!(x.matches(&w), Some(true), "{a} {b} {w:?}");
                     assert_eq!(y.matches(&w), Some(false), "{a} {b} {w:?}");
                 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::MAX_CANDIDATES;
-use crate::diff::pattern::Pattern;
+use crate::diff::pattern::{Pattern, MAX_INCLUSION_STEPS};
 use crate::diff::walker::resolve;
 
 /// Builds the candidates for one change: the roots of the source (0) and the target
@@ -36,12 +36,13 @@ pub(super) fn format_sample(f: &str) -> Option<&'static str> {
 }
 
 /// A shortest string the source's `pattern` matches (any string, without one) and the
-/// target's does not, when both patterns are within the regex engine.
+/// target's does not, when both patterns are within the regex engine and it is found
+/// within a tenth of the verdict's step budget (a candidate, tried per node).
 fn pattern_difference(src: &Value, tgt: Option<&Value>) -> Option<String> {
     let pattern = |s: &Value| s.get("pattern").and_then(Value::as_str).map(str::to_owned);
     let theirs = Pattern::parse(&pattern(tgt?)?)?;
     let ours = Pattern::parse(&pattern(src).unwrap_or_default())?;
-    ours.difference(&theirs).flatten()
+    ours.difference(&theirs, MAX_INCLUSION_STEPS / 10).flatten()
 }
 
 impl<'a> Gen<'a> {
