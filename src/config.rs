@@ -199,6 +199,12 @@ pub enum Transport {
         url: String,
         headers_from_env: Vec<(String, String)>,
     },
+    /// A published package (`package = "npm:NAME@VERSION"`), installed into the cache and
+    /// started through its declared entry point with `args` and `env`.
+    Package {
+        package: crate::registry::Package,
+        options: crate::registry::PackageOptions,
+    },
 }
 
 /// `check --fail-on` and `fail_on`: the least severe change that fails the gate.
@@ -284,6 +290,13 @@ struct RawServer {
     #[serde(default)]
     headers_from_env: BTreeMap<String, Spanned<String>>,
     lockfile: Option<Spanned<String>>,
+    /// `npm:NAME@VERSION` or `pypi:NAME==VERSION`, with its `args`, `env` (variable
+    /// names), `with` (requirements installed beside it) and `allow_scripts`.
+    package: Option<Spanned<String>>,
+    args: Option<Vec<String>>,
+    env: Option<Spanned<Vec<String>>>,
+    with: Option<Vec<String>>,
+    allow_scripts: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -709,7 +722,17 @@ fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> R
         if out.iter().any(|s| s.name == *n) {
             return fail(&at(name.span()), format!("a second [[server]] named `{n}`"));
         }
-        let transport = match (&e.command, &e.http) {
+        let package_keys =
+            e.args.is_some() || e.env.is_some() || e.with.is_some() || e.allow_scripts.is_some();
+        if package_keys && e.package.is_none() {
+            return fail(&origin, format!("server `{n}`: `args`, `env`, `with` and `allow_scripts` are for `package` servers"));
+        }
+        let transport = match (&e.command, &e.http, &e.package) {
+            (None, None, Some(p)) => package_server(n, p, e, at)?,
+            (_, _, Some(_)) => {
+                return fail(&origin, format!("server `{n}` has `package` and `command` or `http`; give one"))
+            }
+            (c, h, None) => match (c, h) {
             (Some(c), None) if c.get_ref().is_empty() || c.get_ref()[0].is_empty() => {
                 return fail(
                     &at(c.span()),
@@ -746,8 +769,9 @@ fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> R
                 return fail(&origin, format!("server `{n}` has both `command` and `http`; give one"))
             }
             (None, None) => {
-                return fail(&origin, format!("server `{n}` has neither `command` nor `http`; give one"))
+                return fail(&origin, format!("server `{n}` has neither `command`, `http` nor `package`; give one"))
             }
+            },
         };
         let Some(lockfile) = &e.lockfile else {
             return fail(
@@ -780,6 +804,50 @@ fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> R
         });
     }
     Ok(out)
+}
+
+/// A `package` server: the source parsed strictly, `env` names checked.
+fn package_server(
+    n: &str,
+    p: &Spanned<String>,
+    e: &RawServer,
+    at: &dyn Fn(Range<usize>) -> String,
+) -> Result<Transport> {
+    let package = crate::registry::Package::parse(p.get_ref())
+        .unwrap_or_else(|| {
+            Err(Error::new(format!(
+                "`{}` is not a package source; expected npm:NAME@VERSION or pypi:NAME==VERSION",
+                p.get_ref().escape_debug()
+            )))
+        })
+        .map_err(|err| Error::new(format!("{}: server `{n}`: {}", at(p.span()), err.message())))?;
+    let env = e
+        .env
+        .as_ref()
+        .map(|v| v.get_ref().clone())
+        .unwrap_or_default();
+    if let Some(bad) = env
+        .iter()
+        .find(|v| v.is_empty() || !v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    {
+        let span = e.env.as_ref().map(|v| v.span()).unwrap_or(p.span());
+        return Err(Error::new(format!(
+            "{}: server `{n}`: `env` lists variable names (letters, digits, `_`), not `{}`",
+            at(span),
+            bad.escape_debug()
+        )));
+    }
+    let options = crate::registry::PackageOptions {
+        args: e.args.clone().unwrap_or_default(),
+        env,
+        with: e.with.clone().unwrap_or_default(),
+        allow_scripts: e.allow_scripts.unwrap_or(false),
+    };
+    for w in &options.with {
+        crate::registry::spec::check_requirement(package.registry, w)
+            .map_err(|err| Error::new(format!("{}: server `{n}`: {err}", at(p.span()))))?;
+    }
+    Ok(Transport::Package { package, options })
 }
 
 /// Today as days since 1970-01-01, UTC.

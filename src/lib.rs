@@ -26,6 +26,8 @@ pub mod path;
 #[doc(hidden)]
 pub mod policy;
 #[doc(hidden)]
+pub mod registry;
+#[doc(hidden)]
 pub mod report;
 #[doc(hidden)]
 pub mod rules;

@@ -332,6 +332,19 @@ fn parse_protocol(s: &str) -> std::result::Result<mcp::Protocol, String> {
 }
 
 impl LiveSource {
+    /// The capture settings alone (timeout, protocol, capabilities), no server.
+    pub(crate) fn settings_only(&self) -> LiveSource {
+        LiveSource {
+            http: None,
+            headers: Vec::new(),
+            timeout: self.timeout,
+            protocol: self.protocol.clone(),
+            client_capabilities: self.client_capabilities.clone(),
+            show_server_stderr: self.show_server_stderr,
+            command: Vec::new(),
+        }
+    }
+
     /// A server was given on the command line (`-- CMD` or `--http`).
     pub(crate) fn given(&self) -> bool {
         self.http.is_some() || !self.command.is_empty()

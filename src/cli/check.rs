@@ -18,6 +18,9 @@ use crate::policy;
 use crate::report::{self, anchor, Format, Report};
 use crate::rules::Rules;
 
+/// `--baseline published`: the release before the declared version, from its registry.
+const PUBLISHED: &str = "published";
+
 /// The changes, the two servers' declarations, and (for JUnit) every element subject.
 struct Compared {
     changes: Vec<diff::Change>,
@@ -134,10 +137,19 @@ pub(super) fn run(
     // With --baseline-rev: the lockfile at REV (`base`) against the lockfile, no server.
     fn target<'a>(
         settings: &CheckSettings,
+        config: &Config,
         lockfile: &Path,
         base: &Path,
         live: Live<'a>,
     ) -> Result<CheckTarget<'a>> {
+        let server = match &live {
+            Live::Server(s) => Some(*s),
+            Live::Cli => None,
+        };
+        let read = |arg: &Path| match arg.to_str() {
+            Some(PUBLISHED) => super::source::published(server, &settings.source, config),
+            _ => LockSource::from_arg_in(arg, &settings.source, config),
+        };
         Ok(match &settings.baseline_rev {
             Some(rev) => CheckTarget {
                 base: LockSource::at_revision(rev, base)?,
@@ -145,12 +157,8 @@ pub(super) fn run(
                 live,
             },
             None => CheckTarget {
-                base: LockSource::from_arg(lockfile)?,
-                against: settings
-                    .against
-                    .as_deref()
-                    .map(LockSource::from_arg)
-                    .transpose()?,
+                base: read(lockfile)?,
+                against: settings.against.as_deref().map(read).transpose()?,
                 live,
             },
         })
@@ -186,6 +194,7 @@ pub(super) fn run(
     if let Some((live, server, baseline)) = single {
         let target = target(
             &settings,
+            config,
             &baseline,
             &base_lockfile(server.copied(), &baseline),
             live,
@@ -208,7 +217,13 @@ pub(super) fn run(
     servers.extend(removed.iter());
     let (mut code, reports) = for_each_server(&servers, |server| {
         let base = base_lockfile(Some(server), &server.lockfile);
-        let mut target = target(&settings, &server.lockfile, &base, Live::Server(server))?;
+        let mut target = target(
+            &settings,
+            config,
+            &server.lockfile,
+            &base,
+            Live::Server(server),
+        )?;
         if removed.iter().any(|r| std::ptr::eq(r, server)) {
             // Compared with nothing: every element is removed.
             if let LockSource::Git(g) | LockSource::Absent(g) = &target.base {

@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use super::args::LiveSource;
-use crate::config::Server;
-use crate::config::Transport;
+use crate::config::{Config, Server, Transport};
 use crate::error::{Error, Result};
 use crate::git::GitFile;
 use crate::lockfile::{self, Lockfile};
 use crate::mcp;
+use crate::registry::{self, Package, PackageOptions};
 use crate::report::anchor;
 
 /// The server to capture: the one the command line gives, or a `[[server]]`.
@@ -23,6 +23,10 @@ pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Lockfile> 
     let endpoint = match live {
         Live::Server(s) => match &s.transport {
             Transport::Command(argv) => mcp::Endpoint::Stdio(argv.clone()),
+            Transport::Package { package, options } => {
+                let (bytes, exact) = package_lockfile(package, options, source)?;
+                return Lockfile::parse(&bytes, &exact.display());
+            }
             Transport::Http {
                 url,
                 headers_from_env,
@@ -55,15 +59,15 @@ pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Lockfile> 
             }
         },
     };
+    capture_endpoint(endpoint, source)
+}
+
+fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Lockfile> {
     let opts = mcp::CaptureOptions {
         endpoint,
         timeout: source.timeout,
         protocol: source.protocol.clone(),
-        client_capabilities: source
-            .client_capabilities
-            .iter()
-            .map(|c| c.word().to_string())
-            .collect(),
+        client_capabilities: capabilities(source),
         show_server_stderr: source.show_server_stderr,
     };
     let captured = mcp::capture(&opts)?;
@@ -72,6 +76,51 @@ pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Lockfile> 
         captured.surface,
         lockfile::capture_time()?,
     ))
+}
+
+fn capabilities(source: &LiveSource) -> Vec<String> {
+    source
+        .client_capabilities
+        .iter()
+        .map(|c| c.word().to_string())
+        .collect()
+}
+
+/// The lockfile of a package source: cached, or installed and captured with `source`'s
+/// capture settings (and then cached). Also the package at its exact version.
+fn package_lockfile(
+    package: &Package,
+    options: &PackageOptions,
+    source: &LiveSource,
+) -> Result<(Vec<u8>, Package)> {
+    let key = registry::cache::CaptureKey {
+        protocol: match &source.protocol {
+            mcp::Protocol::Auto => "auto".into(),
+            mcp::Protocol::Version(v) => v.clone(),
+        },
+        client_capabilities: capabilities(source),
+    };
+    registry::lockfile(package, options, &key, &|argv| {
+        capture_endpoint(mcp::Endpoint::Stdio(argv), source)
+    })
+}
+
+/// How a package source named on the command line is installed and started: as the
+/// `[[server]]` with the same package at the same version says (its `args`, `env`,
+/// `with`), else the first with the same package, else plainly.
+fn options_for(package: &Package, config: &Config) -> PackageOptions {
+    let same = |exact: bool| {
+        config.servers.iter().find_map(|s| match &s.transport {
+            Transport::Package {
+                package: p,
+                options,
+            } if p.same_package(package) && (!exact || p.requested == package.requested) => {
+                Some(options.clone())
+            }
+            _ => None,
+        })
+    };
+    same(true).or_else(|| same(false)).unwrap_or_default()
 }
 
 /// `--header` values plus `MCP_COVENANT_HEADER_*` variables, as (name, value) pairs.
@@ -106,9 +155,64 @@ pub(super) enum LockSource {
     Git(GitFile),
     /// A file the revision does not have (`--baseline-rev` on a new lockfile): empty.
     Absent(GitFile),
+    /// A published package (`npm:NAME@VERSION`, `pypi:NAME==VERSION`), captured (or
+    /// its cached capture) with the capture settings of the command line.
+    Package(Box<PackageSource>),
+}
+
+pub(super) struct PackageSource {
+    package: Package,
+    options: PackageOptions,
+    capture: LiveSource,
+    /// The bytes, once captured (the source is read more than once).
+    bytes: std::sync::OnceLock<Vec<u8>>,
+}
+
+impl PackageSource {
+    fn bytes(&self) -> Result<Vec<u8>> {
+        if let Some(b) = self.bytes.get() {
+            return Ok(b.clone());
+        }
+        let (bytes, _) = package_lockfile(&self.package, &self.options, &self.capture)?;
+        Ok(self.bytes.get_or_init(|| bytes).clone())
+    }
 }
 
 impl LockSource {
+    /// A path, `git:REF:PATH`, or a package source (`npm:...`, `pypi:...`) captured
+    /// with `capture`'s settings and installed as covenant.toml's `[[server]]` of the
+    /// same package says.
+    pub(super) fn from_arg_in(
+        arg: &Path,
+        capture: &LiveSource,
+        config: &Config,
+    ) -> Result<LockSource> {
+        match arg.to_str().and_then(Package::parse) {
+            Some(package) => {
+                let package = package?;
+                Ok(LockSource::package(
+                    package.clone(),
+                    options_for(&package, config),
+                    capture,
+                ))
+            }
+            None => LockSource::from_arg(arg),
+        }
+    }
+
+    pub(super) fn package(
+        package: Package,
+        options: PackageOptions,
+        capture: &LiveSource,
+    ) -> LockSource {
+        LockSource::Package(Box::new(PackageSource {
+            package,
+            options,
+            capture: capture.settings_only(),
+            bytes: std::sync::OnceLock::new(),
+        }))
+    }
+
     pub(super) fn from_arg(arg: &Path) -> Result<LockSource> {
         match arg.to_str().and_then(GitFile::parse) {
             Some(git) => git.map(LockSource::Git),
@@ -153,6 +257,7 @@ impl LockSource {
         match self {
             LockSource::File(p) => p.display().to_string(),
             LockSource::Git(g) | LockSource::Absent(g) => g.to_string(),
+            LockSource::Package(p) => p.package.display(),
         }
     }
 
@@ -162,6 +267,7 @@ impl LockSource {
         match self {
             LockSource::File(p) => anchor::uri_for(p),
             LockSource::Git(g) | LockSource::Absent(g) => anchor::uri_for(Path::new(&g.path)),
+            LockSource::Package(p) => p.package.display(),
         }
     }
 
@@ -170,6 +276,7 @@ impl LockSource {
             LockSource::File(p) => crate::io::read_input(p, "lockfile"),
             LockSource::Git(g) => g.read(),
             LockSource::Absent(_) => Ok(empty_lockfile().to_text().into_bytes()),
+            LockSource::Package(p) => p.bytes(),
         }
     }
 
@@ -178,6 +285,7 @@ impl LockSource {
             LockSource::File(p) => Lockfile::read_lenient(p),
             LockSource::Git(g) => Lockfile::parse_lenient(&g.read()?, &g.to_string()),
             LockSource::Absent(_) => Ok(empty_lockfile()),
+            LockSource::Package(p) => Lockfile::parse_lenient(&p.bytes()?, &p.package.display()),
         }
     }
 
@@ -212,4 +320,126 @@ fn missing_baseline(path: &Path) -> Error {
         path.display(),
         path.display()
     ))
+}
+
+/// `--baseline published`: the highest release below the version the project declares
+/// (the `[[server]]`'s `package`, else package.json, else pyproject.toml, beside
+/// covenant.toml or here), or the newest release when that version is unpublished.
+pub(super) fn published(
+    server: Option<&Server>,
+    capture: &LiveSource,
+    config: &Config,
+) -> Result<LockSource> {
+    let (package, origin) = declared(server, config)?;
+    let registry::Requested::Exact(version) = &package.requested else {
+        return Err(Error::new(format!(
+            "--baseline published: {origin} declares {}, not an exact version to compare below",
+            package.display()
+        )));
+    };
+    let baseline = published_below(&package, version, &origin)?;
+    eprintln!(
+        "mcp-covenant: {origin} declares {}; the baseline is {}",
+        package.display(),
+        package.display_at(&baseline)
+    );
+    let options = options_for(&package, config);
+    let exact = Package {
+        requested: registry::Requested::Exact(baseline),
+        ..package
+    };
+    Ok(LockSource::package(exact, options, capture))
+}
+
+#[cfg(feature = "http")]
+fn published_below(package: &Package, version: &str, origin: &str) -> Result<String> {
+    let releases = registry::published::releases(package)?;
+    registry::published::baseline_for(package.registry, version, &releases).ok_or_else(|| {
+        Error::new(format!(
+            "--baseline published: {origin} declares {}, and the registry has no release below it to compare with",
+            package.display()
+        ))
+    })
+}
+
+#[cfg(not(feature = "http"))]
+fn published_below(package: &Package, _version: &str, _origin: &str) -> Result<String> {
+    Err(Error::new(format!(
+        "--baseline published ({}) asks the registry which versions exist, and this mcp-covenant was built without the `http` feature that registry sources need",
+        package.display()
+    )))
+}
+
+/// The package and version the project declares, and where that was read.
+fn declared(server: Option<&Server>, config: &Config) -> Result<(Package, String)> {
+    if let Some(Server {
+        transport: Transport::Package { package, .. },
+        name,
+        ..
+    }) = server
+    {
+        return Ok((package.clone(), format!("[[server]] {name}")));
+    }
+    let dir = config
+        .file
+        .as_deref()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let read = |name: &str| -> Result<Option<(PathBuf, String)>> {
+        let path = dir.join(name);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let bytes = crate::io::read_input(&path, name)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::new(format!("{} is not UTF-8", path.display())))?;
+        Ok(Some((path, text)))
+    };
+    let parse = |path: &Path, spec: String| -> Result<(Package, String)> {
+        let package = Package::parse(&spec)
+            .unwrap_or_else(|| Err(Error::new("no package")))
+            .map_err(|e| {
+                Error::new(format!(
+                    "--baseline published: {}: {}",
+                    path.display(),
+                    e.message()
+                ))
+            })?;
+        Ok((package, path.display().to_string()))
+    };
+    if let Some((path, text)) = read("package.json")? {
+        let doc: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+        let field = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        let (Some(name), Some(version)) = (field("name"), field("version")) else {
+            return Err(Error::new(format!(
+                "--baseline published: {} has no `name` and `version` to look up",
+                path.display()
+            )));
+        };
+        return parse(&path, format!("npm:{name}@{version}"));
+    }
+    if let Some((path, text)) = read("pyproject.toml")? {
+        let doc: toml::Table = toml::from_str(&text)
+            .map_err(|e| Error::new(format!("{}: {}", path.display(), e.message().trim())))?;
+        let project = doc.get("project").and_then(|p| p.as_table());
+        let field = |k: &str| {
+            project
+                .and_then(|p| p.get(k))
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        let (Some(name), Some(version)) = (field("name"), field("version")) else {
+            return Err(Error::new(format!(
+                "--baseline published: {} has no static [project] `name` and `version` to look up (a dynamic version: give `package = \"pypi:NAME==VERSION\"` in the [[server]])",
+                path.display()
+            )));
+        };
+        return parse(&path, format!("pypi:{name}=={version}"));
+    }
+    Err(Error::new(format!(
+        "--baseline published: no package to look up: no [[server]] `package`, and no package.json or pyproject.toml in {}",
+        dir.display()
+    )))
 }
