@@ -7,8 +7,6 @@
 mod common;
 
 use std::fs;
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::Output;
 use std::time::Instant;
@@ -102,8 +100,10 @@ fn a_package_server_whose_env_is_unset_is_an_error_naming_it() {
 }
 
 /// A registry on 127.0.0.1 that answers every request with `body` and `status`.
+#[cfg(feature = "http")]
 fn registry(status: &'static str, body: String) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
@@ -187,6 +187,29 @@ fn an_unreachable_or_failing_registry_fails_closed() {
         assert_fails_cleanly(&o, needle);
         assert!(stderr(&o).contains("acme-server"), "{}", stderr(&o));
     }
+}
+
+#[cfg(not(feature = "http"))]
+#[test]
+fn without_the_http_feature_published_says_it_needs_it() {
+    let dir = tmpdir("registry-no-http");
+    fs::write(
+        dir.join("package.json"),
+        r#"{"name": "acme", "version": "2.0.0"}"#,
+    )
+    .unwrap();
+    let o = check_in(
+        &dir,
+        &dir.join("cache"),
+        &["--baseline", "published", "--against", "x.lock"],
+    );
+    assert_fails_cleanly(&o, "without the `http` feature");
+    let o = check_in(
+        &dir,
+        &dir.join("cache"),
+        &["--baseline", "npm:acme@latest", "--against", "x.lock"],
+    );
+    assert_fails_cleanly(&o, "without the `http` feature");
 }
 
 /// The corpus expectation of a pair, without its `exit N` line.
