@@ -71,6 +71,15 @@ name = "billing"
 http = "http://127.0.0.1:3000/mcp"
 headers_from_env = { Authorization = "BILLING_TOKEN" }
 lockfile = "locks/billing.lock"
+
+[[server]]
+name = "time"
+package = "pypi:mcp-server-time==2026.10.19"   # or npm:@scope/server@1.4.0, @latest
+args = ["--local-timezone", "UTC"]
+env = ["TIME_API_KEY"]                         # names only: values stay in the environment
+# with = ["mcp<2"]        # installed beside it (an old release's open ranges)
+# allow_scripts = true    # npm install scripts (off: --ignore-scripts)
+lockfile = "locks/time.lock"
     Several servers. `snapshot`, `check` and `lint` given no server on the command line
     (no -- CMD, --http, --against or --from) run every entry, and --server NAME picks
     one. name: letters, digits, `.`, `_`, `-`, unique. command: the program and its
@@ -81,6 +90,14 @@ lockfile = "locks/billing.lock"
     `check` compares with it, `check --baseline-rev REV` compares it with itself at REV.
     Reports are grouped by server and the exit code is the worst; `lint` adds the tool
     and prompt names two servers share (tool.name_collision, prompt.name_collision).
+    package: a published server, installed into the cache (MCP_COVENANT_CACHE, else
+    $XDG_CACHE_HOME/mcp-covenant or ~/.cache/mcp-covenant; npm with --ignore-scripts,
+    PyPI in a venv with uv or pip) and started through the entry point it declares
+    (npm `bin`, `[project.scripts]`: the only one or the one named like the package)
+    with `args`; every variable `env` names must be set. Its capture is cached by
+    package, version and capture settings: a rerun installs and starts nothing. A
+    package named on the command line (`--baseline npm:...`, `--against pypi:...`) is
+    installed and started as the entry with the same package says.
 "#;
 
 /// The starter covenant.toml `init` writes: every key commented out, so it changes

@@ -204,12 +204,16 @@ pub struct SnapshotArgs {
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// The lockfile to compare against: a path, or git:REF:PATH to read it at a git
-    /// revision (e.g. git:origin/main:mcp-covenant.lock, the base branch's)
-    /// [default: mcp-covenant.lock, or each [[server]]'s `lockfile`].
+    /// revision (e.g. git:origin/main:mcp-covenant.lock, the base branch's); a
+    /// published package, npm:NAME@VERSION or pypi:NAME==VERSION (installed, captured,
+    /// cached); or `published`: the release below the version package.json or
+    /// pyproject.toml declares [default: mcp-covenant.lock, or each [[server]]'s
+    /// `lockfile`].
     #[arg(long, value_name = "LOCKFILE")]
     pub baseline: Option<PathBuf>,
 
-    /// Compare against this lockfile instead of a live server (a path, or git:REF:PATH).
+    /// Compare against this lockfile instead of a live server (a path, git:REF:PATH, or
+    /// a package: npm:NAME@VERSION, pypi:NAME==VERSION).
     #[arg(long, value_name = "LOCKFILE", conflicts_with_all = ["http", "command"])]
     pub against: Option<PathBuf>,
 
