@@ -183,6 +183,9 @@ fn fingerprint_form(f: &str, at: &str) -> Result<bool> {
 pub struct Server {
     pub name: String,
     pub transport: Transport,
+    /// Environment variables the server needs (`env`): each must be set when it is
+    /// started; the values are never written anywhere.
+    pub env: Vec<String>,
     pub lockfile: PathBuf,
     /// `covenant.toml:12:1`, for messages.
     pub origin: String,
@@ -722,13 +725,21 @@ fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> R
         if out.iter().any(|s| s.name == *n) {
             return fail(&at(name.span()), format!("a second [[server]] named `{n}`"));
         }
-        let package_keys =
-            e.args.is_some() || e.env.is_some() || e.with.is_some() || e.allow_scripts.is_some();
+        let package_keys = e.args.is_some() || e.with.is_some() || e.allow_scripts.is_some();
         if package_keys && e.package.is_none() {
-            return fail(&origin, format!("server `{n}`: `args`, `env`, `with` and `allow_scripts` are for `package` servers"));
+            return fail(
+                &origin,
+                format!(
+                    "server `{n}`: `args`, `with` and `allow_scripts` are for `package` servers"
+                ),
+            );
         }
+        if e.env.is_some() && e.http.is_some() {
+            return fail(&origin, format!("server `{n}`: `env` is for `command` and `package` servers (an `http` server takes headers_from_env)"));
+        }
+        let env = env_names(n, e, at)?;
         let transport = match (&e.command, &e.http, &e.package) {
-            (None, None, Some(p)) => package_server(n, p, e, at)?,
+            (None, None, Some(p)) => package_server(n, p, e, env.clone(), at)?,
             (_, _, Some(_)) => {
                 return fail(&origin, format!("server `{n}` has `package` and `command` or `http`; give one"))
             }
@@ -799,6 +810,7 @@ fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> R
         out.push(Server {
             name: n.clone(),
             transport,
+            env,
             lockfile: path,
             origin,
         });
@@ -806,11 +818,33 @@ fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> R
     Ok(out)
 }
 
-/// A `package` server: the source parsed strictly, `env` names checked.
+/// `env`: environment variable names (letters, digits, `_`).
+fn env_names(n: &str, e: &RawServer, at: &dyn Fn(Range<usize>) -> String) -> Result<Vec<String>> {
+    let env = e
+        .env
+        .as_ref()
+        .map(|v| v.get_ref().clone())
+        .unwrap_or_default();
+    if let Some(bad) = env
+        .iter()
+        .find(|v| v.is_empty() || !v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    {
+        let span = e.env.as_ref().map(|v| v.span()).unwrap_or_default();
+        return Err(Error::new(format!(
+            "{}: server `{n}`: `env` lists variable names (letters, digits, `_`), not `{}`",
+            at(span),
+            bad.escape_debug()
+        )));
+    }
+    Ok(env)
+}
+
+/// A `package` server: the source parsed strictly.
 fn package_server(
     n: &str,
     p: &Spanned<String>,
     e: &RawServer,
+    env: Vec<String>,
     at: &dyn Fn(Range<usize>) -> String,
 ) -> Result<Transport> {
     let package = crate::registry::Package::parse(p.get_ref())
@@ -821,22 +855,6 @@ fn package_server(
             )))
         })
         .map_err(|err| Error::new(format!("{}: server `{n}`: {}", at(p.span()), err.message())))?;
-    let env = e
-        .env
-        .as_ref()
-        .map(|v| v.get_ref().clone())
-        .unwrap_or_default();
-    if let Some(bad) = env
-        .iter()
-        .find(|v| v.is_empty() || !v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
-    {
-        let span = e.env.as_ref().map(|v| v.span()).unwrap_or(p.span());
-        return Err(Error::new(format!(
-            "{}: server `{n}`: `env` lists variable names (letters, digits, `_`), not `{}`",
-            at(span),
-            bad.escape_debug()
-        )));
-    }
     let options = crate::registry::PackageOptions {
         args: e.args.clone().unwrap_or_default(),
         env,

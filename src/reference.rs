@@ -97,7 +97,12 @@ lockfile = "locks/time.lock"
     with `args`; every variable `env` names must be set. Its capture is cached by
     package, version and capture settings: a rerun installs and starts nothing. A
     package named on the command line (`--baseline npm:...`, `--against pypi:...`) is
-    installed and started as the entry with the same package says.
+    installed and started as the entry with the same package says. `env` (command and
+    package servers) names the variables the server needs; an unset one is an error.
+    `snapshot --from-client .mcp.json` (also .vscode/mcp.json, .cursor/mcp.json,
+    claude_desktop_config.json) adds the servers an agent client runs as entries
+    (`npx -y PKG` and `uvx PKG` as a `package`; header and variable names, never
+    values) and captures them.
 "#;
 
 /// The starter covenant.toml `init` writes: every key commented out, so it changes

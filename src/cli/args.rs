@@ -185,6 +185,13 @@ pub struct SnapshotArgs {
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
 
+    /// Add the servers of an agent client's config (.mcp.json, .vscode/mcp.json,
+    /// .cursor/mcp.json, claude_desktop_config.json) to covenant.toml as [[server]]
+    /// entries (commands, URLs, and only the names of environment variables and
+    /// headers), then capture them.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["server", "check", "output", "http", "command"])]
+    pub from_client: Option<PathBuf>,
+
     /// Write nothing: exit 0 when the lockfile is exactly what the capture would write,
     /// 1 when it is not (or missing), listing how the server differs from it. The CI
     /// check that the committed lockfile is up to date.

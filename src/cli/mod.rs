@@ -6,6 +6,7 @@
 
 mod args;
 mod check;
+mod client;
 mod help;
 mod init;
 mod lint;
@@ -100,7 +101,16 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     rules.set_overrides(config.severity.clone());
     lint_rules.set_overrides(config.lint.clone());
     match command {
-        Command::Snapshot(args) => {
+        Command::Snapshot(mut args) => {
+            if let Some(client) = args.from_client.take() {
+                // The entries are written, then captured (only they).
+                let file = client::target(config.file.as_deref(), cli.config.as_deref());
+                let added = client::import(&client, &file)?;
+                let mut config = Config::load(&file, &rules, &lint_rules)?;
+                config.servers.retain(|s| added.contains(&s.name));
+                let settings = SnapshotSettings::resolve(args, &config)?;
+                return snapshot::run(&rules, &config, settings, out);
+            }
             let settings = SnapshotSettings::resolve(args, &config)?;
             snapshot::run(&rules, &config, settings, out)
         }

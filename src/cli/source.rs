@@ -20,6 +20,16 @@ pub(super) enum Live<'a> {
 
 /// Capture `live`, with the capture options (timeout, protocol, ...) of `source`.
 pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Lockfile> {
+    if let Live::Server(s) = live {
+        if let Some(var) = s.env.iter().find(|v| std::env::var_os(v).is_none()) {
+            if !matches!(s.transport, Transport::Package { .. }) {
+                return Err(Error::new(format!(
+                    "server {}: environment variable {var} (in its `env`) is not set",
+                    s.name
+                )));
+            }
+        }
+    }
     let endpoint = match live {
         Live::Server(s) => match &s.transport {
             Transport::Command(argv) => mcp::Endpoint::Stdio(argv.clone()),

@@ -1,0 +1,417 @@
+//! `snapshot --from-client PATH`: the MCP servers an agent client is configured with
+//! (`.mcp.json`, `.cursor/mcp.json`, `claude_desktop_config.json`: `mcpServers`;
+//! `.vscode/mcp.json`: `servers`) become `[[server]]` entries of covenant.toml: the
+//! stdio command and its arguments (`npx -y PKG` and `uvx PKG` as a `package`), the HTTP
+//! URL, and the *names* of environment variables and headers. A value is never copied:
+//! secrets stay in the environment. An entry that is neither (or SSE) is skipped with a
+//! warning naming it; so is one whose name covenant.toml already has.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::registry::Package;
+
+/// One server from a client config, as covenant.toml will hold it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub kind: Kind,
+    pub env: Vec<String>,
+    pub lockfile: String,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Kind {
+    Command(Vec<String>),
+    Package {
+        package: String,
+        args: Vec<String>,
+    },
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// Read `client` and append its servers to the covenant.toml at `config` (created when
+/// missing). Returns the names of the entries written; warnings go to stderr.
+pub fn import(client: &Path, config: &Path) -> Result<Vec<String>> {
+    let bytes = crate::io::read_input(client, "client config")?;
+    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::new(format!(
+            "{}: not a JSON client config: {e}",
+            client.display()
+        ))
+    })?;
+    let existing = match config.is_file() {
+        true => String::from_utf8(crate::io::read_input(config, "config")?)
+            .map_err(|_| Error::new(format!("{} is not UTF-8", config.display())))?,
+        false => String::new(),
+    };
+    let taken: toml::Table = toml::from_str(&existing)
+        .map_err(|e| Error::new(format!("{}: {}", config.display(), e.message().trim())))?;
+    let taken_names: Vec<String> = taken
+        .get("server")
+        .and_then(|s| s.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.get("name")?.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let (entries, warnings) = entries(&doc, &client.display().to_string())?;
+    for w in warnings {
+        eprintln!("warning: {}", crate::error::log(&w));
+    }
+    let mut text = existing;
+    let mut written = Vec::new();
+    for e in entries {
+        if taken_names.contains(&e.name) || written.contains(&e.name) {
+            eprintln!(
+                "warning: {}: server `{}` is already in {}; skipped",
+                client.display(),
+                e.name,
+                config.display()
+            );
+            continue;
+        }
+        if !text.is_empty() && !text.ends_with("\n\n") {
+            text.push_str(if text.ends_with('\n') { "\n" } else { "\n\n" });
+        }
+        text.push_str(&render(&e));
+        written.push(e.name);
+    }
+    if written.is_empty() {
+        return Err(Error::new(format!(
+            "{}: no server to add to {}",
+            client.display(),
+            config.display()
+        )));
+    }
+    let locks = config
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .join("locks");
+    std::fs::create_dir_all(&locks)
+        .map_err(|e| Error::new(format!("cannot create {}: {e}", locks.display())))?;
+    crate::io::write_atomic(config, text.as_bytes())?;
+    eprintln!(
+        "mcp-covenant: added {} [[server]] entr{} to {} from {}: {}",
+        written.len(),
+        if written.len() == 1 { "y" } else { "ies" },
+        config.display(),
+        client.display(),
+        written.join(", ")
+    );
+    Ok(written)
+}
+
+/// The servers of a client config, and a warning per entry skipped.
+pub fn entries(doc: &Value, origin: &str) -> Result<(Vec<Entry>, Vec<String>)> {
+    let servers = doc
+        .get("mcpServers")
+        .or_else(|| doc.get("servers"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            Error::new(format!(
+                "{origin}: no `mcpServers` or `servers` object (the MCP servers of .mcp.json, .vscode/mcp.json, .cursor/mcp.json or claude_desktop_config.json)"
+            ))
+        })?;
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    for (raw_name, server) in servers {
+        let shown = raw_name.escape_debug().to_string();
+        let name = sanitise(raw_name);
+        let Some(name) = name else {
+            warnings.push(format!(
+                "{origin}: server `{shown}`: no usable name; skipped"
+            ));
+            continue;
+        };
+        match entry(&name, server) {
+            Ok(kind) => {
+                let env = server
+                    .get("env")
+                    .and_then(Value::as_object)
+                    .map(|m| m.keys().filter(|k| env_name(k)).cloned().collect())
+                    .unwrap_or_default();
+                if server.get("envFile").is_some() {
+                    warnings.push(format!(
+                        "{origin}: server `{shown}`: its envFile is not read; set what the server needs in the environment"
+                    ));
+                }
+                out.push(Entry {
+                    lockfile: format!("locks/{name}.lock"),
+                    name,
+                    kind,
+                    env: match server.get("url") {
+                        Some(_) => Vec::new(),
+                        None => env,
+                    },
+                });
+            }
+            Err(why) => warnings.push(format!("{origin}: server `{shown}`: {why}; skipped")),
+        }
+    }
+    Ok((out, warnings))
+}
+
+fn entry(name: &str, server: &Value) -> std::result::Result<Kind, String> {
+    let Some(s) = server.as_object() else {
+        return Err("not an object".into());
+    };
+    let kind = s.get("type").and_then(Value::as_str);
+    let strings = |v: Option<&Value>| -> std::result::Result<Vec<String>, String> {
+        match v {
+            None => Ok(Vec::new()),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_string)
+                        .ok_or("`args` holds a non-string".to_string())
+                })
+                .collect(),
+            Some(_) => Err("`args` is not a list".into()),
+        }
+    };
+    match (kind, s.get("command"), s.get("url")) {
+        (Some("sse"), _, _) => {
+            Err("the SSE transport is not supported (Streamable HTTP and stdio are)".into())
+        }
+        (None | Some("stdio"), Some(Value::String(cmd)), None) if !cmd.is_empty() => {
+            let args = strings(s.get("args"))?;
+            Ok(as_package(cmd, &args).unwrap_or_else(|| {
+                let mut argv = vec![cmd.clone()];
+                argv.extend(args);
+                Kind::Command(argv)
+            }))
+        }
+        (
+            None | Some("http") | Some("streamable-http") | Some("streamableHttp"),
+            None,
+            Some(Value::String(url)),
+        ) if url.starts_with("http://") || url.starts_with("https://") => {
+            let headers = s
+                .get("headers")
+                .and_then(Value::as_object)
+                .map(|h| headers(name, h))
+                .unwrap_or_default();
+            Ok(Kind::Http {
+                url: url.clone(),
+                headers,
+            })
+        }
+        (Some(other), _, _)
+            if !matches!(
+                other,
+                "stdio" | "http" | "streamable-http" | "streamableHttp"
+            ) =>
+        {
+            Err(format!("unknown transport type `{}`", other.escape_debug()))
+        }
+        _ => Err("neither a `command` (stdio) nor an http(s) `url`".into()),
+    }
+}
+
+/// `npx [-y] PKG ARGS...` and `uvx PKG ARGS...` as a package source, when PKG is one.
+fn as_package(cmd: &str, args: &[String]) -> Option<Kind> {
+    let program = Path::new(cmd).file_name()?.to_str()?;
+    let (registry, rest) = match program {
+        "npx" => {
+            let skip = args
+                .iter()
+                .take_while(|a| matches!(a.as_str(), "-y" | "--yes"))
+                .count();
+            ("npm", &args[skip..])
+        }
+        "uvx" => ("pypi", args),
+        _ => return None,
+    };
+    let spec = rest.first()?;
+    let spec = match registry {
+        // uvx takes `pkg@1.0` as well as `pkg==1.0`.
+        "pypi" => match spec.split_once('@') {
+            Some((n, v)) if v != "latest" => format!("pypi:{n}=={v}"),
+            _ => format!("pypi:{spec}"),
+        },
+        _ => format!("npm:{spec}"),
+    };
+    let package = Package::parse(&spec)?.ok()?;
+    Some(Kind::Package {
+        package: package.display(),
+        args: rest[1..].to_vec(),
+    })
+}
+
+/// Each header maps to the variable that holds its value: the one a `${env:VAR}` or
+/// `${VAR}` value names, else `<SERVER>_<HEADER>`.
+fn headers(server: &str, h: &Map<String, Value>) -> Vec<(String, String)> {
+    h.iter()
+        .filter(|(k, _)| !k.is_empty() && k.bytes().all(|b| b.is_ascii_graphic() && b != b':'))
+        .map(|(k, v)| {
+            let named = v.as_str().and_then(|v| {
+                let inner = v.strip_prefix("${")?.strip_suffix('}')?;
+                let var = inner.strip_prefix("env:").unwrap_or(inner);
+                env_name(var).then(|| var.to_string())
+            });
+            let var = named.unwrap_or_else(|| {
+                format!("{server}_{k}")
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() {
+                            c.to_ascii_uppercase()
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect()
+            });
+            (k.clone(), var)
+        })
+        .collect()
+}
+
+fn env_name(k: &str) -> bool {
+    !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A covenant.toml server name: letters, digits, `.`, `_`, `-` (others become `-`).
+fn sanitise(name: &str) -> Option<String> {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let s = s.trim_matches('-').to_string();
+    (!s.is_empty() && s.len() <= 100 && !s.starts_with('.')).then_some(s)
+}
+
+/// A TOML basic string.
+fn quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| quote(s)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// The `[[server]]` table of an entry.
+pub fn render(e: &Entry) -> String {
+    let mut t = format!("[[server]]\nname = {}\n", quote(&e.name));
+    match &e.kind {
+        Kind::Command(argv) => t.push_str(&format!("command = {}\n", list(argv))),
+        Kind::Package { package, args } => {
+            t.push_str(&format!("package = {}\n", quote(package)));
+            if !args.is_empty() {
+                t.push_str(&format!("args = {}\n", list(args)));
+            }
+        }
+        Kind::Http { url, headers } => {
+            t.push_str(&format!("http = {}\n", quote(url)));
+            if !headers.is_empty() {
+                let pairs: Vec<String> = headers
+                    .iter()
+                    .map(|(h, v)| format!("{} = {}", quote(h), quote(v)))
+                    .collect();
+                t.push_str(&format!("headers_from_env = {{ {} }}\n", pairs.join(", ")));
+            }
+        }
+    }
+    if !e.env.is_empty() {
+        t.push_str(&format!("env = {}\n", list(&e.env)));
+    }
+    t.push_str(&format!("lockfile = {}\n", quote(&e.lockfile)));
+    t
+}
+
+/// Where `--from-client` writes: the covenant.toml in use, else `--config`, else
+/// ./covenant.toml.
+pub fn target(found: Option<&Path>, flag: Option<&Path>) -> PathBuf {
+    found
+        .or(flag)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_FILE))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn client_servers_become_entries_without_values() {
+        let doc = json!({"mcpServers": {
+            "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github@2025.4.8"],
+                       "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_secret"}},
+            "time": {"command": "uvx", "args": ["mcp-server-time", "--local-timezone", "UTC"]},
+            "local": {"type": "stdio", "command": "/usr/bin/python3", "args": ["server.py"]},
+            "remote": {"type": "http", "url": "https://example.com/mcp",
+                       "headers": {"Authorization": "Bearer sk-secret", "X-Key": "${env:MY_KEY}"}},
+            "old": {"type": "sse", "url": "https://example.com/sse"},
+            "broken": {"args": []},
+            "we ird/name": {"url": "http://127.0.0.1:1/mcp"}
+        }});
+        let (entries, warnings) = entries(&doc, "x.json").unwrap();
+        let text: String = entries.iter().map(render).collect();
+        assert!(!text.contains("secret"), "{text}");
+        assert!(
+            text.contains("package = \"npm:@modelcontextprotocol/server-github@2025.4.8\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("env = [\"GITHUB_PERSONAL_ACCESS_TOKEN\"]"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "package = \"pypi:mcp-server-time@latest\"\nargs = [\"--local-timezone\", \"UTC\"]"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("command = [\"/usr/bin/python3\", \"server.py\"]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("headers_from_env = { \"Authorization\" = \"REMOTE_AUTHORIZATION\", \"X-Key\" = \"MY_KEY\" }"),
+            "{text}"
+        );
+        assert!(text.contains("name = \"we-ird-name\""), "{text}");
+        assert_eq!(entries.len(), 5);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings
+            .iter()
+            .any(|w| w.contains("`old`") && w.contains("SSE")));
+        assert!(warnings.iter().any(|w| w.contains("`broken`")));
+        let vscode = json!({"servers": {"a": {"type": "http", "url": "http://h/mcp"}}});
+        assert_eq!(super::entries(&vscode, "v").unwrap().0.len(), 1);
+        assert!(super::entries(&json!({"x": 1}), "v").is_err());
+    }
+
+    #[test]
+    fn names_and_strings_are_quoted_for_toml() {
+        assert_eq!(quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000A\"");
+        assert_eq!(sanitise("--"), None);
+        assert_eq!(sanitise("My Server!").as_deref(), Some("My-Server"));
+    }
+}
