@@ -18,6 +18,16 @@
 # to the log; outputs `bump`, `sarif`, `up-to-date`. The exit status is the worst of the
 # parts: 0 pass, 1 a part failed, 2 mcp-covenant or git could not do its job.
 # Inputs are split on whitespace; nothing in them is evaluated.
+#
+# The pull request as a conversation (action/pr.sh, the REST API through curl with
+# GITHUB_TOKEN):
+#   INPUT_COMMENT=true keeps one comment on the pull request (INPUT_PR_NUMBER), found by
+#     its hidden marker and updated in place on every push; a token that may not write
+#     (a fork's) leaves the step summary only, with a notice.
+#   INPUT_APPROVE_LABEL=NAME: when the pull request carries that label, the verdict's
+#     failures are reported as approved (by that label) and do not fail the job.
+#   INPUT_ANNOTATIONS=error|warning|notice|none caps the level of the verdict's
+#     workflow annotations (`github` format).
 set -uo pipefail
 bin=${MCP_COVENANT_BIN:-mcp-covenant}
 lock=${INPUT_BASELINE:-mcp-covenant.lock}
@@ -29,6 +39,16 @@ summary() { if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat >>"$GITHUB_STEP_SUMMA
 # A workflow-command property or message: %, CR, LF (and , : in properties) escaped.
 escape() { local s=${1//%/%25}; s=${s//$'\r'/%0D}; s=${s//$'\n'/%0A}; printf '%s' "$s"; }
 escape_property() { local s; s=$(escape "$1"); s=${s//:/%3A}; s=${s//,/%2C}; printf '%s' "$s"; }
+
+# shellcheck source=action/pr.sh
+. "$(dirname "${BASH_SOURCE[0]}")/pr.sh"
+case "${INPUT_ANNOTATIONS:-error}" in
+  error | warning | notice | none) ;;
+  *)
+    echo "error: annotations must be error, warning, notice or none, not \`${INPUT_ANNOTATIONS}\`" >&2
+    exit 2
+    ;;
+esac
 
 read -r -a extra <<<"${INPUT_ARGS:-}"
 # The server given as an input, or else every [[server]] of covenant.toml.
@@ -97,9 +117,21 @@ if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
   # Each lockfile against itself at the base branch's tip (a lockfile the base lacks is
   # new: everything in it is reported as added).
   check=("$bin" check --baseline-rev "$remote_ref" "${lockfile[@]}")
+  # The approve label, read before the verdict (no label read: not approved).
+  approved=0
+  if [ -n "${INPUT_APPROVE_LABEL:-}" ] && pr_has_label "$INPUT_APPROVE_LABEL"; then
+    approved=1
+  fi
   # Extra renderings first, quietly: the last run prints any error, and its status.
-  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-    "${check[@]}" --format markdown --fail-on never 2>/dev/null | summary
+  report="${RUNNER_TEMP:-/tmp}/mcp-covenant-report.md"
+  "${check[@]}" --format markdown --fail-on never >"$report" 2>/dev/null
+  if [ "$approved" = 1 ]; then
+    approval="**Approved** by the label \`$INPUT_APPROVE_LABEL\`: the changes below are intended, and do not fail this check."
+    { printf '%s\n\n' "$approval"; cat "$report"; } >"$report.tmp" && mv "$report.tmp" "$report"
+  fi
+  summary <"$report"
+  if on "${INPUT_COMMENT:-false}"; then
+    pr_comment "$report"
   fi
   if [ -n "${INPUT_SARIF:-}" ]; then
     if "${check[@]}" --format sarif --fail-on never --output "$INPUT_SARIF" >/dev/null 2>&1; then
@@ -115,8 +147,16 @@ if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
     done
     output "bump=$bump"
   fi
-  "${check[@]}" --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-breaking}"
-  worst $?
+  cap=${INPUT_ANNOTATIONS:-error}
+  # An approved break is a warning, not an error.
+  if [ "$approved" = 1 ] && [ "$cap" = error ]; then cap=warning; fi
+  "${check[@]}" --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-breaking}" | cap_annotations "$cap"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" = 1 ] && [ "$approved" = 1 ]; then
+    echo "mcp-covenant: the verdict fails at \`${INPUT_FAIL_ON:-breaking}\`, approved by the label \`$INPUT_APPROVE_LABEL\`"
+    rc=0
+  fi
+  worst "$rc"
 elif on "${INPUT_VERDICT:-true}"; then
   echo "mcp-covenant: no base branch (not a pull request): the verdict is skipped"
 fi

@@ -329,3 +329,288 @@ fn what_cannot_run_is_exit_2() {
         Some(2)
     );
 }
+
+/// What the fake GitHub API holds and what it was asked.
+#[derive(Default)]
+struct Api {
+    /// (id, body) of the pull request's comments.
+    comments: Vec<(u64, String)>,
+    labels: Vec<String>,
+    /// Answer writes with 403, as a fork's read-only token gets.
+    read_only: bool,
+    /// Answer the labels request with 500.
+    labels_fail: bool,
+    /// (method, path, body, authorization) of every request.
+    requests: Vec<(String, String, String, String)>,
+}
+
+/// A local server that mimics the endpoints the Action uses (list, create and update
+/// issue comments; list issue labels) for repository o/r, pull request 7.
+struct FakeGitHub {
+    url: String,
+    api: std::sync::Arc<std::sync::Mutex<Api>>,
+}
+
+impl FakeGitHub {
+    fn start(api: Api) -> FakeGitHub {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let api = std::sync::Arc::new(std::sync::Mutex::new(api));
+        let shared = api.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                let mut parts = line.split_whitespace();
+                let method = parts.next().unwrap_or("").to_string();
+                let path = parts.next().unwrap_or("").to_string();
+                let (mut length, mut auth) = (0usize, String::new());
+                loop {
+                    let mut h = String::new();
+                    reader.read_line(&mut h).unwrap();
+                    if h.trim().is_empty() {
+                        break;
+                    }
+                    let (k, v) = h.split_once(':').unwrap_or((&h, ""));
+                    match k.to_ascii_lowercase().as_str() {
+                        "content-length" => length = v.trim().parse().unwrap(),
+                        "authorization" => auth = v.trim().to_string(),
+                        _ => {}
+                    }
+                }
+                let mut body = vec![0u8; length];
+                reader.read_exact(&mut body).unwrap();
+                let body = String::from_utf8(body).unwrap();
+                let mut api = shared.lock().unwrap();
+                api.requests
+                    .push((method.clone(), path.clone(), body.clone(), auth));
+                let text = |v: &serde_json::Value| v.to_string();
+                let posted = || -> String {
+                    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+                    v["body"].as_str().unwrap().to_string()
+                };
+                let route = path.split('?').next().unwrap().to_string();
+                let (status, reply) = match (method.as_str(), route.as_str()) {
+                    ("GET", "/repos/o/r/issues/7/comments") => {
+                        let mut list = vec![json!({"id": 1, "body": "a person's comment"})];
+                        list.extend(
+                            api.comments
+                                .iter()
+                                .map(|(id, b)| json!({"id": id, "body": b})),
+                        );
+                        ("200 OK", text(&json!(list)))
+                    }
+                    ("GET", "/repos/o/r/issues/7/labels") if api.labels_fail => {
+                        ("500 Internal Server Error", "{}".into())
+                    }
+                    ("GET", "/repos/o/r/issues/7/labels") => {
+                        let list: Vec<_> = api.labels.iter().map(|l| json!({"name": l})).collect();
+                        ("200 OK", text(&json!(list)))
+                    }
+                    ("POST" | "PATCH", _) if api.read_only => (
+                        "403 Forbidden",
+                        text(&json!({"message": "Resource not accessible by integration"})),
+                    ),
+                    ("POST", "/repos/o/r/issues/7/comments") => {
+                        let id = 100 + api.comments.len() as u64;
+                        api.comments.push((id, posted()));
+                        ("201 Created", text(&json!({"id": id})))
+                    }
+                    ("PATCH", p) if p.starts_with("/repos/o/r/issues/comments/") => {
+                        let id: u64 = p.rsplit('/').next().unwrap().parse().unwrap();
+                        let body = posted();
+                        match api.comments.iter_mut().find(|(i, _)| *i == id) {
+                            Some(c) => {
+                                c.1 = body;
+                                ("200 OK", text(&json!({"id": id})))
+                            }
+                            None => ("404 Not Found", "{}".into()),
+                        }
+                    }
+                    _ => ("404 Not Found", "{}".into()),
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                    reply.len()
+                );
+            }
+        });
+        FakeGitHub { url, api }
+    }
+
+    fn inputs(&self, more: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
+        let mut v = vec![
+            ("GITHUB_API_URL", self.url.clone()),
+            ("GITHUB_REPOSITORY", "o/r".to_string()),
+            ("GITHUB_TOKEN", "test-token".to_string()),
+            ("INPUT_PR_NUMBER", "7".to_string()),
+            ("INPUT_UP_TO_DATE", "false".to_string()),
+        ];
+        v.extend(more.iter().map(|(k, x)| (*k, x.to_string())));
+        v
+    }
+
+    fn requests(&self) -> Vec<(String, String)> {
+        let api = self.api.lock().unwrap();
+        api.requests
+            .iter()
+            .map(|(m, p, _, _)| (m.clone(), p.split('?').next().unwrap().to_string()))
+            .collect()
+    }
+}
+
+#[test]
+fn the_pull_request_comment_is_created_once_and_updated_in_place() {
+    let pr = pull_request("comment");
+    let gh = FakeGitHub::start(Api::default());
+    let o = pr.run(&gh.inputs(&[("INPUT_COMMENT", "true")]));
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    assert!(
+        stdout(&o).contains("pull request comment created"),
+        "{}",
+        both(&o)
+    );
+    // A second push: the same comment, updated.
+    let o = pr.run(&gh.inputs(&[("INPUT_COMMENT", "true")]));
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    assert!(
+        stdout(&o).contains("pull request comment updated"),
+        "{}",
+        both(&o)
+    );
+    let api = gh.api.lock().unwrap();
+    assert_eq!(api.comments.len(), 1, "one comment");
+    let (id, body) = api.comments[0].clone();
+    assert!(
+        body.starts_with("<!-- mcp-covenant:pr-comment -->\n"),
+        "{body}"
+    );
+    assert!(body.contains("`tool:b`"), "{body}");
+    assert!(api
+        .requests
+        .iter()
+        .all(|(_, _, _, auth)| auth == "Bearer test-token"));
+    drop(api);
+    assert_eq!(
+        gh.requests(),
+        [
+            ("GET".into(), "/repos/o/r/issues/7/comments".into()),
+            ("POST".into(), "/repos/o/r/issues/7/comments".into()),
+            ("GET".into(), "/repos/o/r/issues/7/comments".into()),
+            ("PATCH".into(), format!("/repos/o/r/issues/comments/{id}")),
+        ]
+    );
+    // Off by default: no request at all.
+    let before = gh.requests().len();
+    pr.run(&gh.inputs(&[]));
+    assert_eq!(gh.requests().len(), before);
+}
+
+#[test]
+fn a_fork_without_permission_gets_the_summary_and_a_notice() {
+    let pr = pull_request("fork");
+    let gh = FakeGitHub::start(Api {
+        read_only: true,
+        ..Api::default()
+    });
+    let o = pr.run(&gh.inputs(&[("INPUT_COMMENT", "true")]));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the verdict still fails: {}",
+        both(&o)
+    );
+    assert!(
+        stdout(&o).contains(
+            "::notice::mcp-covenant: no permission to comment on this pull request (HTTP 403"
+        ),
+        "{}",
+        both(&o)
+    );
+    assert!(fs::read_to_string(pr.summary())
+        .unwrap()
+        .contains("`tool:b`"));
+    // No token at all: a notice, no request.
+    let gh2 = FakeGitHub::start(Api::default());
+    let o = pr.run(&gh2.inputs(&[("INPUT_COMMENT", "true"), ("GITHUB_TOKEN", "")]));
+    assert!(
+        stdout(&o).contains("::notice::mcp-covenant: no GITHUB_TOKEN"),
+        "{}",
+        both(&o)
+    );
+    assert!(gh2.requests().is_empty());
+}
+
+#[test]
+fn the_approve_label_turns_a_failing_verdict_into_an_approved_pass() {
+    let pr = pull_request("approve");
+    let gh = FakeGitHub::start(Api {
+        labels: vec!["documentation".into(), "breaking-ok".into()],
+        ..Api::default()
+    });
+    let o = pr.run(&gh.inputs(&[("INPUT_APPROVE_LABEL", "breaking-ok")]));
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    let out = stdout(&o);
+    assert!(out.contains("approved by the label `breaking-ok`"), "{out}");
+    // Reported, as a warning rather than an error.
+    assert!(
+        out.lines().any(
+            |l| l.starts_with("::warning file=mcp-covenant.lock") && l.contains("tool.removed")
+        ),
+        "{out}"
+    );
+    assert!(!out.lines().any(|l| l.starts_with("::error")), "{out}");
+    let summary = fs::read_to_string(pr.summary()).unwrap();
+    assert!(
+        summary.contains("**Approved** by the label `breaking-ok`"),
+        "{summary}"
+    );
+    assert!(summary.contains("`tool:b`"), "{summary}");
+    // Without the label, or when the labels cannot be read: not approved.
+    let gh = FakeGitHub::start(Api {
+        labels: vec!["documentation".into()],
+        ..Api::default()
+    });
+    let o = pr.run(&gh.inputs(&[("INPUT_APPROVE_LABEL", "breaking-ok")]));
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    let gh = FakeGitHub::start(Api {
+        labels: vec!["breaking-ok".into()],
+        labels_fail: true,
+        ..Api::default()
+    });
+    let o = pr.run(&gh.inputs(&[("INPUT_APPROVE_LABEL", "breaking-ok")]));
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    assert!(
+        stdout(&o).contains("cannot read the pull request's labels (HTTP 500)"),
+        "{}",
+        both(&o)
+    );
+}
+
+#[test]
+fn annotations_are_capped_at_the_level_asked() {
+    let pr = pull_request("annotations");
+    let lines = |cap: &str| {
+        let o = pr.run(&[
+            ("INPUT_ANNOTATIONS", cap.into()),
+            ("INPUT_UP_TO_DATE", "false".into()),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+        stdout(&o)
+            .lines()
+            .filter(|l| l.contains("[tool.removed]"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert!(lines("error")[0].starts_with("::error file=mcp-covenant.lock,line="));
+    assert!(lines("warning")[0].starts_with("::warning file=mcp-covenant.lock,line="));
+    assert!(lines("notice")[0].starts_with("::notice file=mcp-covenant.lock,line="));
+    let none = lines("none");
+    assert!(none[0].starts_with("error: "), "{none:?}");
+    let o = pr.run(&[("INPUT_ANNOTATIONS", "loud".into())]);
+    assert_eq!(o.status.code(), Some(2), "{}", both(&o));
+}

@@ -1,0 +1,122 @@
+# The pull request as a conversation, sourced by action/run.sh: the sticky comment, the
+# approve label, and the cap on annotation levels. The GitHub REST API through curl with
+# GITHUB_TOKEN (GITHUB_API_URL, GITHUB_REPOSITORY and INPUT_PR_NUMBER, as a workflow
+# run has them); JSON through jq, which GitHub's runners have. Nothing here fails the
+# job: what cannot be done is a notice (the report stays in the step summary), and a
+# label that cannot be read approves nothing.
+
+# The marker that finds our comment again; hidden in the rendered markdown.
+PR_MARKER='<!-- mcp-covenant:pr-comment -->'
+# GitHub refuses comments over 65536 characters.
+PR_MAX_BODY=60000
+
+pr_api() { # METHOD PATH OUT_FILE [BODY_FILE]: the response body into OUT_FILE, the status in $pr_status
+  local method=$1 path=$2 out=$3 body=${4:-}
+  local args=(-sS -o "$out" -w '%{http_code}' -X "$method"
+    -H "Accept: application/vnd.github+json"
+    -H "X-GitHub-Api-Version: 2022-11-28"
+    -H "Authorization: Bearer $GITHUB_TOKEN"
+    -H "Expect:"
+    --max-time 30)
+  if [ -n "$body" ]; then args+=(-H "Content-Type: application/json" --data-binary "@$body"); fi
+  pr_status=$(curl "${args[@]}" "${GITHUB_API_URL:-https://api.github.com}$path" 2>/dev/null) || pr_status=000
+}
+
+# Whether the REST API can be used here; a notice says why not.
+pr_ready() {
+  local what=$1
+  if [ -z "${INPUT_PR_NUMBER:-}" ]; then
+    echo "::notice::mcp-covenant: not a pull request: no $what"
+    return 1
+  fi
+  if ! [[ $INPUT_PR_NUMBER =~ ^[0-9]+$ ]] || ! [[ ${GITHUB_REPOSITORY:-} =~ ^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$ ]]; then
+    echo "::notice::mcp-covenant: no pull request number or repository to address: no $what"
+    return 1
+  fi
+  if [ -z "${GITHUB_TOKEN:-}" ]; then
+    echo "::notice::mcp-covenant: no GITHUB_TOKEN: no $what"
+    return 1
+  fi
+  for tool in curl jq; do
+    if ! command -v "$tool" >/dev/null; then
+      echo "::notice::mcp-covenant: $tool is not installed: no $what"
+      return 1
+    fi
+  done
+  return 0
+}
+
+# Whether the pull request carries label $1 (read from the API, so a label added after
+# the run started counts). Anything that cannot be read: no.
+pr_has_label() {
+  local want=$1 labels found
+  pr_ready "approve label" || return 1
+  labels=$(mktemp)
+  pr_api GET "/repos/$GITHUB_REPOSITORY/issues/$INPUT_PR_NUMBER/labels?per_page=100" "$labels"
+  if [ "$pr_status" != 200 ]; then
+    echo "::warning::mcp-covenant: cannot read the pull request's labels (HTTP $pr_status): the approve label \`$want\` is not applied"
+    rm -f "$labels"
+    return 1
+  fi
+  found=1
+  jq -e --arg want "$want" 'type == "array" and any(.[]; .name == $want)' "$labels" >/dev/null && found=0
+  rm -f "$labels"
+  return "$found"
+}
+
+# Create or update the one comment that carries the marker, with the report in file $1.
+pr_comment() {
+  local report=$1 body payload page comments id="" sink
+  pr_ready "pull request comment (the report is in the step summary)" || return 0
+  body=$(mktemp)
+  {
+    printf '%s\n' "$PR_MARKER"
+    head -c "$PR_MAX_BODY" "$report"
+    if [ "$(wc -c <"$report")" -gt "$PR_MAX_BODY" ]; then
+      printf '\n\n… (cut: the whole report is in the run'"'"'s step summary)\n'
+    fi
+  } >"$body"
+  payload=$(mktemp)
+  comments=$(mktemp)
+  sink=$(mktemp)
+  jq -n --rawfile body "$body" '{body: $body}' >"$payload"
+  # Our comment, on any page (a long conversation has many).
+  for page in $(seq 1 30); do
+    pr_api GET "/repos/$GITHUB_REPOSITORY/issues/$INPUT_PR_NUMBER/comments?per_page=100&page=$page" "$comments"
+    if [ "$pr_status" != 200 ]; then
+      echo "::notice::mcp-covenant: cannot list the pull request's comments (HTTP $pr_status): the report is in the step summary only"
+      rm -f "$body" "$payload" "$comments" "$sink"
+      return 0
+    fi
+    id=$(jq -r --arg m "$PR_MARKER" 'if type == "array" then [.[] | select((.body // "") | startswith($m)) | .id] | first // empty else empty end' "$comments")
+    if [ -n "$id" ] || [ "$(jq 'if type == "array" then length else 0 end' "$comments")" -lt 100 ]; then
+      break
+    fi
+  done
+  if [ -n "$id" ] && [[ $id =~ ^[0-9]+$ ]]; then
+    pr_api PATCH "/repos/$GITHUB_REPOSITORY/issues/comments/$id" "$sink" "$payload"
+    what="updated"
+  else
+    pr_api POST "/repos/$GITHUB_REPOSITORY/issues/$INPUT_PR_NUMBER/comments" "$sink" "$payload"
+    what="created"
+  fi
+  rm -f "$body" "$payload" "$comments" "$sink"
+  case $pr_status in
+    200 | 201) echo "mcp-covenant: pull request comment $what" ;;
+    401 | 403 | 404)
+      echo "::notice::mcp-covenant: no permission to comment on this pull request (HTTP $pr_status; a fork's token is read-only, or the workflow lacks \`pull-requests: write\`): the report is in the step summary only"
+      ;;
+    *) echo "::notice::mcp-covenant: the pull request comment failed (HTTP $pr_status): the report is in the step summary" ;;
+  esac
+  return 0
+}
+
+# Workflow annotations at most at level $1 (error, warning, notice; none: plain lines).
+cap_annotations() {
+  case $1 in
+    error) cat ;;
+    warning) sed -E 's/^::error( |::)/::warning\1/' ;;
+    notice) sed -E 's/^::(error|warning)( |::)/::notice\2/' ;;
+    none) sed -E 's/^::(error|warning|notice)( [^:]*)?::/\1: /' ;;
+  esac
+}
