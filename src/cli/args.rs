@@ -105,6 +105,17 @@ pub enum Command {
     /// Print help: `help COMMAND` for a command, `help config` for the covenant.toml
     /// reference.
     Help(HelpArgs),
+    /// A git diff driver: `git diff` shows a lockfile's changes classified. Set up with
+    /// `git config diff.mcp-covenant.command "mcp-covenant git-diff-driver"` and
+    /// `mcp-covenant.lock diff=mcp-covenant` in .gitattributes (`git log -p --ext-diff`).
+    GitDiffDriver(GitDiffDriverArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct GitDiffDriverArgs {
+    /// What git passes: PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE.
+    #[arg(value_name = "ARG", allow_hyphen_values = true)]
+    pub args: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -7,6 +7,7 @@
 mod args;
 mod check;
 mod client;
+mod diff_driver;
 mod help;
 mod init;
 mod lint;
@@ -138,6 +139,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
             let settings = CheckSettings::resolve(args, &config)?;
             check::run(&rules, &config, settings, out)
         }
+        Command::GitDiffDriver(args) => diff_driver::run(&rules, &config, &args.args, out),
         Command::Lint(args) => lint::run(&lint_rules, LintSettings::resolve(args, &config)?, out),
         Command::Rules(args) => {
             let settings = RulesSettings::resolve(args, &config);
