@@ -138,6 +138,16 @@ pub fn entries(doc: &Value, origin: &str) -> Result<(Vec<Entry>, Vec<String>)> {
                     .and_then(Value::as_object)
                     .map(|m| m.keys().filter(|k| env_name(k)).cloned().collect())
                     .unwrap_or_default();
+                let args = match &kind {
+                    Kind::Command(argv) => &argv[1..],
+                    Kind::Package { args, .. } => &args[..],
+                    Kind::Http { .. } => &[],
+                };
+                if args.iter().any(|a| looks_secret(a)) {
+                    warnings.push(format!(
+                        "{origin}: server `{shown}`: an argument looks like it carries a credential (a URL with a password, a ${{input:...}}, a --token/--key value); check the entry before committing covenant.toml"
+                    ));
+                }
                 if server.get("envFile").is_some() {
                     warnings.push(format!(
                         "{origin}: server `{shown}`: its envFile is not read; set what the server needs in the environment"
@@ -275,6 +285,22 @@ fn headers(server: &str, h: &Map<String, Value>) -> Vec<(String, String)> {
         .collect()
 }
 
+/// An argument that may hold a secret: a URL with a password, a client's prompt for
+/// input, or a flag named like a credential with its value attached.
+fn looks_secret(a: &str) -> bool {
+    let url_password = a.split_once("://").is_some_and(|(_, rest)| {
+        let authority = rest.split('/').next().unwrap_or("");
+        authority.contains('@') && authority.split('@').next().unwrap_or("").contains(':')
+    });
+    let lower = a.to_ascii_lowercase();
+    let flag = lower.starts_with("--")
+        && lower.contains('=')
+        && ["token", "key", "secret", "password"]
+            .iter()
+            .any(|w| lower.split('=').next().unwrap_or("").contains(w));
+    url_password || a.contains("${input:") || flag
+}
+
 fn env_name(k: &str) -> bool {
     !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
@@ -406,6 +432,16 @@ mod tests {
         let vscode = json!({"servers": {"a": {"type": "http", "url": "http://h/mcp"}}});
         assert_eq!(super::entries(&vscode, "v").unwrap().0.len(), 1);
         assert!(super::entries(&json!({"x": 1}), "v").is_err());
+    }
+
+    #[test]
+    fn arguments_that_may_carry_a_credential_are_flagged() {
+        assert!(looks_secret("postgres://user:pw@db/x"));
+        assert!(looks_secret("--api-key=sk-1"));
+        assert!(looks_secret("${input:token}"));
+        assert!(!looks_secret("postgres://db/x"));
+        assert!(!looks_secret("--local-timezone=UTC"));
+        assert!(!looks_secret("@scope/pkg"));
     }
 
     #[test]
