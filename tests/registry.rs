@@ -305,3 +305,191 @@ lockfile = "time.lock"
         corpus("mcp-server-time", "2026.1.26..2026.10.19"),
     );
 }
+
+/// A tiny MCP server in JavaScript (no dependencies) listing the tools it is given.
+const JS_SERVER: &str = r#"#!/usr/bin/env node
+const tools = TOOLS;
+let buf = '';
+process.stdin.on('data', (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf('\n')) >= 0) {
+    const line = buf.slice(0, i); buf = buf.slice(i + 1);
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.id === undefined) continue;
+    let reply;
+    if (m.method === 'initialize') {
+      reply = { result: { protocolVersion: '2025-11-25', capabilities: { tools: {} },
+                serverInfo: { name: 'fixture-mcp-server', version: 'VERSION' } } };
+    } else if (m.method === 'tools/list') {
+      reply = { result: { tools: tools.map((n) => ({ name: n, description: n,
+                inputSchema: { type: 'object' } })) } };
+    } else {
+      reply = { error: { code: -32601, message: 'method not found' } };
+    }
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, ...reply }) + '\n');
+  }
+});
+"#;
+
+/// A local npm registry serving files from `root` (the package document and tarballs).
+#[cfg(feature = "http")]
+fn file_registry(root: std::path::PathBuf) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                head.push(byte[0]);
+            }
+            let line = String::from_utf8_lossy(&head).to_string();
+            let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let file = root.join(path.trim_start_matches('/'));
+            let (status, body) = match fs::read(&file) {
+                Ok(b) if !path.contains("..") => ("200 OK", b),
+                _ => ("404 Not Found", b"{}".to_vec()),
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(&body);
+        }
+    });
+    url
+}
+
+/// Offline, from a local registry: a `[[server]] package` is installed (scripts off),
+/// started through its `bin`, snapshotted and checked, its capture cached (the rerun
+/// installs nothing); `--baseline published` compares it with the release below it.
+#[cfg(feature = "http")]
+#[test]
+#[ignore = "needs node and npm"]
+fn a_package_from_a_local_registry_is_installed_once_and_compared_with_the_release_below() {
+    let dir = tmpdir("registry-local");
+    let reg = dir.join("registry");
+    fs::create_dir_all(&reg).unwrap();
+    let url = file_registry(reg.clone());
+    let mut versions = serde_json::Map::new();
+    for (version, tools) in [("1.0.0", "['a', 'b']"), ("1.1.0", "['a']")] {
+        let pkg = dir.join(format!("build-{version}")).join("package");
+        fs::create_dir_all(&pkg).unwrap();
+        let manifest = serde_json::json!({
+            "name": "fixture-mcp-server", "version": version,
+            "bin": {"fixture-mcp-server": "server.js", "other-tool": "server.js"},
+            // Never run: installs pass --ignore-scripts.
+            "scripts": {"postinstall": format!("touch {}", dir.join("POSTINSTALL_RAN").display())}
+        });
+        fs::write(pkg.join("package.json"), manifest.to_string()).unwrap();
+        fs::write(
+            pkg.join("server.js"),
+            JS_SERVER
+                .replace("TOOLS", tools)
+                .replace("VERSION", version),
+        )
+        .unwrap();
+        let tgz = format!("fixture-mcp-server-{version}.tgz");
+        let o = std::process::Command::new("tar")
+            .args(["czf"])
+            .arg(reg.join(&tgz))
+            .arg("-C")
+            .arg(pkg.parent().unwrap())
+            .arg("package")
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let mut m = manifest.clone();
+        m["dist"] = serde_json::json!({"tarball": format!("{url}/{tgz}")});
+        versions.insert(version.to_string(), m);
+    }
+    let doc = serde_json::json!({
+        "name": "fixture-mcp-server",
+        "dist-tags": {"latest": "1.1.0"},
+        "versions": versions
+    });
+    fs::write(reg.join("fixture-mcp-server"), doc.to_string()).unwrap();
+    let work = dir.join("work");
+    fs::create_dir_all(&work).unwrap();
+    fs::write(
+        work.join("covenant.toml"),
+        "[[server]]\nname = \"fx\"\npackage = \"npm:fixture-mcp-server@1.1.0\"\nlockfile = \"fx.lock\"\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        bin()
+            .current_dir(&work)
+            .env("MCP_COVENANT_CACHE", dir.join("cache"))
+            .env("MCP_COVENANT_NPM_REGISTRY", &url)
+            .env("npm_config_registry", format!("{url}/"))
+            .env("npm_config_cache", dir.join("npm-cache"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["snapshot"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("installing npm:fixture-mcp-server@1.1.0"),
+        "{err}"
+    );
+    assert!(err.contains("fixture-mcp-server/server.js`"), "{err}");
+    let lock = fs::read_to_string(work.join("fx.lock")).unwrap();
+    assert!(
+        lock.contains("\"name\": \"a\"") && !lock.contains("\"name\": \"b\""),
+        "{lock}"
+    );
+    assert!(!dir.join("POSTINSTALL_RAN").exists(), "install scripts ran");
+    // The live check: cached, nothing installed or started.
+    let o = run(&["check"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        !err.contains("installing") && !err.contains("capturing"),
+        "{err}"
+    );
+    // The release below 1.1.0 is 1.0.0, which had tool b: removing it is breaking.
+    let o = run(&["check", "--server", "fx", "--baseline", "published"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "declares npm:fixture-mcp-server@1.1.0; the baseline is npm:fixture-mcp-server@1.0.0"
+        ),
+        "{err}"
+    );
+    assert!(
+        common::stdout(&o).contains("x tool:b — tool was removed"),
+        "{}",
+        common::stdout(&o)
+    );
+    // Install scripts run only when the entry allows them.
+    fs::write(
+        work.join("covenant.toml"),
+        "[[server]]\nname = \"fx\"\npackage = \"npm:fixture-mcp-server@1.1.0\"\nallow_scripts = true\nlockfile = \"fx.lock\"\n",
+    )
+    .unwrap();
+    let o = run(&["snapshot", "--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(dir.join("POSTINSTALL_RAN").exists(), "{}", stderr(&o));
+    // @latest asks the registry, then uses the cache.
+    let o = run(&[
+        "check",
+        "--baseline",
+        "npm:fixture-mcp-server@latest",
+        "--against",
+        "npm:fixture-mcp-server@1.1.0",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("asking") && !err.contains("installing"),
+        "{err}"
+    );
+}
