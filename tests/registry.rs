@@ -307,6 +307,7 @@ lockfile = "time.lock"
 }
 
 /// A tiny MCP server in JavaScript (no dependencies) listing the tools it is given.
+#[cfg(feature = "http")]
 const JS_SERVER: &str = r#"#!/usr/bin/env node
 const tools = TOOLS;
 let buf = '';
