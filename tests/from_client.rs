@@ -1,6 +1,7 @@
 //! `snapshot --from-client PATH`: an agent client's config with four servers, two over
 //! stdio and two over Streamable HTTP, with secrets in `env` and `headers`, becomes four
 //! `[[server]]` entries holding no secret value, each captured into its lockfile.
+#![cfg(feature = "http")]
 
 mod common;
 
