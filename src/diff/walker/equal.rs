@@ -128,6 +128,19 @@ pub(super) fn same_resolved(roots: [&Value; 2], a: &Value, b: &Value) -> bool {
             return go(roots, ra, rb, seen, depth + 1)
                 && go(roots, &siblings(a), &siblings(b), seen, depth + 1);
         }
+        // A schema that is only a `$ref` against one written out: its target.
+        let only_ref = |v: &Value| v.as_object().is_some_and(|m| m.len() == 1);
+        for (side, v) in [(0, a), (1, b)] {
+            if let Some(target) = resolve_ptr(roots[side], v).filter(|_| only_ref(v)) {
+                let (x, y) = if side == 0 { (target, b) } else { (a, target) };
+                let pair = (x as *const Value as usize, y as *const Value as usize);
+                if seen.contains(&pair) {
+                    return true;
+                }
+                seen.push(pair);
+                return go(roots, x, y, seen, depth + 1);
+            }
+        }
         match (a, b) {
             (Value::Object(m), Value::Object(n)) => {
                 m.len() == n.len()
@@ -399,6 +412,47 @@ pub(super) fn covers(s: &Value, v: &Value) -> bool {
     values_ok && types_ok && s.rest == v.rest
 }
 
+/// Every value `v` accepts, `s` accepts: `covers`, or `s` is (apart from annotations)
+/// some of `v`'s own keywords with the same values, types and listed values within, so
+/// `v` only adds constraints. Keywords that read their neighbours
+/// (`additionalProperties` sees `properties`, `items` sees `prefixItems`, ...) in `s`
+/// make any keyword `v` adds unknown. `false`: not known.
+pub(super) fn within(s: &Value, v: &Value) -> bool {
+    if covers(s, v) {
+        return true;
+    }
+    let (Some(sp), Some(vp)) = (parts(s), parts(v)) else {
+        return false;
+    };
+    let values_ok = match (&sp.values, &vp.values) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(sv), Some(vv)) => vv.iter().all(|x| sv.contains(x)),
+    };
+    let types_ok = match (&sp.types, &vp.types) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(st), Some(vt)) => vt.iter().all(|t| type_within(t, st)),
+    };
+    const READS_NEIGHBOURS: [&str; 7] = [
+        "additionalProperties",
+        "unevaluatedProperties",
+        "items",
+        "additionalItems",
+        "unevaluatedItems",
+        "contains",
+        "if",
+    ];
+    let adds = vp.rest.keys().any(|k| !sp.rest.contains_key(k));
+    let rest_ok = sp.rest.iter().all(|(k, x)| vp.rest.get(k) == Some(x))
+        && !(adds
+            && sp
+                .rest
+                .keys()
+                .any(|k| READS_NEIGHBOURS.contains(&k.as_str())));
+    values_ok && types_ok && rest_ok
+}
+
 /// `s` accepts exactly what the variants accept together: each variant is within `s`
 /// (`covers`), and each of `s`'s values and types is some variant's (`type: [string,
 /// number]` against `anyOf: [{type: string}, {type: number}]`).
@@ -497,18 +551,12 @@ fn one_property_apart<'a>(
     Some((s.get("properties")?.get(name)?, out))
 }
 
-/// Variants no value can match twice: each allows one JSON type no other allows
-/// (integer counts as number), or each requires a property, the same one in all, whose
-/// `const` (or one-value `enum`) differs between them.
-pub(super) fn disjoint(variants: &[&Value]) -> bool {
-    let single_type = |v: &Value| -> Option<String> {
-        let t = v.get("type")?.as_str()?;
-        Some(if t == "integer" {
-            "number".into()
-        } else {
-            t.to_string()
-        })
-    };
+/// Variants no value can match twice (each read in `root`, where their `$ref`s lead):
+/// every two of them are `apart`. Then `anyOf` and `oneOf` over them accept the same
+/// values, and a change inside one variant cannot make a value match two.
+/// Past `SMALL_UNION` variants only the linear checks run (each lists its own values, no
+/// value listed twice; or each allows one JSON type no other allows).
+pub(super) fn disjoint(root: &Value, variants: &[&Value]) -> bool {
     // Each variant lists its values (`enum` or `const`), and no value is listed twice.
     let listed: Option<Vec<Vec<Value>>> = variants
         .iter()
@@ -520,11 +568,20 @@ pub(super) fn disjoint(variants: &[&Value]) -> bool {
         .collect();
     if let Some(listed) = listed {
         // By text, through a set: a hostile enum of many values costs linear time.
+        // Numbers by their value (`1` and `1.0` are one value).
         let mut seen = HashSet::new();
-        if listed.iter().flatten().all(|x| seen.insert(x.to_string())) {
+        if listed.iter().flatten().all(|x| seen.insert(value_key(x))) {
             return true;
         }
     }
+    let single_type = |v: &Value| -> Option<String> {
+        let t = v.get("type")?.as_str()?;
+        Some(if t == "integer" {
+            "number".into()
+        } else {
+            t.to_string()
+        })
+    };
     let types: Option<Vec<String>> = variants.iter().map(|v| single_type(v)).collect();
     if let Some(types) = types {
         let distinct: BTreeSet<&String> = types.iter().collect();
@@ -532,29 +589,167 @@ pub(super) fn disjoint(variants: &[&Value]) -> bool {
             return true;
         }
     }
-    let tag = |v: &Value, name: &str| -> Option<String> {
-        let required = v.get("required")?.as_array()?.iter().any(|r| r == name);
-        let p = v.get("properties")?.get(name)?;
-        let value = p
-            .get("const")
-            .or_else(|| match p.get("enum")?.as_array()?.as_slice() {
-                [one] => Some(one),
-                _ => None,
-            })?;
-        required.then(|| value.to_string())
+    if variants.len() > super::structural::SMALL_UNION {
+        return false;
+    }
+    variants
+        .iter()
+        .enumerate()
+        .all(|(i, x)| variants[i + 1..].iter().all(|y| apart(root, x, y, 0)))
+}
+
+/// A value's text with every number written by its value, so `1` and `1.0` meet.
+fn value_key(v: &Value) -> String {
+    match v {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) => format!("{f:?}"),
+            None => n.to_string(),
+        },
+        Value::Array(xs) => format!(
+            "[{}]",
+            xs.iter().map(value_key).collect::<Vec<_>>().join(",")
+        ),
+        Value::Object(m) => {
+            let mut parts: Vec<String> = m
+                .iter()
+                .map(|(k, x)| format!("{k:?}:{}", value_key(x)))
+                .collect();
+            parts.sort();
+            format!("{{{}}}", parts.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The JSON types an instance may have, as a bit set over null, boolean, object, array,
+/// string, integer, and number that is no integer; `None` for a `type` not read.
+fn type_bits(s: &Map<String, Value>) -> Option<u8> {
+    let bit = |t: &str| match t {
+        "null" => Some(1),
+        "boolean" => Some(2),
+        "object" => Some(4),
+        "array" => Some(8),
+        "string" => Some(16),
+        "integer" => Some(32),
+        "number" => Some(32 | 64),
+        _ => None,
     };
-    let Some(first) = variants.first() else {
+    match s.get("type") {
+        None => Some(127),
+        Some(Value::String(t)) => bit(t),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .try_fold(0, |acc, t| Some(acc | bit(t.as_str()?)?)),
+        Some(_) => None,
+    }
+}
+
+/// The type bit of one instance value (a whole number is an integer).
+fn value_bit(x: &Value) -> u8 {
+    match x {
+        Value::Null => 1,
+        Value::Bool(_) => 2,
+        Value::Object(_) => 4,
+        Value::Array(_) => 8,
+        Value::String(_) => 16,
+        Value::Number(n) if n.is_i64() || n.is_u64() => 32,
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => 32,
+        Value::Number(_) => 64,
+    }
+}
+
+/// No value matches both `x` and `y`, by what their own keywords say (each is a
+/// conjunct, so any of them alone can prove it): no JSON type in common; listed values
+/// (`const` / `enum`) none of which the other lists or admits by type; or, when only
+/// objects can match both, a property one requires that the other forbids (closed by
+/// `additionalProperties: false` without it, or `false` there), or that both require
+/// with schemas themselves apart (a discriminator tag). `false` means "may overlap".
+fn apart(root: &Value, x: &Value, y: &Value, depth: usize) -> bool {
+    let (x, y) = (through_refs(root, x), through_refs(root, y));
+    if matches!(x, Value::Bool(false)) || matches!(y, Value::Bool(false)) {
         return true;
+    }
+    if depth > 8 {
+        return false;
+    }
+    let (Some(mx), Some(my)) = (x.as_object(), y.as_object()) else {
+        return false;
     };
-    let names = first
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|m| m.keys().cloned().collect::<Vec<_>>())
-        .unwrap_or_default();
-    names.iter().any(|name| {
-        let tags: Option<Vec<String>> = variants.iter().map(|v| tag(v, name)).collect();
-        tags.is_some_and(|t| t.iter().collect::<BTreeSet<_>>().len() == t.len())
-    })
+    // Beside a `$ref` (what is left after `through_refs`) draft-07 ignores the other
+    // keywords: nothing is read from them.
+    if mx.contains_key("$ref") || my.contains_key("$ref") {
+        return false;
+    }
+    let (Some(tx), Some(ty)) = (type_bits(mx), type_bits(my)) else {
+        return false;
+    };
+    let common = tx & ty;
+    if common == 0 {
+        return true;
+    }
+    let listed = |m: &Map<String, Value>| -> Option<Vec<Value>> {
+        match (m.get("const"), m.get("enum")) {
+            (Some(c), None) => Some(vec![c.clone()]),
+            (None, Some(Value::Array(e))) => Some(e.clone()),
+            (Some(c), Some(Value::Array(e))) => Some(
+                e.iter()
+                    .filter(|v| value_key(v) == value_key(c))
+                    .cloned()
+                    .collect(),
+            ),
+            _ => None,
+        }
+    };
+    let (lx, ly) = (listed(mx), listed(my));
+    // Values that pass the listing and the type of `m`: none of them passes `other`'s.
+    let values_apart = |values: &[Value], others: Option<&Vec<Value>>, other_types: u8| {
+        values.iter().all(|v| {
+            value_bit(v) & other_types == 0
+                || others.is_some_and(|o| !o.iter().any(|w| value_key(w) == value_key(v)))
+        })
+    };
+    if let Some(vs) = &lx {
+        if values_apart(vs, ly.as_ref(), ty) {
+            return true;
+        }
+    }
+    if let Some(vs) = &ly {
+        if values_apart(vs, lx.as_ref(), tx) {
+            return true;
+        }
+    }
+    // Past here only objects: `required` and `properties` say nothing of other values.
+    if common != 4 {
+        return false;
+    }
+    fn required(m: &Map<String, Value>) -> Vec<&str> {
+        m.get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
+    fn property<'m>(m: &'m Map<String, Value>, name: &str) -> Option<&'m Value> {
+        m.get("properties")?.as_object()?.get(name)
+    }
+    // `m` rejects every object holding `name`.
+    let forbids = |m: &Map<String, Value>, name: &str| match property(m, name) {
+        Some(p) => matches!(through_refs(root, p), Value::Bool(false)),
+        None => {
+            matches!(m.get("additionalProperties"), Some(Value::Bool(false)))
+                && m.get("patternProperties")
+                    .is_none_or(|p| p.as_object().is_some_and(Map::is_empty))
+        }
+    };
+    let (rx, ry) = (required(mx), required(my));
+    if rx.iter().any(|n| forbids(my, n)) || ry.iter().any(|n| forbids(mx, n)) {
+        return true;
+    }
+    rx.iter()
+        .filter(|n| ry.contains(n))
+        .any(|n| match (property(mx, n), property(my, n)) {
+            (Some(p), Some(q)) => apart(root, p, q, depth + 1),
+            _ => false,
+        })
 }
 
 #[cfg(test)]

@@ -30,6 +30,9 @@ use view::*;
 
 pub(crate) use view::resolve;
 
+/// The keyword rows on the boolean schema `false` (which accepts no value) are bound to.
+const FALSE_SCHEMA: &str = "false";
+
 /// Node pairs one schema comparison may visit before it gives up (and says so).
 pub const DEFAULT_WORK_BUDGET: usize = 1_000_000;
 
@@ -219,8 +222,22 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         va.values_only = task.values_only[0];
         vb.values_only = task.values_only[1];
         if va.opaque.is_some() || vb.opaque.is_some() {
-            if task.a != task.b {
-                self.unhandled("(schema)", &task.path, task.a, task.b);
+            // The boolean schema `false` accepts nothing: against a schema that accepts
+            // something it is a narrowing (or, the other way, a widening). Any other
+            // non-schema value is compared as a value.
+            let nothing = |v: Option<&Value>| matches!(v, Some(Value::Bool(false)));
+            let event = match (nothing(task.a), nothing(task.b)) {
+                (false, true) if va.opaque.is_none() => Some("added"),
+                (true, false) if vb.opaque.is_none() => Some("removed"),
+                _ => None,
+            };
+            match event {
+                Some(event) => {
+                    let ev = Event::new(event).values(task.a, task.b);
+                    self.classify(FALSE_SCHEMA, &task.path, ev);
+                }
+                None if task.a != task.b => self.unhandled("(schema)", &task.path, task.a, task.b),
+                None => {}
             }
             return;
         }
@@ -391,8 +408,22 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.items(&va, &vb, path, &chain);
         self.tuple(&va, &vb, path, &chain);
         self.additional(&va, &vb, path, &chain);
+        // `anyOf` on one side, `oneOf` on the other (zod 4 writes a discriminated union as
+        // `oneOf` where zod 3 wrote `anyOf`): when the `oneOf` variants cannot overlap,
+        // both accept a value that matches any variant, and the lists compare as `anyOf`.
+        let swapped = self.same_union(&va, &vb);
         for keyword in ["anyOf", "oneOf", "allOf"] {
-            self.variants(keyword, va.get(keyword), vb.get(keyword), path, &chain);
+            match swapped {
+                Some(spelled) if keyword == "anyOf" => {
+                    let (a, b) = (va.get(spelled[0]), vb.get(spelled[1]));
+                    self.variants("anyOf", spelled, a, b, path, &chain);
+                }
+                Some(_) if keyword == "oneOf" => {}
+                _ => {
+                    let (a, b) = (va.get(keyword), vb.get(keyword));
+                    self.variants(keyword, [keyword; 2], a, b, path, &chain);
+                }
+            }
         }
         self.subschemas(&va, &vb, path, &chain);
         self.entries(&va, &vb, path, &chain);
@@ -416,6 +447,34 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 .then(|| rules.schema_binding(EXTENSION_KEYWORD))
                 .flatten()
         })
+    }
+
+    /// The keywords (`[before, after]`) when one side is an `anyOf` and the other a
+    /// `oneOf` (each alone) whose variants no value can match twice: then the two accept
+    /// the same values, and their variants are compared as one `anyOf` list.
+    fn same_union(&self, va: &View<'v>, vb: &View<'v>) -> Option<[&'static str; 2]> {
+        let only = |v: &View<'v>, root: &Value| match (v.get("anyOf"), v.get("oneOf")) {
+            (Some(Value::Array(_)), None) => Some("anyOf"),
+            (None, Some(Value::Array(xs))) => {
+                let seen: Vec<&Value> = xs.iter().collect();
+                Some(if disjoint(root, &seen) {
+                    "anyOf"
+                } else {
+                    "oneOf"
+                })
+            }
+            _ => None,
+        };
+        let (ka, kb) = (only(va, self.roots[0])?, only(vb, self.roots[1])?);
+        let spelled = |v: &View<'v>| {
+            if v.get("anyOf").is_some() {
+                "anyOf"
+            } else {
+                "oneOf"
+            }
+        };
+        let (sa, sb) = (spelled(va), spelled(vb));
+        (ka == "anyOf" && kb == "anyOf" && sa != sb).then_some([sa, sb])
     }
 
     /// Report a `type` that changed to a disjoint set; `true` when it did (the caller

@@ -8,7 +8,7 @@ use super::*;
 
 /// The most variants a plain schema is tested against for containment (`covers`,
 /// `split_into`).
-const SMALL_UNION: usize = 64;
+pub(super) const SMALL_UNION: usize = 64;
 
 impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// Applicators holding one subschema. Those whose changes have a direction
@@ -32,6 +32,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         ] {
             // draft-07 `additionalItems` beside a list `items` is the tuple's rest.
             if kw == "additionalItems" && (is_list(va.get("items")) || is_list(vb.get("items"))) {
+                continue;
+            }
+            // `then` / `else` that come (or go) with their `if`: the `if` change stands
+            // for the whole conditional.
+            if matches!(kw, "then" | "else") && va.get("if").is_some() != vb.get("if").is_some() {
                 continue;
             }
             let (a, b) = (va.get(kw), vb.get(kw));
@@ -132,7 +137,21 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         path: &str,
         chain: &Option<Rc<Chain>>,
     ) {
-        let (ta, tb) = (tuple_parts(va), tuple_parts(vb));
+        // A side that is no tuple but constrains its items is a tuple of no positions
+        // with that rest: each position of the other side's tuple is compared with it
+        // (`items: {type: object}` against `prefixItems: [{type: string}], items: false`
+        // accepts a string first item now).
+        static NO_POSITIONS: Vec<Value> = Vec::new();
+        let rest_only = |v: &View<'v>| {
+            let items = v.get("items");
+            (!trivial(items) && !is_list(items)).then_some(("prefixItems", &NO_POSITIONS, items))
+        };
+        let (mut ta, mut tb) = (tuple_parts(va), tuple_parts(vb));
+        match (ta.is_some(), tb.is_some()) {
+            (false, true) => ta = rest_only(va),
+            (true, false) => tb = rest_only(vb),
+            _ => {}
+        }
         let ((_, xs, rest_a), (kw_b, ys, rest_b)) = match (ta, tb) {
             (None, None) => return,
             (None, Some((kw, _, _))) => {
@@ -209,18 +228,19 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         if composed_side == 0 {
             roots.swap(0, 1); // plain first
         }
-        // A variant equal to the plain schema pairs with it; otherwise the most similar.
-        let best = (0..variants.len())
-            .find(|&j| same_resolved(roots, plain_value, &variants[j]))
-            .or_else(|| {
-                (0..variants.len())
-                    .max_by_key(|&j| (similarity(plain_value, &variants[j]), std::cmp::Reverse(j)))
-            });
         let resolved: Vec<&Value> = variants
             .iter()
             .map(|v| through_refs(self.roots[composed_side], v))
             .collect();
         let plain_seen = through_refs(self.roots[plain_side], plain_value);
+        // A variant equal to the plain schema (through `$ref`s on either side) pairs with
+        // it; otherwise the most similar, each seen through its `$ref`s.
+        let best = (0..variants.len())
+            .find(|&j| same_resolved(roots, plain_value, &variants[j]))
+            .or_else(|| {
+                (0..variants.len())
+                    .max_by_key(|&j| (similarity(plain_seen, resolved[j]), std::cmp::Reverse(j)))
+            });
         // The plain schema is the union, split by value or by type: nothing changed.
         // Each containment test serialises the plain schema once per variant: only for
         // unions of a size people write, so a hostile one costs nothing extra (past it,
@@ -228,9 +248,22 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         let small = resolved.len() <= SMALL_UNION;
         // oneOf: a variant beside the plain schema's own may share values with it (and a
         // value two variants share is rejected, so no split covers it).
-        let overlapping = kw == "oneOf" && resolved.len() > 1 && !disjoint(&resolved);
+        let overlapping =
+            kw == "oneOf" && resolved.len() > 1 && !disjoint(self.roots[composed_side], &resolved);
         if small && !overlapping && split_into(plain_seen, &resolved) {
             return;
+        }
+        // Every variant is within the plain schema (`{}` against `anyOf: [string,
+        // number, null]`): the union only narrows it, whether `anyOf` or `oneOf` (which
+        // accepts no more than `anyOf`). One change, the union itself coming (or going),
+        // not one variant paired as if the others did not pass.
+        if small && resolved.len() > 1 && resolved.iter().all(|v| within(plain_seen, v)) {
+            let event = if composed_side == 1 {
+                "added"
+            } else {
+                "removed"
+            };
+            return self.classify(kw, path, Event::new(event));
         }
         let cond = overlapping.then_some(Condition::Overlapping);
         let at = |j: usize| format!("{path}.{kw}[{j}]");
@@ -467,9 +500,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// their `$ref`s, and a variant that is itself nothing but an `anyOf` / `oneOf` is
     /// opened up into its variants, so the same alternatives written another way pair
     /// up. Equal variants pair first (reordering is no change), then the most alike.
+    /// `spelled`: the keyword each side writes, for the paths (`anyOf` on one side and
+    /// `oneOf` on the other when they mean the same, compared as `keyword`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn variants(
         &mut self,
         keyword: &str,
+        spelled: [&str; 2],
         a: Option<&'v Value>,
         b: Option<&'v Value>,
         path: &str,
@@ -491,7 +528,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             fx.iter().map(|f| f.1).collect(),
             fy.iter().map(|f| f.1).collect(),
         );
-        let at = |f: &(String, &Value)| format!("{path}.{keyword}{}", f.0);
+        let at = |f: &(String, &Value)| format!("{path}.{}{}", spelled[1], f.0);
+        let at_a = |f: &(String, &Value)| format!("{path}.{}{}", spelled[0], f.0);
         let mut used_a = vec![false; xs.len()];
         let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
         let (rx, ry): (Vec<&Value>, Vec<&Value>) = (
@@ -547,23 +585,24 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // variants may overlap is asked of the whole opened list, which can only say
         // "may" more often than the nested list alone.
         let one_of = |f: &(String, &Value)| keyword == "oneOf" || f.0.contains(".oneOf[");
-        let may_overlap = !(disjoint(&rx) && disjoint(&ry));
+        let may_overlap = !(disjoint(self.roots[0], &rx) && disjoint(self.roots[1], &ry));
         let bracket = |i: usize, j: usize| {
             (one_of(&fx[i]) || one_of(&fy[j])) && xs.len().max(ys.len()) > 1 && may_overlap
         };
         // A variant that comes into (goes out of) a oneOf list whose variants may overlap
         // changes which values match exactly one: a value the new variant shares with an
         // old one is rejected now; one two old variants shared may be accepted now.
-        let membership = |f: &(String, &Value), list: &[&Value], event: &'static str| {
-            let mut ev = Event::new(event);
-            if !one_of(f) {
-                return (keyword, ev);
-            }
-            if list.len() > 1 && !disjoint(list) {
-                ev.cond = Some(Condition::Overlapping);
-            }
-            ("oneOf", ev)
-        };
+        let membership =
+            |f: &(String, &Value), root: &Value, list: &[&Value], event: &'static str| {
+                let mut ev = Event::new(event);
+                if !one_of(f) {
+                    return (keyword, ev);
+                }
+                if list.len() > 1 && !disjoint(root, list) {
+                    ev.cond = Some(Condition::Overlapping);
+                }
+                ("oneOf", ev)
+            };
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
                 Some(i) => {
@@ -587,14 +626,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     }
                 }
                 None => {
-                    let (class, ev) = membership(&fy[j], &ry, "variant_added");
+                    let (class, ev) = membership(&fy[j], self.roots[1], &ry, "variant_added");
                     self.classify(class, &at(&fy[j]), ev);
                 }
             }
         }
         for i in (0..xs.len()).filter(|&i| !used_a[i]) {
-            let (class, ev) = membership(&fx[i], &rx, "variant_removed");
-            self.classify(class, &at(&fx[i]), ev);
+            let (class, ev) = membership(&fx[i], self.roots[0], &rx, "variant_removed");
+            self.classify(class, &at_a(&fx[i]), ev);
         }
     }
 }

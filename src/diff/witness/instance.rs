@@ -165,13 +165,28 @@ impl<'a> Gen<'a> {
                 };
                 // A side with no such list at all is a plain schema the walker paired
                 // with this variant: it stands for the variant itself.
-                let variant = match src.get(&key) {
+                // The walker compares an `anyOf` with a `oneOf` whose variants cannot
+                // overlap as one list: a side may spell it the other way.
+                let spelled = |s: &Value| -> String {
+                    let other = match key.as_str() {
+                        "anyOf" => "oneOf",
+                        "oneOf" => "anyOf",
+                        _ => return key.clone(),
+                    };
+                    if s.get(&key).is_none() && s.get(other).is_some() {
+                        other.to_string()
+                    } else {
+                        key.clone()
+                    }
+                };
+                let variant = match src.get(spelled(src)) {
                     None => src,
-                    Some(_) => at(Some(src), &key, i).unwrap_or(&Value::Bool(true)),
+                    Some(_) => at(Some(src), &spelled(src), i).unwrap_or(&Value::Bool(true)),
                 };
                 let t_variant = match tgt {
-                    Some(t) if t.get(&key).is_none() => Some(t),
-                    _ => at(tgt, &key, i),
+                    Some(t) if t.get(spelled(t)).is_none() => Some(t),
+                    Some(t) => at(tgt, &spelled(t), i),
+                    None => None,
                 };
                 self.embed(variant, t_variant, &rest[1..], depth + 1)
             }
