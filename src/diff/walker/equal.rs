@@ -761,6 +761,83 @@ mod tests {
         split_into(&s, &vs.iter().collect::<Vec<_>>())
     }
 
+    fn apart_all(vs: &[Value]) -> bool {
+        let root = json!({"$defs": {"A": {"type": "object", "properties": {"k": {"const": "a"}}, "required": ["k"]}}});
+        disjoint(&root, &vs.iter().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn variants_are_disjoint_only_when_no_value_can_match_two() {
+        let tagged = |t: &str| json!({"type": "object", "properties": {"k": {"type": "string", "const": t}, "n": {}}, "required": ["k"]});
+        assert!(apart_all(&[tagged("a"), tagged("b"), tagged("c")]));
+        assert!(!apart_all(&[tagged("a"), tagged("a")]));
+        // Through a `$ref`.
+        assert!(apart_all(&[json!({"$ref": "#/$defs/A"}), tagged("b")]));
+        // Without `type: object`, a string matches both: `required` says nothing of it.
+        let untyped = |t: &str| json!({"properties": {"k": {"const": t}}, "required": ["k"]});
+        assert!(!apart_all(&[untyped("a"), untyped("b")]));
+        // A closed object rejects a name the other requires.
+        let closed = |n: &str| json!({"type": "object", "properties": {n: {"type": "string"}}, "required": [n], "additionalProperties": false});
+        assert!(apart_all(&[closed("path"), closed("url")]));
+        // Open objects: {"path": "", "url": ""} matches both.
+        let open = |n: &str| json!({"type": "object", "properties": {n: {}}, "required": [n]});
+        assert!(!apart_all(&[open("path"), open("url")]));
+        // Types: integer is a number; a listed value of another type is apart.
+        assert!(!apart_all(&[
+            json!({"type": "integer"}),
+            json!({"type": ["number", "null"], "maximum": 3})
+        ]));
+        assert!(apart_all(&[
+            json!({"type": ["string", "null"]}),
+            json!({"type": "object"}),
+            json!({"const": 1})
+        ]));
+        // 1 and 1.0 are one value.
+        assert!(!apart_all(&[
+            json!({"const": 1}),
+            json!({"enum": [1.0, 2]})
+        ]));
+        assert!(apart_all(&[json!(false), json!({})]));
+        assert!(!apart_all(&[json!({}), json!({"type": "string"})]));
+    }
+
+    #[test]
+    fn a_variant_is_within_a_plain_schema_when_it_only_adds_constraints() {
+        let within_ = |s: Value, v: Value| within(&s, &v);
+        assert!(within_(
+            json!({}),
+            json!({"type": "array", "items": {"type": "string"}})
+        ));
+        assert!(within_(json!({"description": "x"}), json!({"const": 1})));
+        assert!(within_(
+            json!({"type": "string"}),
+            json!({"type": "string", "maxLength": 3})
+        ));
+        assert!(within_(
+            json!({"type": ["string", "null"]}),
+            json!({"type": "null"})
+        ));
+        assert!(!within_(
+            json!({"type": "string"}),
+            json!({"type": "number"})
+        ));
+        assert!(!within_(
+            json!({"type": "string", "maxLength": 3}),
+            json!({"type": "string"})
+        ));
+        assert!(!within_(json!({"enum": [1, 2]}), json!({"enum": [2, 3]})));
+        // `additionalProperties` reads its neighbours: a property the variant declares
+        // is no longer additional there.
+        assert!(!within_(
+            json!({"type": "object", "additionalProperties": false}),
+            json!({"type": "object", "additionalProperties": false, "properties": {"a": {}}})
+        ));
+        assert!(!within_(
+            json!({"contains": {"type": "string"}}),
+            json!({"contains": {"type": "string"}, "minContains": 0})
+        ));
+    }
+
     #[test]
     fn a_union_splits_a_plain_schema_only_when_value_and_type_meet_in_one_variant() {
         let ab = json!({"type": "string", "enum": ["a", "b"]});

@@ -258,12 +258,24 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // accepts no more than `anyOf`). One change, the union itself coming (or going),
         // not one variant paired as if the others did not pass.
         if small && resolved.len() > 1 && resolved.iter().all(|v| within(plain_seen, v)) {
-            let event = if composed_side == 1 {
-                "added"
+            let (event, hint) = if composed_side == 1 {
+                (
+                    "added",
+                    if kw == "oneOf" {
+                        "every value its variants accept passed before, and only a value exactly one of them accepts passes now"
+                    } else {
+                        "every value its variants accept passed before, and only those pass now"
+                    },
+                )
             } else {
-                "removed"
+                (
+                    "removed",
+                    "every value its variants accepted passes now, and so do others",
+                )
             };
-            return self.classify(kw, path, Event::new(event));
+            let mut ev = Event::new(event);
+            ev.hint = Some(hint.into());
+            return self.classify(kw, path, ev);
         }
         let cond = overlapping.then_some(Condition::Overlapping);
         let at = |j: usize| format!("{path}.{kw}[{j}]");
