@@ -412,8 +412,19 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // `oneOf` where zod 3 wrote `anyOf`): when the `oneOf` variants cannot overlap,
         // both accept a value that matches any variant, and the lists compare as `anyOf`.
         let swapped = self.same_union(&va, &vb);
+        if let Some(([_, after], true)) = swapped {
+            // What the `oneOf` adds beyond `anyOf` over the same variants: a value two of
+            // them accept fails. Coming, that narrows; going, it widens.
+            let mut ev = Event::new(if after == "oneOf" { "added" } else { "removed" });
+            ev.hint = Some(if after == "oneOf" {
+                "it replaces an anyOf, and its variants may overlap: a value two of them accept no longer passes".into()
+            } else {
+                "an anyOf replaces it, and its variants may overlap: a value two of them accept passes now".into()
+            });
+            self.classify("oneOf", path, ev);
+        }
         for keyword in ["anyOf", "oneOf", "allOf"] {
-            match swapped {
+            match swapped.map(|s| s.0) {
                 Some(spelled) if keyword == "anyOf" => {
                     let (a, b) = (va.get(spelled[0]), vb.get(spelled[1]));
                     self.variants("anyOf", spelled, a, b, path, &chain);
@@ -450,31 +461,27 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     }
 
     /// The keywords (`[before, after]`) when one side is an `anyOf` and the other a
-    /// `oneOf` (each alone) whose variants no value can match twice: then the two accept
-    /// the same values, and their variants are compared as one `anyOf` list.
-    fn same_union(&self, va: &View<'v>, vb: &View<'v>) -> Option<[&'static str; 2]> {
-        let only = |v: &View<'v>, root: &Value| match (v.get("anyOf"), v.get("oneOf")) {
-            (Some(Value::Array(_)), None) => Some("anyOf"),
-            (None, Some(Value::Array(xs))) => {
-                let seen: Vec<&Value> = xs.iter().collect();
-                Some(if disjoint(root, &seen) {
-                    "anyOf"
-                } else {
-                    "oneOf"
-                })
-            }
+    /// `oneOf` (each alone), and whether the `oneOf`'s variants may overlap. Its
+    /// variants are compared with the `anyOf`'s as one `anyOf` list: a `oneOf` whose
+    /// variants no value can match twice accepts what `anyOf` over them accepts, and
+    /// one whose variants may overlap accepts less (a value two of them accept fails).
+    fn same_union(&self, va: &View<'v>, vb: &View<'v>) -> Option<([&'static str; 2], bool)> {
+        let only = |v: &View<'v>| match (v.get("anyOf"), v.get("oneOf")) {
+            (Some(Value::Array(_)), None) => Some(("anyOf", None)),
+            (None, Some(Value::Array(xs))) => Some(("oneOf", Some(xs))),
             _ => None,
         };
-        let (ka, kb) = (only(va, self.roots[0])?, only(vb, self.roots[1])?);
-        let spelled = |v: &View<'v>| {
-            if v.get("anyOf").is_some() {
-                "anyOf"
-            } else {
-                "oneOf"
-            }
+        let ((sa, xa), (sb, xb)) = (only(va)?, only(vb)?);
+        if sa == sb {
+            return None;
+        }
+        let (root, xs) = match (xa, xb) {
+            (Some(xs), None) => (self.roots[0], xs),
+            (None, Some(xs)) => (self.roots[1], xs),
+            _ => return None,
         };
-        let (sa, sb) = (spelled(va), spelled(vb));
-        (ka == "anyOf" && kb == "anyOf" && sa != sb).then_some([sa, sb])
+        let seen: Vec<&Value> = xs.iter().collect();
+        Some(([sa, sb], !disjoint(root, &seen)))
     }
 
     /// Report a `type` that changed to a disjoint set; `true` when it did (the caller
