@@ -592,11 +592,16 @@ pub(super) fn disjoint(root: &Value, variants: &[&Value]) -> bool {
     if variants.len() > super::structural::SMALL_UNION {
         return false;
     }
-    variants
-        .iter()
-        .enumerate()
-        .all(|(i, x)| variants[i + 1..].iter().all(|y| apart(root, x, y, 0)))
+    let mut steps = APART_STEPS;
+    variants.iter().enumerate().all(|(i, x)| {
+        variants[i + 1..]
+            .iter()
+            .all(|y| apart(root, x, y, 0, &mut steps))
+    })
 }
+
+/// Work one `disjoint` question may spend on its pairs (names and values looked at).
+const APART_STEPS: usize = 10_000;
 
 /// A value's text with every number written by its value, so `1` and `1.0` meet.
 fn value_key(v: &Value) -> String {
@@ -664,8 +669,13 @@ fn value_bit(x: &Value) -> u8 {
 /// objects can match both, a property one requires that the other forbids (closed by
 /// `additionalProperties: false` without it, or `false` there), or that both require
 /// with schemas themselves apart (a discriminator tag). `false` means "may overlap".
-fn apart(root: &Value, x: &Value, y: &Value, depth: usize) -> bool {
+fn apart(root: &Value, x: &Value, y: &Value, depth: usize, steps: &mut usize) -> bool {
     let (x, y) = (through_refs(root, x), through_refs(root, y));
+    // Bounded work: a hostile union of huge enums or deep tags is "may overlap".
+    if *steps == 0 {
+        return false;
+    }
+    *steps -= 1;
     if matches!(x, Value::Bool(false)) || matches!(y, Value::Bool(false)) {
         return true;
     }
@@ -702,10 +712,17 @@ fn apart(root: &Value, x: &Value, y: &Value, depth: usize) -> bool {
     };
     let (lx, ly) = (listed(mx), listed(my));
     // Values that pass the listing and the type of `m`: none of them passes `other`'s.
+    let cost = lx.as_ref().map_or(0, Vec::len) + ly.as_ref().map_or(0, Vec::len);
+    if cost > *steps {
+        *steps = 0;
+        return false;
+    }
+    *steps -= cost;
     let values_apart = |values: &[Value], others: Option<&Vec<Value>>, other_types: u8| {
+        let others: Option<HashSet<String>> = others.map(|o| o.iter().map(value_key).collect());
         values.iter().all(|v| {
             value_bit(v) & other_types == 0
-                || others.is_some_and(|o| !o.iter().any(|w| value_key(w) == value_key(v)))
+                || others.as_ref().is_some_and(|o| !o.contains(&value_key(v)))
         })
     };
     if let Some(vs) = &lx {
@@ -741,13 +758,20 @@ fn apart(root: &Value, x: &Value, y: &Value, depth: usize) -> bool {
         }
     };
     let (rx, ry) = (required(mx), required(my));
+    let cost = rx.len() + ry.len();
+    if cost > *steps {
+        *steps = 0;
+        return false;
+    }
+    *steps -= cost;
     if rx.iter().any(|n| forbids(my, n)) || ry.iter().any(|n| forbids(mx, n)) {
         return true;
     }
+    let both: HashSet<&str> = ry.iter().copied().collect();
     rx.iter()
-        .filter(|n| ry.contains(n))
+        .filter(|n| both.contains(*n))
         .any(|n| match (property(mx, n), property(my, n)) {
-            (Some(p), Some(q)) => apart(root, p, q, depth + 1),
+            (Some(p), Some(q)) => apart(root, p, q, depth + 1, steps),
             _ => false,
         })
 }
