@@ -6,7 +6,7 @@
 
 use super::*;
 
-/// The most variants a plain schema is tested against for containment (`covers`,
+/// The most variants a plain schema is tested against for containment (`within`,
 /// `split_into`).
 pub(super) const SMALL_UNION: usize = 64;
 
@@ -257,7 +257,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // number, null]`): the union only narrows it, whether `anyOf` or `oneOf` (which
         // accepts no more than `anyOf`). One change, the union itself coming (or going),
         // not one variant paired as if the others did not pass.
-        if small && resolved.len() > 1 && resolved.iter().all(|v| within(plain_seen, v)) {
+        // (When one variant also holds all of it, an `anyOf` is the plain schema: paired
+        // below, the others skipped. A `oneOf` whose variants overlap still rejects a
+        // value two of them accept.)
+        if small
+            && resolved.len() > 1
+            && resolved.iter().all(|v| within(plain_seen, v))
+            && (overlapping || !resolved.iter().any(|v| within(v, plain_seen)))
+        {
             let (event, hint) = if composed_side == 1 {
                 (
                     "added",
@@ -295,7 +302,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     values_only,
                     after_variant: None,
                 });
-            } else if small && cond.is_none() && covers(plain_seen, resolved[j]) {
+            } else if small && cond.is_none() && within(plain_seen, resolved[j]) {
                 // Every value of this variant is a value of the plain schema on the other
                 // side: `enum [a, b]` against `anyOf [enum [a], enum [b]]`.
             } else {
