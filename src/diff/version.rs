@@ -6,9 +6,11 @@
 //!   such as VS Code refresh a cached tool list only when the version changes);
 //! - `server.version.downgraded`: the version went down.
 //!
-//! Versions are read as Cargo reads semver: in 0.y.z the minor is the major (0.1 → 0.2
-//! may break), in 0.0.z every bump may break; a pre-release promises nothing, so a
-//! change within one (1.0.0-beta.1 → 1.0.0-beta.2, or to its release) may break too.
+//! Versions are read as Cargo reads semver (`^0.2.27` accepts 0.2.41, not 0.3.0;
+//! `^0.0.60` is 0.0.60 only): in 0.y.z the minor is the major and the patch is the minor
+//! (0.1 → 0.2 may break, 0.2.27 → 0.2.41 may add), in 0.0.z every bump may break; a
+//! pre-release promises nothing, so a change within one (1.0.0-beta.1 → 1.0.0-beta.2, or
+//! to its release) may break too.
 
 use std::cmp::Ordering;
 
@@ -85,11 +87,12 @@ pub fn declared_bump(before: &str, after: &str) -> Option<Declared> {
         Ordering::Equal => Declared::Same,
         Ordering::Less => Declared::Down,
         // A new major (0.y: a new minor; 0.0.z: any bump), or the same core (within a
-        // pre-release, or to its release): anything may change.
+        // pre-release, or to its release): anything may change. In 0.y.z (y > 0) a new
+        // patch is what a new minor is from 1.0.0 on: it may add.
         Ordering::Greater => Declared::Up(
             if a == b || a[0] != b[0] || a[0] == 0 && (a[1] != b[1] || a[1] == 0) {
                 Severity::Breaking
-            } else if a[1] != b[1] {
+            } else if a[1] != b[1] || a[0] == 0 {
                 Severity::Minor
             } else {
                 Severity::Patch
@@ -188,8 +191,13 @@ mod tests {
         assert_eq!(d("1.2.3", "1.3.0"), Some(Up(Minor)));
         assert_eq!(d("1.2.3", "1.2.4"), Some(Up(Patch)));
         assert_eq!(d("0.1.0", "0.2.0"), Some(Up(Breaking)));
-        assert_eq!(d("0.1.0", "0.1.1"), Some(Up(Patch)));
+        assert_eq!(d("0.1.0", "0.1.1"), Some(Up(Minor)));
+        assert_eq!(d("0.2.27", "0.2.41"), Some(Up(Minor)));
+        assert_eq!(d("0.2.27", "1.0.0"), Some(Up(Breaking)));
+        assert_eq!(d("0.2.27-rc.1", "0.2.27"), Some(Up(Breaking)));
         assert_eq!(d("0.0.1", "0.0.2"), Some(Up(Breaking)));
+        assert_eq!(d("0.0.60", "0.1.0"), Some(Up(Breaking)));
+        assert_eq!(d("0.2.41", "0.2.27"), Some(Down));
         assert_eq!(d("v1.0.0-beta.1", "1.1.0"), Some(Up(Minor)));
         assert_eq!(d("latest", "1.0.0"), None);
         assert_eq!(d("1.0.0", "1.0.0.1"), None);
