@@ -1,6 +1,6 @@
 //! Pairing the elements of two surfaces and comparing their fields.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
@@ -45,30 +45,23 @@ pub fn diff_with_budget(
         let (ia, ib) = (index(la), index(lb));
         let names: BTreeSet<&String> = ia.keys().chain(ib.keys()).collect();
         // Elements that went and came with the same content: a likely rename.
-        let content = |e: &Element| {
-            let mut m = e.clone();
-            for f in [key, "title", "description", "name"] {
-                m.remove(f);
-            }
-            m
-        };
-        let went: Vec<(&String, Element)> = ia
-            .iter()
-            .filter(|(k, _)| !ib.contains_key(*k))
-            .map(|(k, &i)| (k, content(&la[i])))
-            .collect();
-        let came: Vec<(&String, Element)> = ib
-            .iter()
-            .filter(|(k, _)| !ia.contains_key(*k))
-            .map(|(k, &j)| (k, content(&lb[j])))
-            .collect();
-        // A one-to-one match only: among several alike elements, none is a rename.
-        let twin = |list: &[(&String, Element)], of: &Element, back: &[(&String, Element)]| {
-            let mut hits = list.iter().filter(|(_, c)| c == of && substantive(kind, c));
-            let (Some((k, c)), None) = (hits.next(), hits.next()) else {
-                return None;
-            };
-            (back.iter().filter(|(_, d)| d == c).count() == 1).then(|| (*k).clone())
+        let (renamed_to, renamed_from) = if kind == Kind::Template {
+            Default::default()
+        } else {
+            let went: Vec<(&str, Element)> = ia
+                .iter()
+                .filter(|(k, _)| !ib.contains_key(*k))
+                .map(|(k, &i)| (k.as_str(), rename_content(kind, &la[i])))
+                .collect();
+            let came: Vec<(&str, Element)> = ib
+                .iter()
+                .filter(|(k, _)| !ia.contains_key(*k))
+                .map(|(k, &j)| (k.as_str(), rename_content(kind, &lb[j])))
+                .collect();
+            let (pairs, _) = rename_pairs(kind, &went, &came);
+            let from: BTreeMap<String, String> =
+                pairs.iter().map(|(a, b)| (b.clone(), a.clone())).collect();
+            (pairs, from)
         };
         // A resource template is keyed by its URI template, so changing its variables
         // removes one and adds another: pair them by their (unique) `name`.
@@ -108,7 +101,8 @@ pub fn diff_with_budget(
                             .map(|n| {
                                 format!("looks replaced by `{n}` ({})", variable_diff(name, &n))
                             }),
-                        _ => twin(&came, &content(&la[i]), &went)
+                        _ => renamed_to
+                            .get(name)
                             .map(|n| format!("looks renamed to `{n}`")),
                     };
                     element_presence(&mut em, kind, &subject, "removed", hint)
@@ -120,7 +114,8 @@ pub fn diff_with_budget(
                                 by_name(&came_names, name_of(&la[ia[o]])).as_ref() == Some(name)
                             })
                             .map(|o| format!("looks like `{o}` with {}", variable_diff(&o, name))),
-                        _ => twin(&went, &content(&lb[j]), &came)
+                        _ => renamed_from
+                            .get(name)
                             .map(|n| format!("looks renamed from `{n}`")),
                     };
                     element_presence(&mut em, kind, &subject, "added", hint)
@@ -389,6 +384,93 @@ fn variable_diff(old: &str, new: &str) -> String {
     }
 }
 
+/// What a rename keeps: an element without its key, name, title and description.
+fn rename_content(kind: Kind, e: &Element) -> Element {
+    let mut m = e.clone();
+    for f in [kind.key_field(), "title", "description", "name"] {
+        m.remove(f);
+    }
+    m
+}
+
+/// A hash of a value that equal values share, whatever the order of their object keys.
+fn content_hash(v: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match v {
+        Value::Null => 0u8.hash(&mut h),
+        Value::Bool(b) => (1u8, b).hash(&mut h),
+        // Equal numbers have equal text (serde_json compares their representation).
+        Value::Number(n) => (2u8, n.to_string()).hash(&mut h),
+        Value::String(s) => (3u8, s).hash(&mut h),
+        Value::Array(a) => {
+            4u8.hash(&mut h);
+            for x in a {
+                content_hash(x).hash(&mut h);
+            }
+        }
+        Value::Object(m) => (5u8, object_hash(m)).hash(&mut h),
+    }
+    h.finish()
+}
+
+/// An object's hash: a sum over its entries, so key order does not matter.
+fn object_hash(m: &Map<String, Value>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    m.iter().fold(m.len() as u64, |sum, (k, x)| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (k, content_hash(x)).hash(&mut h);
+        sum.wrapping_add(h.finish())
+    })
+}
+
+/// Likely renames among the elements that went (`went`: key, content) and came: an
+/// element whose content exactly one element on each side shares, and that is
+/// substantive. Among several alike elements, none is a rename. Elements are bucketed
+/// by a hash of their content, so only elements in one bucket are compared: linear in
+/// the elements, not quadratic. Returns the pairs (old key → new key) and the number
+/// of content comparisons made.
+fn rename_pairs(
+    kind: Kind,
+    went: &[(&str, Element)],
+    came: &[(&str, Element)],
+) -> (BTreeMap<String, String>, usize) {
+    let mut buckets: HashMap<u64, Vec<(usize, usize)>> = HashMap::new();
+    for (side, list) in [went, came].into_iter().enumerate() {
+        for (i, (_, content)) in list.iter().enumerate() {
+            if substantive(kind, content) {
+                buckets
+                    .entry(object_hash(content))
+                    .or_default()
+                    .push((side, i));
+            }
+        }
+    }
+    let content = |(side, i): (usize, usize)| &[went, came][side][i].1;
+    let mut pairs = BTreeMap::new();
+    let mut compared = 0;
+    for bucket in buckets.values() {
+        // Split the bucket into classes of equal content (a hash collision is rare).
+        let mut classes: Vec<Vec<(usize, usize)>> = Vec::new();
+        for &member in bucket {
+            let class = classes.iter_mut().find(|c| {
+                compared += 1;
+                content(c[0]) == content(member)
+            });
+            match class {
+                Some(c) => c.push(member),
+                None => classes.push(vec![member]),
+            }
+        }
+        for class in classes {
+            if let [(0, i), (1, j)] = class[..] {
+                pairs.insert(went[i].0.to_string(), came[j].0.to_string());
+            }
+        }
+    }
+    (pairs, compared)
+}
+
 /// Enough shared content to call two elements a likely rename: a tool with parameters
 /// or an output schema, a prompt with arguments. (Two argument-less tools, or two
 /// resources, are alike without being the same thing.)
@@ -437,6 +519,71 @@ fn arguments_schema(args: Option<&Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tool with `props` string parameters and one more, `extra`, that tells it apart.
+    fn tool(props: usize, extra: &str) -> Element {
+        let mut properties: Map<String, Value> = (0..props)
+            .map(|j| (format!("p{j}"), serde_json::json!({"type": "string"})))
+            .collect();
+        properties.insert(extra.into(), serde_json::json!({"type": "integer"}));
+        let schema = serde_json::json!({"type": "object", "properties": properties});
+        let mut m = Map::new();
+        m.insert("inputSchema".into(), schema);
+        m
+    }
+
+    #[test]
+    fn rename_pairing_is_linear_at_1000_removed_and_1000_added() {
+        let n = 1000;
+        let names: Vec<(String, String)> = (0..n)
+            .map(|i| (format!("old_{i}"), format!("new_{i}")))
+            .collect();
+        // Each removed tool has exactly one added twin: 1,000 renames.
+        let went: Vec<(&str, Element)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, (o, _))| (o.as_str(), tool(60, &format!("x{i}"))))
+            .collect();
+        let came: Vec<(&str, Element)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, (_, a))| (a.as_str(), tool(60, &format!("x{i}"))))
+            .collect();
+        let (pairs, compared) = rename_pairs(Kind::Tool, &went, &came);
+        assert_eq!(pairs.len(), n);
+        assert_eq!(pairs["old_7"], "new_7");
+        // One comparison per pair, not one per (removed, added) pair of tools (a million).
+        assert!(compared <= 2 * n, "{compared} comparisons");
+        // No added tool resembles a removed one: nothing pairs, and nothing is compared
+        // beyond a hash collision.
+        let came: Vec<(&str, Element)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, (_, a))| (a.as_str(), tool(60, &format!("y{i}"))))
+            .collect();
+        let (pairs, compared) = rename_pairs(Kind::Tool, &went, &came);
+        assert!(pairs.is_empty());
+        assert!(compared <= 10, "{compared} comparisons");
+    }
+
+    #[test]
+    fn among_alike_elements_none_is_a_rename() {
+        let (a, b, c) = (tool(1, "x"), tool(1, "x"), tool(1, "x"));
+        // Two removed tools alike, one added: ambiguous.
+        let (pairs, _) = rename_pairs(Kind::Tool, &[("a", a.clone()), ("b", b)], &[("c", c)]);
+        assert!(pairs.is_empty());
+        // Key order does not matter to the bucket.
+        let mut reordered = Map::new();
+        for (k, v) in a.iter().rev() {
+            reordered.insert(k.clone(), v.clone());
+        }
+        let (pairs, _) = rename_pairs(Kind::Tool, &[("a", a)], &[("c", reordered)]);
+        assert_eq!(pairs.len(), 1);
+        // Not substantive (no parameters): no rename.
+        let bare = Map::new();
+        let (pairs, _) = rename_pairs(Kind::Tool, &[("a", bare.clone())], &[("c", bare)]);
+        assert!(pairs.is_empty());
+    }
 
     #[test]
     fn uri_template_variables_follow_rfc_6570() {
