@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::{compare, walker, witness, Change, Emitter, Event};
 use crate::elements::{self, Form};
 use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
-use crate::rules::{Comparator, Direction, Rules, Scope};
+use crate::rules::{Binding, Comparator, Condition, Direction, Rules, Scope};
 
 /// Element fields that hold a schema, and the direction it is read in.
 fn schema_fields(kind: Kind) -> impl Iterator<Item = (&'static str, Direction, Form)> {
@@ -219,12 +219,37 @@ fn unhandled_field(
     );
 }
 
+/// The binding of element field `field`: its own rows, else those of the nearest
+/// `PREFIX.*` row above it (`annotations.*` for `annotations.description`: a field under
+/// PREFIX that no row names).
+fn field_binding<'r>(rules: &'r Rules, kind: Kind, field: &str) -> Option<&'r Binding> {
+    if let Some(b) = rules.element_binding(kind, Some(field)) {
+        return Some(b);
+    }
+    let mut prefix = field;
+    while let Some(i) = prefix.rfind('.') {
+        prefix = &prefix[..i];
+        if let Some(b) = rules.element_binding(kind, Some(&format!("{prefix}.*"))) {
+            return Some(b);
+        }
+    }
+    None
+}
+
+/// Whether `element`, a tool, is read-only (`annotations.readOnlyHint: true`; absent
+/// means false).
+fn read_only(element: &Element) -> bool {
+    element
+        .get("annotations")
+        .and_then(|a| a.get("readOnlyHint"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
 /// Classify `ev` on element field `field` by its rows, or as unhandled.
 fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &str, field: &str, ev: Event<'_>) {
     let rules = em.rules;
-    let rule = rules
-        .element_binding(kind, Some(field))
-        .and_then(|b| rules.pick(b, ev.event, None));
+    let rule = field_binding(rules, kind, field).and_then(|b| rules.pick(b, ev.event, ev.cond));
     match rule {
         Some(rule) => {
             let dir = rules.rows[rule].surface_direction();
@@ -296,19 +321,22 @@ fn compare_elements(
         .collect();
     let mut leaves: BTreeMap<String, [Option<&Value>; 2]> = BTreeMap::new();
     for field in rules.element_fields(kind) {
-        if !skip.contains(&field) {
+        if !skip.contains(&field) && !field.ends_with(".*") {
             leaves.entry(field.to_string()).or_default();
         }
     }
     for (side, element) in [a, b].into_iter().enumerate() {
         flatten(rules, kind, element, "", &skip, side, &mut leaves);
     }
+    // Rows that hold only while the tool is read-only (`when = "read_only"`).
+    let cond = (kind == Kind::Tool && read_only(b)).then_some(Condition::ReadOnly);
     for (field, [x, y]) in &leaves {
-        match rules.element_binding(kind, Some(field)) {
+        match field_binding(rules, kind, field) {
             Some(binding) => {
                 match compare::events(binding.comparator, binding.absent.as_ref(), *x, *y) {
                     Some(evs) => {
-                        for ev in evs {
+                        for mut ev in evs {
+                            ev.cond = cond;
                             classify_field(em, kind, subject, field, ev);
                         }
                     }

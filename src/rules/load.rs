@@ -222,14 +222,18 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
             "a surface row has `severity`, or exactly one of `input` and `output`".into(),
         ));
     }
-    if r.when.is_some()
-        && !matches!(
+    let surface_row = !matches!(scope, Scope::Schema { .. });
+    let allowed = match r.when {
+        None => true,
+        Some(Condition::ReadOnly) => surface_row && r.comparator == Comparator::Bool,
+        Some(_) => matches!(
             r.comparator,
             Comparator::Fields | Comparator::Variants | Comparator::Entries
-        )
-    {
+        ),
+    };
+    if !allowed {
         return Err(bad(
-            "`when` applies to the `fields`, `variants` and `entries` comparators only".into(),
+            "`when` applies to the `fields`, `variants` and `entries` comparators only (`read_only`: to a tool's `bool` fields)".into(),
         ));
     }
     if r.message.trim().is_empty() {

@@ -255,6 +255,10 @@ pub enum Condition {
     /// The `oneOf` list holding the variant that came or went may overlap (no
     /// distinct types, no required discriminator): a value can match two variants.
     Overlapping,
+    /// The tool is read-only in the new listing (`readOnlyHint: true`): the spec gives
+    /// `destructiveHint` and `idempotentHint` meaning only when it is false.
+    #[serde(rename = "read_only")]
+    ReadOnly,
 }
 
 /// Where a row applies.
