@@ -60,6 +60,9 @@ pub struct Fields {
     pub order: Vec<String>,
     pub transport: Vec<String>,
     pub keep: Vec<String>,
+    /// Keys of an element's `_meta` that vary per request: dropped, never stored.
+    #[serde(default)]
+    pub per_request_meta: Vec<String>,
 }
 
 #[derive(Deserialize)]

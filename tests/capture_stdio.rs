@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 fn tools() -> Value {
     json!([
-        {"name": "search", "description": "Search", "_meta": {"x": 1},
+        {"name": "search", "description": "Search", "_meta": {"x": 1, "progressToken": 7},
          "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
         {"name": "alpha", "inputSchema": {"type": "object"}},
         {"name": "beta", "inputSchema": {"type": "object"}},
@@ -48,9 +48,10 @@ fn snapshot_is_byte_identical_on_rerun() {
         tool_names(&lock),
         ["alpha", "beta", "delta", "gamma", "search"]
     );
-    assert!(
-        lock["surface"]["tools"][4].get("_meta").is_none(),
-        "_meta is transport detail"
+    assert_eq!(
+        lock["surface"]["tools"][4]["_meta"],
+        json!({"x": 1}),
+        "_meta is kept, minus the keys that vary per request"
     );
     assert_eq!(lock["server"]["protocolVersion"], "2025-11-25");
 }

@@ -19,7 +19,7 @@ mod write;
 
 pub use lines::{LineMap, Wanted};
 pub use model::{
-    capture_time, key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION,
+    capture_time, key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION, META,
 };
 pub use read::{Raw, RawElement};
 pub(crate) use write::write_element;
@@ -112,9 +112,13 @@ mod tests {
     }
 
     #[test]
-    fn transport_fields_are_dropped() {
-        let text = r#"{"covenant_version":"0.1.1","captured_at_unix":0,"surface":{"tools":[{"name":"a","_meta":{"x":1},"ttlMs":5}]}}"#;
+    fn transport_fields_and_per_request_meta_are_dropped() {
+        let text = r#"{"covenant_version":"0.1.1","captured_at_unix":0,"surface":{"tools":[{"name":"a","_meta":{"progressToken":1},"ttlMs":5}]}}"#;
         let lock = Lockfile::parse(text.as_bytes(), "x.lock").unwrap();
         assert_eq!(lock.surface.tools[0].len(), 1);
+        // The rest of `_meta` is interface: kept.
+        let text = r#"{"covenant_version":"0.1.1","captured_at_unix":0,"surface":{"tools":[{"name":"a","_meta":{"x":1,"traceparent":"00-1"}}]}}"#;
+        let lock = Lockfile::parse(text.as_bytes(), "x.lock").unwrap();
+        assert_eq!(lock.surface.tools[0]["_meta"], serde_json::json!({"x": 1}));
     }
 }

@@ -70,6 +70,9 @@ pub struct ServerInfo {
 
 pub type Element = Map<String, Value>;
 
+/// An element's `_meta` field.
+pub const META: &str = "_meta";
+
 /// The elements, by kind. Read only through `Raw` (the one reader), never derived.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Surface {

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::elements::{self, Form};
 use crate::keywords;
 
-use super::model::{key_of, Element, Kind, Surface};
+use super::model::{key_of, Element, Kind, Surface, META};
 
 impl Surface {
     /// Put the surface in canonical form: transport fields dropped, order-free arrays
@@ -73,6 +73,21 @@ fn drop_transport(map: &mut Map<String, Value>) {
         if !kept.is_empty() {
             map.insert(field.clone(), Value::Object(kept));
         }
+    }
+    drop_per_request_meta(map);
+}
+
+/// Drop the keys of `_meta` that vary per request (rules/elements.toml), and `_meta`
+/// itself when nothing is left: `{}` and absent are the same.
+fn drop_per_request_meta(map: &mut Map<String, Value>) {
+    let Some(Value::Object(meta)) = map.get_mut(META) else {
+        return;
+    };
+    for key in &elements::table().fields.per_request_meta {
+        meta.remove(key);
+    }
+    if meta.is_empty() {
+        map.remove(META);
     }
 }
 

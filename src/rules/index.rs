@@ -117,7 +117,12 @@ impl Rules {
         let mut server = Vec::new();
         let mut seen = HashMap::new();
         for (i, rule) in rows.iter().enumerate() {
-            let dup_key = (rule.scope.clone(), rule.event.clone(), rule.when);
+            let dup_key = (
+                rule.scope.clone(),
+                rule.event.clone(),
+                rule.when,
+                rule.value.as_ref().map(Value::to_string),
+            );
             if let Some(j) = seen.insert(dup_key, i) {
                 let other: &Rule = &rows[j];
                 return Err(Error::new(format!(
@@ -241,6 +246,38 @@ impl Rules {
         of_event()
             .find(|&i| cond.is_some() && self.rows[i].when == cond)
             .or_else(|| of_event().find(|&i| self.rows[i].when.is_none()))
+    }
+
+    /// [`Rules::pick`] for an event about one `value` (a value that came or went): a row
+    /// naming that value wins over the rows that name none.
+    pub fn pick_value(
+        &self,
+        binding: &Binding,
+        event: &str,
+        cond: Option<Condition>,
+        value: Option<&Value>,
+    ) -> Option<usize> {
+        let named = binding.rows.iter().copied().find(|&i| {
+            let r = &self.rows[i];
+            r.event == event && r.value.is_some() && r.value.as_ref() == value
+        });
+        named.or_else(|| {
+            let unnamed = |i: &usize| self.rows[*i].value.is_none() && self.rows[*i].event == event;
+            binding
+                .rows
+                .iter()
+                .copied()
+                .filter(unnamed)
+                .find(|&i| cond.is_some() && self.rows[i].when == cond)
+                .or_else(|| {
+                    binding
+                        .rows
+                        .iter()
+                        .copied()
+                        .filter(unnamed)
+                        .find(|&i| self.rows[i].when.is_none())
+                })
+        })
     }
 
     /// The server row for `event`.

@@ -62,6 +62,7 @@ struct RawRule {
     output: Option<Severity>,
     severity: Option<Severity>,
     absent: Option<toml::Value>,
+    value: Option<toml::Value>,
     message: String,
     help: Option<String>,
     reason: Option<String>,
@@ -236,6 +237,11 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
             "`when` applies to the `fields`, `variants` and `entries` comparators only (`read_only`: to a tool's `bool` fields)".into(),
         ));
     }
+    if r.value.is_some() && (r.comparator != Comparator::Values || !surface_row) {
+        return Err(bad(
+            "`value` applies to an element field's `values` rows only".into(),
+        ));
+    }
     if r.message.trim().is_empty() {
         return Err(bad("`message` is empty".into()));
     }
@@ -250,6 +256,7 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
         output: r.output,
         severity: r.severity,
         absent: r.absent.map(toml_to_json),
+        value: r.value.map(toml_to_json),
         message: r.message,
         reason: r.reason,
         certainty: r.certainty,

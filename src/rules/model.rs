@@ -309,6 +309,9 @@ pub struct Rule {
     pub severity: Option<Severity>,
     /// What an absent keyword or field compares as (`""` for descriptions).
     pub absent: Option<Value>,
+    /// For a `values` row: the one value whose coming or going it classifies (a row
+    /// without one classifies the rest).
+    pub value: Option<Value>,
     pub message: String,
     pub help: String,
     /// Whether the row's verdict is proven by what the schemas accept, or a safe guess.
