@@ -61,6 +61,7 @@ impl LintRules {
                     | Predicate::RefUnresolved
                     | Predicate::ArrayMissingItems
                     | Predicate::TypeMissing
+                    | Predicate::DefaultInvalid
             );
             if schema_pred != (r.target == Target::Schema) {
                 return Err(bad(
@@ -100,7 +101,7 @@ impl LintRules {
             }
             let list_pred = matches!(
                 r.predicate,
-                Predicate::Contains | Predicate::ConfusableNames
+                Predicate::Contains | Predicate::ConfusableNames | Predicate::SdkVersion
             );
             match &r.list {
                 Some(name) if list_pred => match raw.lists.get(name) {
@@ -117,13 +118,14 @@ impl LintRules {
                 None if !list_pred => {}
                 _ => {
                     return Err(bad(
-                        "`list` goes with the contains and confusable_names predicates, and only with them",
+                        "`list` goes with the contains, confusable_names and sdk_version predicates, and only with them",
                     ))
                 }
             }
-            if r.target == Target::Server && !text_pred {
+            let server_pred = text_pred || r.predicate == Predicate::SdkVersion;
+            if (r.target == Target::Server) != server_pred && !text_pred {
                 return Err(bad(
-                    "`target = \"server\"` goes with the hidden_characters and contains predicates",
+                    "`target = \"server\"` goes with the hidden_characters, contains and sdk_version predicates (sdk_version only with it)",
                 ));
             }
             if r.level == Level::None {

@@ -100,7 +100,11 @@ fn lint_with(
             continue;
         }
         match rule.target {
-            Target::Server => {}
+            Target::Server => {
+                if let (Predicate::SdkVersion, Some(server)) = (rule.predicate, server) {
+                    sdk_version_rule(&mut l, i, rule, server);
+                }
+            }
             Target::Tool => tool_rule(&mut l, i, rule, &surface.tools),
             Target::ToolParam => {
                 let field = rule.field.as_deref().unwrap_or("");
@@ -212,4 +216,35 @@ pub fn collisions(rules: &LintRules, servers: &[(&str, &Surface)]) -> Vec<Findin
         (a.level, &a.subject, &a.path, &a.code).cmp(&(b.level, &b.subject, &b.path, &b.code))
     });
     findings
+}
+
+/// The server's version is one an SDK reports when the server sets none (the rule's
+/// `list`: `name version` lines).
+fn sdk_version_rule(
+    l: &mut Linter<'_>,
+    i: usize,
+    rule: &model::LintRule,
+    server: &crate::lockfile::ServerInfo,
+) {
+    let version = server.version.as_deref().unwrap_or("").trim();
+    if version.is_empty() {
+        return;
+    }
+    let list = rule.list.as_deref().and_then(|n| l.rules.lists.get(n));
+    let sdks: Vec<&str> = list
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.split_once(' '))
+        .filter(|(_, v)| *v == version)
+        .map(|(sdk, _)| sdk)
+        .collect();
+    if !sdks.is_empty() {
+        let names = sdks.join(" or ");
+        l.report(
+            i,
+            "server",
+            Some("version".into()),
+            &[("value", version), ("name", &names)],
+        );
+    }
 }

@@ -63,6 +63,11 @@ pub enum Predicate {
     RefUnresolved,
     ArrayMissingItems,
     TypeMissing,
+    /// A schema node's `default` that the node itself rejects (proven by the validator).
+    DefaultInvalid,
+    /// The server's version is the version of the SDK it is built with (`list`: the
+    /// SDK versions, `name version` lines, from `[lists]`).
+    SdkVersion,
     /// Across the configured servers: one tool (or prompt) name served by two or more.
     NameCollision,
     /// A text field (`fields`) holds a control, bidi, zero-width or tag character.

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::model::{LintRule, Predicate, Target};
 use super::Linter;
+use crate::diff::witness::{validate, Truth};
 use crate::keywords::{self, Slot};
 use crate::lockfile::{key_of, Element, Kind, Surface};
 use crate::path::join;
@@ -205,8 +206,29 @@ fn check_node(
                 Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
                 _ => false,
             };
-            if is_array && !map.contains_key("items") && !map.contains_key("prefixItems") {
+            // A node typed as every JSON type accepts anything: it is no untyped array.
+            let every_type = map.get("type").and_then(Value::as_array).is_some_and(|ts| {
+                ["null", "boolean", "object", "array", "number", "string"]
+                    .iter()
+                    .all(|t| ts.iter().any(|x| x == t))
+            });
+            if is_array
+                && !every_type
+                && !map.contains_key("items")
+                && !map.contains_key("prefixItems")
+            {
                 l.report(i, subject, here(), &[]);
+            }
+        }
+        Predicate::DefaultInvalid => {
+            if let Some(default) = map.get("default") {
+                // Only a node without `$ref`s of its own is checked alone (a `$ref`
+                // points into the whole schema); `No` is proven, `Unknown` says nothing.
+                let node = Value::Object(map.clone());
+                if !has_ref(&node) && validate(&node, default) == Truth::No {
+                    let shown = crate::escape::truncated(&default.to_string(), 60);
+                    l.report(i, subject, here(), &[("value", &shown)]);
+                }
             }
         }
         Predicate::TypeMissing => {
@@ -431,4 +453,22 @@ pub(super) fn confusable_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, sur
             }
         }
     }
+}
+
+/// Whether a `$ref` appears anywhere in `v`.
+fn has_ref(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if m.contains_key("$ref") || m.contains_key("$dynamicRef") {
+                    return true;
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    false
 }
