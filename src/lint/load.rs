@@ -70,11 +70,14 @@ impl LintRules {
             }
             let element_only = matches!(
                 r.predicate,
-                Predicate::DuplicateKey | Predicate::InvalidName | Predicate::NotObject
+                Predicate::DuplicateKey
+                    | Predicate::InvalidName
+                    | Predicate::NotObject
+                    | Predicate::McpHeaderInvalid
             );
             if element_only && r.target != Target::Tool {
                 return Err(bad(
-                    "duplicate_key, invalid_name and not_object apply to `target = \"tool\"`",
+                    "duplicate_key, invalid_name, not_object and mcp_header_invalid apply to `target = \"tool\"`",
                 ));
             }
             // Predicates that compare names across the server: tools', or prompts'.

@@ -65,6 +65,8 @@ pub enum Predicate {
     TypeMissing,
     /// A schema node's `default` that the node itself rejects (proven by the validator).
     DefaultInvalid,
+    /// A tool's `x-mcp-header` declarations are invalid (clients drop the tool).
+    McpHeaderInvalid,
     /// The server's version is the version of the SDK it is built with (`list`: the
     /// SDK versions, `name version` lines, from `[lists]`).
     SdkVersion,

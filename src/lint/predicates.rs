@@ -103,6 +103,13 @@ pub(super) fn tool_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, tools: &[
                     );
                 }
             }
+            Predicate::McpHeaderInvalid => {
+                if let Some(schema) = tool.get("inputSchema") {
+                    for (path, why) in mcp_header_problems(schema) {
+                        l.report(i, &subject, Some(path), &[("value", &why)]);
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -471,4 +478,82 @@ fn has_ref(v: &Value) -> bool {
         }
     }
     false
+}
+
+/// What is wrong with the `x-mcp-header` declarations of an input schema, as (path,
+/// reason): a client drops a tool whose declarations are invalid. A declaration must sit
+/// on a parameter reached through `properties` alone, name an HTTP token (RFC 9110
+/// `tchar`s), be unique in the tool ignoring case, and declare a parameter typed as a
+/// string, integer, number or boolean.
+pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
+    const KEY: &str = "x-mcp-header";
+    let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    let mut problems = Vec::new();
+    let mut names: HashMap<String, String> = HashMap::new();
+    // (node, path, reached through `properties` alone from the root, is a parameter)
+    let mut stack: Vec<(&Value, String, bool, bool)> =
+        vec![(schema, "inputSchema".to_string(), true, false)];
+    while let Some((node, path, reachable, parameter)) = stack.pop() {
+        let Some(map) = node.as_object() else {
+            continue;
+        };
+        if let Some(decl) = map.get(KEY) {
+            let at = join(&path, KEY);
+            let primitive = |t: &Value| {
+                matches!(
+                    t.as_str(),
+                    Some("string" | "integer" | "number" | "boolean")
+                )
+            };
+            let typed = match map.get("type") {
+                Some(Value::Array(ts)) => {
+                    let ts: Vec<&Value> =
+                        ts.iter().filter(|t| t.as_str() != Some("null")).collect();
+                    ts.len() == 1 && primitive(ts[0])
+                }
+                Some(t) => primitive(t),
+                None => false,
+            };
+            match decl.as_str() {
+                _ if !(reachable && parameter) => problems.push((
+                    at,
+                    "it is not on a parameter reached through `properties` alone".to_string(),
+                )),
+                None => problems.push((at, format!("{decl} is not a header name"))),
+                Some(n) if n.is_empty() || !n.chars().all(tchar) => problems.push((
+                    at,
+                    format!("{} is not an HTTP header token", serde_json::Value::from(n)),
+                )),
+                Some(_) if !typed => problems.push((
+                    at,
+                    "the parameter is not typed as a string, integer, number or boolean".into(),
+                )),
+                Some(n) => {
+                    if let Some(first) = names.insert(n.to_ascii_lowercase(), path.clone()) {
+                        problems.push((
+                            at,
+                            format!(
+                                "{} is declared twice (also at {first}), ignoring case",
+                                Value::from(n)
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        for (key, slot, child) in keywords::subschemas(map).into_iter().rev() {
+            let (child_path, via_properties) = match slot {
+                Slot::Whole => (format!("{path}.{key}"), false),
+                Slot::Index(n) => (format!("{path}.{key}[{n}]"), false),
+                Slot::Entry(name) => (join(&join(&path, key), name), key == "properties"),
+            };
+            stack.push((
+                child,
+                child_path,
+                reachable && via_properties,
+                via_properties,
+            ));
+        }
+    }
+    problems
 }
