@@ -80,6 +80,9 @@ impl LintRules {
                     "duplicate_key, invalid_name, not_object and mcp_header_invalid apply to `target = \"tool\"`",
                 ));
             }
+            if r.predicate == Predicate::UiReach && r.target != Target::Resource {
+                return Err(bad("ui_reach applies to `target = \"resource\"`"));
+            }
             // Predicates that compare names across the server: tools', or prompts'.
             let across_names = match r.predicate {
                 Predicate::NameCollision => Some("name_collision"),

@@ -136,6 +136,14 @@ fn lint_with(
                     }
                 }
             }
+            Target::Resource if rule.predicate == Predicate::UiReach => {
+                for e in &surface.resources {
+                    let subject = format!("resource:{}", key_of(e, "uri"));
+                    for (path, what) in predicates::ui_reach(e) {
+                        l.report(i, &subject, Some(path), &[("value", &what)]);
+                    }
+                }
+            }
             Target::Prompt | Target::Resource | Target::Template => {
                 let kind = match rule.target {
                     Target::Prompt => Kind::Prompt,

@@ -65,6 +65,9 @@ pub enum Predicate {
     TypeMissing,
     /// A schema node's `default` that the node itself rejects (proven by the validator).
     DefaultInvalid,
+    /// A UI resource (MCP Apps `_meta.ui`) asks for sandbox permissions, or lets its app
+    /// reach any origin (a `*` in a `csp` domain list).
+    UiReach,
     /// A tool's `x-mcp-header` declarations are invalid (clients drop the tool).
     McpHeaderInvalid,
     /// The server's version is the version of the SDK it is built with (`list`: the

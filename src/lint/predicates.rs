@@ -557,3 +557,42 @@ pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
     }
     problems
 }
+
+/// What a UI resource's `_meta.ui` lets its app do beyond the sandbox's defaults, as
+/// (path, what): sandbox permissions asked for, and a csp domain list that admits any
+/// origin (`*`, or a scheme alone such as `https:`).
+pub(super) fn ui_reach(resource: &Element) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Some(ui) = resource.get("_meta").and_then(|m| m.get("ui")) else {
+        return out;
+    };
+    if let Some(Value::Object(p)) = ui.get("permissions") {
+        if !p.is_empty() {
+            let names: Vec<&str> = p.keys().map(String::as_str).collect();
+            out.push((
+                "_meta.ui.permissions".to_string(),
+                format!("asks for sandbox permissions {}", names.join(", ")),
+            ));
+        }
+    }
+    if let Some(Value::Object(csp)) = ui.get("csp") {
+        for (list, domains) in csp {
+            let any = domains
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .find(|d| {
+                    let d = d.trim();
+                    d == "*" || d.ends_with(':') || d.ends_with("://*")
+                });
+            if let Some(d) = any {
+                out.push((
+                    join("_meta.ui.csp", list),
+                    format!("lets its app reach any origin ({})", Value::from(d)),
+                ));
+            }
+        }
+    }
+    out
+}
