@@ -38,6 +38,26 @@ use crate::rules::{Direction, Former, Rules, Severity};
 
 pub const DEFAULT_FILE: &str = "covenant.toml";
 
+/// The lockfile when neither the command line nor covenant.toml names one.
+pub const DEFAULT_LOCKFILE: &str = "mcp-covenant.lock";
+
+/// The directory of the covenant.toml that applies here: the current directory or the
+/// nearest parent that has one, looking no higher than the repository's root (the
+/// directory holding `.git`); outside a repository, only the current directory. `None`
+/// when there is none.
+pub fn find(cwd: &Path) -> Option<PathBuf> {
+    let inside_repository = cwd.ancestors().any(|d| d.join(".git").exists());
+    for dir in cwd.ancestors() {
+        if dir.join(DEFAULT_FILE).is_file() {
+            return Some(dir.to_path_buf());
+        }
+        if !inside_repository || dir.join(".git").exists() {
+            return None;
+        }
+    }
+    None
+}
+
 /// A `[severity]` entry: defined with the rule tables it overrides.
 pub use crate::rules::Override;
 
@@ -213,6 +233,8 @@ pub enum Transport {
 /// `check --fail-on` and `fail_on`: the least severe change that fails the gate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOn {
+    /// `major` too: the bump a breaking change owes.
+    #[value(alias = "major")]
     Breaking,
     Minor,
     Patch,
@@ -318,6 +340,13 @@ struct RawConfig {
     ignore: Vec<Spanned<RawIgnore>>,
     #[serde(default)]
     server: Vec<Spanned<RawServer>>,
+    /// One server, as a `[[server]]` entry's keys at the top level (no name; the
+    /// lockfile defaults to mcp-covenant.lock).
+    command: Option<Spanned<Vec<String>>>,
+    http: Option<Spanned<String>>,
+    #[serde(default)]
+    headers_from_env: BTreeMap<String, Spanned<String>>,
+    lockfile: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -333,6 +362,7 @@ struct RawIgnore {
 
 impl Config {
     /// `explicit` (from --config), else `./covenant.toml` when present, else defaults.
+    /// (The command line looks in the parent directories first: [`find`].)
     pub fn discover(explicit: Option<&Path>, rules: &Rules, lint: &LintRules) -> Result<Config> {
         match explicit {
             Some(p) => Config::load(p, rules, lint),
@@ -657,7 +687,39 @@ impl Config {
                 until: until.map(|(text, _)| text),
             });
         }
-        config.servers = servers(&raw.server, &at)?;
+        let entries: Vec<(String, &RawServer)> = raw
+            .server
+            .iter()
+            .map(|e| (at(e.span()), e.get_ref()))
+            .collect();
+        config.servers = servers(&entries, &at)?;
+        let top = RawServer {
+            name: None,
+            command: raw.command.clone(),
+            http: raw.http.clone(),
+            headers_from_env: raw.headers_from_env.clone(),
+            lockfile: raw.lockfile.clone(),
+            package: None,
+            args: None,
+            env: None,
+            with: None,
+            allow_scripts: None,
+        };
+        let given = [
+            top.command.as_ref().map(Spanned::span),
+            top.http.as_ref().map(Spanned::span),
+            top.lockfile.as_ref().map(Spanned::span),
+            top.headers_from_env.values().next().map(Spanned::span),
+        ];
+        if let Some(span) = given.into_iter().flatten().min_by_key(|s| s.start) {
+            let origin = at(span);
+            if !config.servers.is_empty() {
+                return Err(Error::new(format!(
+                    "{origin}: a top-level `command`, `http` or `lockfile` is the one server; with [[server]] entries, give it as one of them"
+                )));
+            }
+            config.servers = servers(&[(origin, &top)], &at)?;
+        }
         Ok(config)
     }
 
@@ -697,34 +759,43 @@ impl Config {
     }
 }
 
-/// The `[[server]]` entries, validated: a name (letters, digits, `.`, `_`, `-`; unique),
-/// exactly one of `command` (a non-empty list) and `http`, and a lockfile (unique).
-fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> Result<Vec<Server>> {
+/// The name of the one server given at the top level of covenant.toml.
+pub const TOP_LEVEL_SERVER: &str = "default";
+
+/// The `[[server]]` entries (or the one server of the top level, which has no name and
+/// whose lockfile defaults to mcp-covenant.lock), each with where it is, validated: a
+/// name (letters, digits, `.`, `_`, `-`; unique), exactly one of `command` (a non-empty
+/// list) and `http`, and a lockfile (unique).
+fn servers(
+    raw: &[(String, &RawServer)],
+    at: &dyn Fn(Range<usize>) -> String,
+) -> Result<Vec<Server>> {
     let mut out: Vec<Server> = Vec::new();
-    for entry in raw {
-        let origin = at(entry.span());
-        let e = entry.get_ref();
+    // The top level's one server is the only entry without a name that is not an error.
+    let top_level = raw.len() == 1 && raw[0].1.name.is_none();
+    for (origin, e) in raw {
+        let origin = origin.clone();
         let fail = |place: &str, msg: String| Err(Error::new(format!("{place}: {msg}")));
-        let Some(name) = &e.name else {
-            return fail(&origin, "this [[server]] has no `name`".into());
+        let n = match &e.name {
+            Some(name) => {
+                let n = name.get_ref();
+                let valid = !n.is_empty()
+                    && n.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+                if !valid {
+                    return fail(
+                        &at(name.span()),
+                        format!("server name {n:?} must be letters, digits, `.`, `_` or `-`"),
+                    );
+                }
+                if out.iter().any(|s| s.name == *n) {
+                    return fail(&at(name.span()), format!("a second [[server]] named `{n}`"));
+                }
+                n.as_str()
+            }
+            None if top_level => TOP_LEVEL_SERVER,
+            None => return fail(&origin, "this [[server]] has no `name`".into()),
         };
-        let n = name.get_ref();
-        if n.is_empty()
-            || !n
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-        {
-            return fail(
-                &at(name.span()),
-                format!(
-                    "server name {:?} must be letters, digits, `.`, `_` or `-`",
-                    n
-                ),
-            );
-        }
-        if out.iter().any(|s| s.name == *n) {
-            return fail(&at(name.span()), format!("a second [[server]] named `{n}`"));
-        }
         let package_keys = e.args.is_some() || e.with.is_some() || e.allow_scripts.is_some();
         if package_keys && e.package.is_none() {
             return fail(
@@ -784,22 +855,26 @@ fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> R
             }
             },
         };
-        let Some(lockfile) = &e.lockfile else {
-            return fail(
-                &origin,
-                format!("server `{n}` has no `lockfile`, e.g. lockfile = \"locks/{n}.lock\""),
-            );
+        let path = match &e.lockfile {
+            None if e.name.is_none() => PathBuf::from(DEFAULT_LOCKFILE),
+            None => {
+                return fail(
+                    &origin,
+                    format!("server `{n}` has no `lockfile`, e.g. lockfile = \"locks/{n}.lock\""),
+                )
+            }
+            Some(lockfile) if lockfile.get_ref().is_empty() => {
+                return fail(
+                    &at(lockfile.span()),
+                    format!("server `{n}`: `lockfile` is empty"),
+                )
+            }
+            Some(lockfile) => PathBuf::from(lockfile.get_ref()),
         };
-        if lockfile.get_ref().is_empty() {
-            return fail(
-                &at(lockfile.span()),
-                format!("server `{n}`: `lockfile` is empty"),
-            );
-        }
-        let path = PathBuf::from(lockfile.get_ref());
         if let Some(other) = out.iter().find(|s| s.lockfile == path) {
+            let place = e.lockfile.as_ref().map_or(origin.clone(), |l| at(l.span()));
             return fail(
-                &at(lockfile.span()),
+                &place,
                 format!(
                     "servers `{}` and `{n}` share the lockfile {}",
                     other.name,
@@ -808,7 +883,7 @@ fn servers(raw: &[Spanned<RawServer>], at: &dyn Fn(Range<usize>) -> String) -> R
             );
         }
         out.push(Server {
-            name: n.clone(),
+            name: n.to_string(),
             transport,
             env,
             lockfile: path,

@@ -213,6 +213,24 @@ pub fn write_atomic_with(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // A missing directory is named (the OS error says only "No such file or directory").
+    match fs::metadata(&dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(Error::new(format!(
+                "cannot write {}: {} is not a directory",
+                path.display(),
+                dir.display()
+            )))
+        }
+        Err(_) => {
+            return Err(Error::new(format!(
+                "cannot write {}: the directory {} does not exist (mcp-covenant does not create directories; create it first)",
+                path.display(),
+                dir.display()
+            )))
+        }
+    }
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -1,19 +1,27 @@
-//! What `mcp-covenant help config` prints and what `mcp-covenant init` writes: the
-//! covenant.toml reference, a commented starter covenant.toml, and the GitHub workflow.
-
-use std::io::Write;
-use std::path::{Path, PathBuf};
-
-use crate::error::{Error, Result};
+//! What `mcp-covenant help config` prints (and docs/config.md holds) and what
+//! `mcp-covenant init` writes: the covenant.toml reference, a commented starter
+//! covenant.toml, and the GitHub workflow.
 
 /// `mcp-covenant help config`.
 pub const CONFIG_REFERENCE: &str = r#"covenant.toml: the project's configuration for mcp-covenant
 
-Read from ./covenant.toml when it exists, or from --config FILE. Every key is optional.
-Validation is strict: an unknown key, rule id, level, glob or date is exit 2 with
-file:line:column (and a "did you mean" for a misspelt id). A command-line flag wins over
-the file, the file over the built-in defaults. `mcp-covenant init` writes a commented
-starter file.
+Found as ruff and buf find theirs: covenant.toml in the current directory, else in the
+nearest parent directory that has one, up to the repository's root (the directory
+holding .git); --config FILE wins, and `-v` says which file is used. A command runs in
+the file's directory: paths in it (lockfile, a server's command) are relative to it, and
+so are the lockfile paths `check --baseline-rev` reads at a revision. Every key is
+optional. Validation is strict: an unknown key, rule id, level, glob or date is exit 2
+with file:line:column (and a "did you mean" for a misspelt id). A command-line flag wins
+over the file, the file over the built-in defaults. `mcp-covenant init` writes one with
+the server's command.
+
+command = ["node", "dist/server.js"]
+    The server, when there is one: the program and its arguments, started without a
+    shell in this file's directory. Or http = "http://127.0.0.1:3000/mcp" (with
+    headers_from_env, as in [[server]] below). `snapshot`, `check` and `lint` capture it
+    when no server is given on the command line. lockfile = "mcp-covenant.lock" (the
+    default) is its lockfile, relative to this file. Several servers are [[server]]
+    entries instead.
 
 profile = "consumer"
     For a team that pins a third-party server its agents depend on: description, title,
@@ -48,6 +56,8 @@ code = "schema.*"
 fingerprint = "15b09cb13ab412378f616c01fd296f48"
 reason = "internal tools are not part of the contract"
 until = "2026-12-31"
+    `mcp-covenant ignore FINGERPRINT --reason TEXT [--until DATE]` appends one
+    (--code, --subject, --path give patterns), keeping the file's comments.
     Acknowledges the changes it matches; they are counted as ignored, and listed with
     the entry and its reason by `check --verbose`. Every pattern given must match:
     subject (tool:NAME, prompt:NAME, resource:URI, template:URI_TEMPLATE, server),
@@ -55,7 +65,7 @@ until = "2026-12-31"
     character, * any run, [a-z] / [!a-z], {a,b}, \ escapes. A code glob matches
     current rule ids; a former id written out in full still matches the rules that
     took it over (with a warning), a retired one matches nothing; fingerprint (32 hex
-    digits, from `check --format json`) matches exactly one change (the 12-digit form
+    digits, from `check -v` or `--format json`) matches exactly one change (the 12-digit form
     of 0.2 still matches, with a warning: two changes can share it). `reason` is required; an entry
     must give at least one pattern. `until` (a quoted "YYYY-MM-DD" or a bare TOML date)
     is the last day, UTC, the entry applies: after it the change is reported again and
@@ -83,7 +93,7 @@ lockfile = "locks/time.lock"
     Several servers. `snapshot`, `check` and `lint` given no server on the command line
     (no -- CMD, --http, --against or --from) run every entry, and --server NAME picks
     one. name: letters, digits, `.`, `_`, `-`, unique. command: the program and its
-    arguments, started without a shell in the current directory; or http: a Streamable HTTP endpoint, whose
+    arguments, started without a shell in this file's directory; or http: a Streamable HTTP endpoint, whose
     headers_from_env maps a header to the environment variable holding its value (no
     secret in the file; MCP_COVENANT_HEADER_* variables are not sent to configured
     servers). lockfile: relative to covenant.toml, one per server; `snapshot` writes it,
@@ -142,21 +152,80 @@ pub const STARTER_CONFIG: &str = r#"# covenant.toml: how mcp-covenant judges thi
 
 pub const WORKFLOW_PATH: &str = ".github/workflows/mcp-covenant.yml";
 
-/// The GitHub workflow `init` writes, running the action with `command` (`None`: a
-/// placeholder to replace).
-pub fn workflow(command: Option<&str>) -> String {
+/// The server `init` writes into covenant.toml: a command started over stdio, or a
+/// Streamable HTTP URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InitServer {
+    Command(Vec<String>),
+    Http(String),
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    toml_edit::Value::from(s).to_string().trim().to_string()
+}
+
+/// covenant.toml as `init` writes it: the server, then the starter's commented keys.
+pub fn starter_config(server: &InitServer) -> String {
+    let line = match server {
+        InitServer::Command(argv) => {
+            let words: Vec<String> = argv.iter().map(|w| toml_string(w)).collect();
+            format!(
+                "# The server: started without a shell, in this file's directory. `snapshot`, `check`\n# and `lint` capture it when no server is given on the command line.\ncommand = [{}]\n",
+                words.join(", ")
+            )
+        }
+        InitServer::Http(url) => format!(
+            "# The server: its Streamable HTTP endpoint (it must be running). `snapshot`, `check`\n# and `lint` capture it when no server is given on the command line.\nhttp = {}\n",
+            toml_string(url)
+        ),
+    };
+    let (head, rest) = STARTER_CONFIG
+        .split_once("\n\n")
+        .unwrap_or((STARTER_CONFIG, ""));
+    format!("{head}\n\n{line}# Its lockfile is mcp-covenant.lock, next to this file (set `lockfile` to move it).\n\n{rest}")
+}
+
+/// How the workflow sets a project up before the server can start: its setup steps
+/// (`uses:` with their inputs) and its build commands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Setup {
+    /// The ecosystem, as the workflow's comment names it (`npm`, `uv`, ...).
+    pub name: String,
+    /// YAML step lines, each list item starting with `- `, indented by the caller.
+    pub steps: Vec<String>,
+}
+
+/// The GitHub workflow `init` writes: the project's setup, then the action with
+/// `command` (stdio) or `http`.
+pub fn workflow(setup: &Setup, server: &InitServer) -> String {
     let version = env!("CARGO_PKG_VERSION");
     let minor = version.rsplit_once('.').map_or(version, |(v, _)| v);
-    let command = match command {
-        // YAML single quotes: only ' itself needs escaping (doubled).
-        Some(c) => format!("'{}'", c.replace('\'', "''")),
-        None => "REPLACE-ME   # the command that starts your server over stdio".into(),
+    // YAML single quotes: only ' itself needs escaping (doubled).
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    let server = match server {
+        InitServer::Command(argv) => format!("command: {}", quote(&argv.join(" "))),
+        InitServer::Http(url) => format!("http: {}", quote(url)),
     };
+    let mut steps = String::new();
+    if setup.steps.is_empty() {
+        steps.push_str("      # Build or install your server here, so that its command runs.\n");
+    } else {
+        steps.push_str(&format!(
+            "      # Set up and build the server ({}).\n",
+            setup.name
+        ));
+        for step in &setup.steps {
+            for (i, line) in step.lines().enumerate() {
+                let indent = if i == 0 { "      " } else { "        " };
+                steps.push_str(&format!("{indent}{line}\n"));
+            }
+        }
+    }
     format!(
         r#"# The interface gate: on a pull request, the committed lockfile must be what the server
 # serves (up to date), and what the pull request changed in it, against the base
-# branch's lockfile, must not break clients (verdict). See the "In CI" section of the
-# mcp-covenant README.
+# branch's lockfile, must not break clients (verdict).
 name: MCP interface
 on:
   pull_request:
@@ -169,58 +238,11 @@ jobs:
       contents: read
     steps:
       - uses: actions/checkout@v4
-      # Build or install your server here, e.g.: - run: npm ci && npm run build
-      - uses: mcp-covenant/mcp-covenant@v{minor}
+{steps}      - uses: mcp-covenant/mcp-covenant@v{minor}
         with:
-          command: {command}
+          {server}
           baseline: mcp-covenant.lock
           fail-on: breaking
 "#
     )
-}
-
-/// `mcp-covenant init`: write `config` (a commented starter covenant.toml) and the
-/// workflow under `root`, never overwriting: when either exists, nothing is written.
-pub fn init(root: &Path, config: &Path, command: Option<&str>) -> Result<Vec<PathBuf>> {
-    let files = [
-        (root.join(config), STARTER_CONFIG.to_string()),
-        (root.join(WORKFLOW_PATH), workflow(command)),
-    ];
-    for (path, _) in &files {
-        // Anything at the path counts, a dangling symlink included.
-        if std::fs::symlink_metadata(path).is_ok() {
-            return Err(Error::new(format!(
-                "{} already exists; init never overwrites a file, so it wrote nothing (move it away, or see `mcp-covenant help config`)",
-                path.display()
-            )));
-        }
-    }
-    let mut written: Vec<PathBuf> = Vec::new();
-    // Both files or neither: a failure part-way removes what was written.
-    let undo = |written: &[PathBuf]| {
-        for p in written {
-            let _ = std::fs::remove_file(p);
-        }
-    };
-    for (path, text) in &files {
-        let fail = |e: std::io::Error| {
-            undo(&written);
-            Error::new(format!(
-                "cannot write {}: {e}; nothing was written",
-                path.display()
-            ))
-        };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(fail)?;
-        }
-        // create_new: a file that appeared meanwhile is still never overwritten.
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(fail)?;
-        file.write_all(text.as_bytes()).map_err(fail)?;
-        written.push(path.clone());
-    }
-    Ok(written)
 }

@@ -130,7 +130,7 @@ fn a_missing_baseline_says_how_to_create_it() {
         .unwrap();
     assert_fails_cleanly(
         &o,
-        "baseline lockfile mcp-covenant.lock not found; create it with `mcp-covenant snapshot",
+        "baseline lockfile mcp-covenant.lock not found; capture it from its server with `mcp-covenant snapshot -o mcp-covenant.lock -- SERVER-COMMAND`",
     );
 }
 
@@ -277,11 +277,14 @@ fn rules_lists_default_and_effective_severities() {
             .join(" ")
     };
     assert!(
-        line("schema.enum.value.added").contains("minor/breaking minor/minor rules/schema.toml"),
+        line("schema.enum.value.added").contains("minor/breaking minor/minor covenant.toml"),
         "{}",
         line("schema.enum.value.added")
     );
-    assert!(line("tool.missing_description").contains("warning error rules/lint.toml"));
+    assert!(line("tool.missing_description").contains("warning error covenant.toml"));
+    // SOURCE names what the user has: the built-in tables or their covenant.toml.
+    assert!(line("tool.removed").ends_with("breaking breaking built-in"));
+    assert!(!text.contains("rules/"), "{text}");
     assert!(text.contains("covenant.toml"));
     // A table: every column starts where its heading does.
     let table: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
@@ -296,4 +299,186 @@ fn rules_lists_default_and_effective_severities() {
             );
         }
     }
+}
+
+#[test]
+fn command_line_conventions() {
+    let (before, after) = (
+        golden("seed-sample", "before.lock"),
+        golden("seed-sample", "after.lock"),
+    );
+    let d = tmpdir("conventions");
+    // check -o, --fail-on major (= breaking), -q.
+    let o = bin()
+        .args([
+            "-q",
+            "check",
+            "--fail-on",
+            "major",
+            "--format",
+            "json",
+            "-o",
+        ])
+        .arg(d.join("r.json"))
+        .arg("--baseline")
+        .arg(&before)
+        .arg("--against")
+        .arg(&after)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let report: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+    assert_eq!(report["required_bump"], "major");
+    // --output into a missing directory names it.
+    let o = bin()
+        .args(["check", "-o"])
+        .arg(d.join("no/such/r.md"))
+        .arg("--baseline")
+        .arg(&before)
+        .arg("--against")
+        .arg(&after)
+        .output()
+        .unwrap();
+    assert_fails_cleanly(
+        &o,
+        &format!(
+            "the directory {} does not exist",
+            d.join("no/such").display()
+        ),
+    );
+    // A server command without `--`: the line to paste.
+    let o = bin()
+        .args(["snapshot", "-o", "x.lock", "node", "dist/server.js"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("`mcp-covenant snapshot -o x.lock -- node dist/server.js`"),
+        "{}",
+        stderr(&o)
+    );
+    // An unknown flag is never suggested as `-- --flag` (the server would get it).
+    let o = bin().args(["check", "--json"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!stderr(&o).contains("'-- --json'"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--format json"), "{}", stderr(&o));
+    // Completions and the man page come from the same arguments.
+    let o = bin().args(["completions", "bash"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("--baseline-rev"));
+    let o = bin().arg("man").output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with(".ie"));
+}
+
+#[test]
+fn force_color_and_clicolor_force_colour_a_pipe_unless_no_color() {
+    let run = |env: &[(&str, &str)]| {
+        let mut c = bin();
+        c.env_remove("FORCE_COLOR").env_remove("CLICOLOR_FORCE");
+        c.args(["check", "--baseline"])
+            .arg(golden("seed-sample", "before.lock"))
+            .arg("--against")
+            .arg(golden("seed-sample", "after.lock"));
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        String::from_utf8(c.output().unwrap().stdout)
+            .unwrap()
+            .contains("\u{1b}[")
+    };
+    assert!(run(&[("FORCE_COLOR", "1")]));
+    assert!(run(&[("CLICOLOR_FORCE", "1")]));
+    assert!(!run(&[("FORCE_COLOR", "0")]));
+    assert!(!run(&[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]));
+    assert!(!run(&[]));
+}
+
+/// `check -v` shows each change's fingerprint; `ignore` appends an [[ignore]] with it,
+/// keeping the file's comments, and the change is then ignored; patterns work as the
+/// table's; an entry `check` would refuse is refused and nothing is written.
+#[test]
+fn ignore_appends_an_entry_keeping_the_file() {
+    let d = tmpdir("ignore");
+    let original = "# our policy\nfail_on = \"breaking\"   # the default\n\n[severity]\n# keep\n\"tool.description.changed\" = \"patch\"\n";
+    fs::write(d.join("covenant.toml"), original).unwrap();
+    let check = |extra: &[&str]| {
+        bin()
+            .current_dir(&d)
+            .args(["check", "--color", "never", "--baseline"])
+            .arg(golden("seed-sample", "before.lock"))
+            .arg("--against")
+            .arg(golden("seed-sample", "after.lock"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = check(&["-v"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let fingerprint = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("fingerprint "))
+        .unwrap_or_else(|| panic!("no fingerprint in {out}"))
+        .to_string();
+    assert_eq!(fingerprint.len(), 32, "{out}");
+    let ignored = |o: &Output| String::from_utf8_lossy(&o.stdout).contains("ignored");
+    assert!(!ignored(&check(&[])));
+    let o = bin()
+        .current_dir(&d)
+        .args([
+            "ignore",
+            &fingerprint,
+            "--reason",
+            "announced in 2.0",
+            "--until",
+            "2999-01-01",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = fs::read_to_string(d.join("covenant.toml")).unwrap();
+    assert!(text.starts_with(original), "{text}");
+    assert!(
+        text.contains(&format!("[[ignore]]\nfingerprint = \"{fingerprint}\"\nreason = \"announced in 2.0\"\nuntil = \"2999-01-01\"\n")),
+        "{text}"
+    );
+    assert!(ignored(&check(&[])), "{}", stdout_of(&check(&[])));
+    // Patterns, as the table takes them.
+    let o = bin()
+        .current_dir(&d)
+        .args([
+            "ignore",
+            "--code",
+            "tool.*",
+            "--subject",
+            "tool:legacy",
+            "--reason",
+            "gone",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Refused before anything is written: a bad date, an entry matching everything.
+    let now = fs::read_to_string(d.join("covenant.toml")).unwrap();
+    for args in [
+        vec![
+            "ignore",
+            &fingerprint,
+            "--reason",
+            "x",
+            "--until",
+            "2026-02-30",
+        ],
+        vec!["ignore", "--code", "*", "--reason", "x"],
+        vec!["ignore", "abc", "--reason", "x"],
+    ] {
+        let o = bin().current_dir(&d).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(fs::read_to_string(d.join("covenant.toml")).unwrap(), now);
+    }
+}
+
+fn stdout_of(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -1,5 +1,6 @@
-//! `mcp-covenant init` (a starter covenant.toml and the workflow, never overwriting) and
-//! `mcp-covenant help config` (the covenant.toml reference `--help` points to).
+//! `mcp-covenant init` (covenant.toml with the server, the first lockfile and the
+//! workflow, never overwriting without --force), config discovery from a subdirectory,
+//! and `mcp-covenant help config` (the covenant.toml reference `--help` points to).
 
 mod common;
 
@@ -7,34 +8,170 @@ use std::fs;
 
 use common::*;
 
+/// In a fresh repository, `init -- CMD` captures the server and writes covenant.toml
+/// (with the command), the lockfile and the workflow; then `check`, `snapshot --check`
+/// and `lint` need no arguments, from any subdirectory; a second init writes nothing;
+/// `--force` says what it replaced or kept.
 #[test]
-fn init_writes_a_valid_starter_and_the_workflow_and_never_overwrites() {
+fn init_finishes_the_job_and_the_config_is_found_from_any_subdirectory() {
     let d = tmpdir("init");
+    git_init(&d);
+    let spec = write_spec(
+        &d,
+        &serde_json::json!({"tools": [
+            {"name": "search", "description": "Search.", "inputSchema": {"type": "object",
+              "properties": {"q": {"type": "string", "description": "Query."}}}},
+            {"name": "legacy", "description": "Old.", "inputSchema": {"type": "object"}}
+        ]}),
+    );
+    let fixture = fixture();
     let o = bin()
         .current_dir(&d)
-        .args(["init", "--", "node", "dist/server.js"])
+        .arg("init")
+        .arg("--")
+        .arg(&fixture)
+        .arg(&spec)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    for needle in [
+        "wrote covenant.toml",
+        "wrote mcp-covenant.lock (2 tool(s)",
+        "wrote .github/workflows/mcp-covenant.yml",
+        "next: commit these files: `git add covenant.toml mcp-covenant.lock .github/workflows/mcp-covenant.yml",
+    ] {
+        assert!(err.contains(needle), "`{needle}` missing: {err}");
+    }
     let config = fs::read_to_string(d.join("covenant.toml")).unwrap();
-    assert!(config.contains("# [[server]]"), "{config}");
-    assert!(config.contains("# until = "), "{config}");
+    assert!(
+        config.contains(&format!("command = [\"{}\", ", fixture.display())),
+        "{config}"
+    );
     let workflow = fs::read_to_string(d.join(".github/workflows/mcp-covenant.yml")).unwrap();
     assert!(
-        workflow.contains("command: 'node dist/server.js'"),
+        workflow.contains(&format!(
+            "command: '{} {}'",
+            fixture.display(),
+            spec.display()
+        )),
         "{workflow}"
     );
     assert!(
         workflow.contains("uses: mcp-covenant/mcp-covenant@v"),
         "{workflow}"
     );
-    assert!(workflow.contains("  pull_request:"), "{workflow}");
-    // The starter changes nothing: every rule keeps its default.
+    assert!(
+        workflow.contains("# Build or install your server here"),
+        "{workflow}"
+    );
+    // From a subdirectory, with no arguments.
+    let sub = d.join("src/deep");
+    fs::create_dir_all(&sub).unwrap();
+    let run = |args: &[&str]| bin().current_dir(&sub).args(args).output().unwrap();
+    let o = run(&["snapshot", "--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("mcp-covenant.lock is up to date"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["lint"]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let o = run(&["-v", "check"]);
+    assert!(
+        stderr(&o).contains(&format!("using {}", d.join("covenant.toml").display())),
+        "{}",
+        stderr(&o)
+    );
+    // -q: the report and nothing else.
+    let o = run(&["-q", "snapshot", "--check"]);
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
+    // The server changes: found from the subdirectory too; the message to paste works.
+    fs::write(
+        &spec,
+        serde_json::json!({"tools": [{"name": "search", "description": "Search.",
+            "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "Query."}}}}]})
+            .to_string(),
+    )
+    .unwrap();
+    let o = run(&["check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("tool:legacy"), "{}", stdout(&o));
+    let o = run(&["snapshot", "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("run `mcp-covenant snapshot` and commit it"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["snapshot"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["snapshot", "--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A second init writes nothing and says which file is in the way.
+    let before = fs::read(d.join("mcp-covenant.lock")).unwrap();
+    let o = bin()
+        .current_dir(&d)
+        .arg("init")
+        .arg("--")
+        .arg(&fixture)
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "covenant.toml already exists; init never overwrites");
+    assert!(stderr(&o).contains("init --force"), "{}", stderr(&o));
+    assert_eq!(fs::read(d.join("mcp-covenant.lock")).unwrap(), before);
+    // --force says what it replaced and what it kept.
+    fs::write(d.join("covenant.toml"), "fail_on = \"minor\"\n").unwrap();
+    let o = bin()
+        .current_dir(&d)
+        .args(["init", "--force", "--"])
+        .arg(&fixture)
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("replaced covenant.toml"), "{err}");
+    assert!(
+        err.contains("kept (unchanged) .github/workflows/mcp-covenant.yml"),
+        "{err}"
+    );
+    assert!(err.contains("kept (unchanged) mcp-covenant.lock"), "{err}");
+}
+
+/// The starter's commented examples are valid when uncommented.
+#[test]
+fn the_starter_config_is_valid_uncommented() {
+    let d = tmpdir("init-starter");
+    let o = bin()
+        .current_dir(&d)
+        .args(["init", "--no-capture", "--", "node", "dist/server.js"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("next: capture the first lockfile with `mcp-covenant snapshot`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("mcp-covenant.lock").exists());
+    let config = fs::read_to_string(d.join("covenant.toml")).unwrap();
+    assert!(
+        config.contains("command = [\"node\", \"dist/server.js\"]"),
+        "{config}"
+    );
+    assert!(config.contains("# [[server]]"), "{config}");
+    assert!(config.contains("# until = "), "{config}");
+    // The starter changes nothing else: every rule keeps its default.
     let o = bin().current_dir(&d).arg("rules").output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    // The starter's examples, uncommented, are valid too.
     let uncommented: String = config
         .lines()
+        .filter(|l| !l.starts_with("command = "))
         .map(|l| {
             l.strip_prefix("# ")
                 .filter(|r| r.starts_with(['[', '"']) || r.contains(" = "))
@@ -54,22 +191,100 @@ fn init_writes_a_valid_starter_and_the_workflow_and_never_overwrites() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{uncommented}\n{}", stderr(&o));
-    // A second init writes nothing and says which file is in the way.
-    fs::write(d.join("covenant.toml"), "fail_on = \"minor\"\n").unwrap();
-    fs::remove_file(d.join(".github/workflows/mcp-covenant.yml")).unwrap();
+}
+
+/// The ecosystem and the server command come from the project's files; the workflow
+/// sets the project up and builds it; with no command anywhere, init stops and says
+/// how to give one.
+#[test]
+fn init_reads_the_ecosystem_and_the_declared_command() {
+    let d = tmpdir("init-npm");
+    fs::write(
+        d.join("package.json"),
+        r#"{"name": "srv", "bin": {"srv": "./dist/server.js"}, "scripts": {"build": "tsc"}}"#,
+    )
+    .unwrap();
+    fs::write(d.join("package-lock.json"), "{}").unwrap();
+    // Not built yet: init says how to build it, and writes nothing.
     let o = bin().current_dir(&d).arg("init").output().unwrap();
-    assert_fails_cleanly(&o, "covenant.toml already exists; init never overwrites");
-    assert_eq!(
-        fs::read_to_string(d.join("covenant.toml")).unwrap(),
-        "fail_on = \"minor\"\n"
+    assert_fails_cleanly(
+        &o,
+        "dist/server.js, which does not exist yet: build it first (`npm run build`)",
     );
-    assert!(!d.join(".github/workflows/mcp-covenant.yml").exists());
-    // Without a command the workflow has a placeholder to replace.
-    fs::remove_file(d.join("covenant.toml")).unwrap();
-    let o = bin().current_dir(&d).arg("init").output().unwrap();
+    assert!(!d.join("covenant.toml").exists());
+    let o = bin()
+        .current_dir(&d)
+        .args(["init", "--no-capture"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("from package.json `bin`: node dist/server.js"),
+        "{}",
+        stderr(&o)
+    );
+    let workflow = fs::read_to_string(d.join(".github/workflows/mcp-covenant.yml")).unwrap();
+    for needle in [
+        "- uses: actions/setup-node@v4",
+        "cache: npm",
+        "- run: npm ci",
+        "- run: npm run build",
+        "command: 'node dist/server.js'",
+    ] {
+        assert!(workflow.contains(needle), "`{needle}` missing: {workflow}");
+    }
+    let d = tmpdir("init-uv");
+    fs::write(
+        d.join("pyproject.toml"),
+        "[project]\nname = \"srv\"\n[project.scripts]\nsrv-mcp = \"srv.server:main\"\n",
+    )
+    .unwrap();
+    fs::write(d.join("uv.lock"), "").unwrap();
+    let o = bin()
+        .current_dir(&d)
+        .args(["init", "--no-capture"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let workflow = fs::read_to_string(d.join(".github/workflows/mcp-covenant.yml")).unwrap();
-    assert!(workflow.contains("command: REPLACE-ME"), "{workflow}");
+    for needle in [
+        "astral-sh/setup-uv@",
+        "- run: uv sync --locked",
+        "command: 'uv run srv-mcp'",
+    ] {
+        assert!(workflow.contains(needle), "`{needle}` missing: {workflow}");
+    }
+    assert!(!workflow.contains("npm"), "{workflow}");
+    let config = fs::read_to_string(d.join("covenant.toml")).unwrap();
+    assert!(
+        config.contains("command = [\"uv\", \"run\", \"srv-mcp\"]"),
+        "{config}"
+    );
+    let d = tmpdir("init-go");
+    fs::write(d.join("go.mod"), "module x\n").unwrap();
+    let o = bin().current_dir(&d).arg("init").output().unwrap();
+    assert_fails_cleanly(&o, "no server command");
+    assert!(
+        stderr(&o).contains("`-- go run ./cmd/server`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("covenant.toml").exists());
+    let d = tmpdir("init-nothing");
+    let o = bin().current_dir(&d).arg("init").output().unwrap();
+    assert_fails_cleanly(
+        &o,
+        "give it after `--`, e.g. `mcp-covenant init -- node dist/server.js`",
+    );
+    // A server that does not start: nothing is written.
+    let o = bin()
+        .current_dir(&d)
+        .args(["init", "--", "/nonexistent/server"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("init --no-capture"), "{}", stderr(&o));
+    assert!(!d.join("covenant.toml").exists());
 }
 
 #[test]
@@ -128,12 +343,20 @@ fn init_writes_both_files_or_neither() {
         d.join(".github/workflows/mcp-covenant.yml"),
     )
     .unwrap();
-    let o = bin().current_dir(&d).args(["init"]).output().unwrap();
+    let o = bin()
+        .current_dir(&d)
+        .args(["init", "--no-capture", "--", "node", "x.js"])
+        .output()
+        .unwrap();
     assert_fails_cleanly(&o, "already exists");
     assert!(!d.join("covenant.toml").exists(), "{}", stderr(&o));
     let d = tmpdir("init-file-as-dir");
     fs::write(d.join(".github"), "not a directory\n").unwrap();
-    let o = bin().current_dir(&d).args(["init"]).output().unwrap();
+    let o = bin()
+        .current_dir(&d)
+        .args(["init", "--no-capture", "--", "node", "x.js"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!d.join("covenant.toml").exists(), "{}", stderr(&o));
 }

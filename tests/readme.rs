@@ -94,3 +94,49 @@ fn the_readme_table_names_exactly_the_rule_ids() {
         problems.join("\n  ")
     );
 }
+
+/// The output of `mcp-covenant ARGS` (no covenant.toml: run where there is none).
+fn generated(args: &[&str]) -> String {
+    let d = std::env::temp_dir().join(format!("mcp-covenant-{}-docs", std::process::id()));
+    fs::create_dir_all(&d).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-covenant"))
+        .current_dir(&d)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{args:?}");
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// docs/ pages generated from the tables and the reference: equal to what the binary
+/// prints, or rewritten with UPDATE_DOCS=1.
+fn assert_generated(page: &str, expected: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(page);
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        fs::write(&path, expected).unwrap();
+    }
+    let actual = fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        actual == expected,
+        "{page} is stale: regenerate it with `UPDATE_DOCS=1 cargo test --test readme`"
+    );
+}
+
+#[test]
+fn docs_rules_md_is_rules_format_markdown() {
+    assert_generated(
+        "docs/rules.md",
+        &generated(&["rules", "--format", "markdown"]),
+    );
+}
+
+#[test]
+fn docs_config_md_is_help_config() {
+    let reference = generated(&["help", "config"]);
+    assert_generated(
+        "docs/config.md",
+        &format!(
+            "# covenant.toml\n\n<!-- Generated from `mcp-covenant help config`; tests/readme.rs fails when it is stale. -->\n\n```text\n{reference}```\n"
+        ),
+    );
+}

@@ -62,9 +62,20 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     pub color: ColorWhen,
 
-    /// The project config (default: ./covenant.toml when it exists).
+    /// The project config [default: the nearest covenant.toml, looking in the current
+    /// directory and then each parent up to the repository's root].
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+
+    /// Print only the report, warnings and errors (no `wrote ...`, `up to date`, notes).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Say more: which covenant.toml is used; with `check`, each change's fingerprint
+    /// (for an [[ignore]], or `mcp-covenant ignore`) and the changes covenant.toml
+    /// ignored, with their reasons.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
 
     #[command(subcommand)]
     pub command: Command,
@@ -98,10 +109,29 @@ pub enum Command {
     /// id (renamed or retired) says what became of it and shows the rules that took
     /// its place.
     Rules(RulesArgs),
-    /// Write a commented starter covenant.toml and the GitHub workflow
-    /// (.github/workflows/mcp-covenant.yml). Never overwrites: when either exists,
-    /// nothing is written.
+    /// Set a project up: covenant.toml with the server command, the first lockfile,
+    /// and a GitHub workflow (.github/workflows/mcp-covenant.yml) with the project's
+    /// setup and build steps.
+    ///
+    /// The server command is the one after `--`, or else the one the project declares
+    /// (package.json `bin` or `main`, pyproject.toml `[project.scripts]`). The
+    /// ecosystem (npm, pnpm, yarn, bun; uv, pip; cargo; go) is read from the project's
+    /// files. Never overwrites without --force: when a file exists, nothing is written.
     Init(InitArgs),
+    /// Acknowledge a change: append an [[ignore]] entry to covenant.toml (its comments
+    /// and layout kept).
+    ///
+    /// Give the change's fingerprint (`check -v` shows it; `check --format json` has it
+    /// in full), or patterns (--code, --subject, --path) as the [[ignore]] table takes
+    /// them, and always --reason. The entry is checked as covenant.toml is read before
+    /// anything is written.
+    Ignore(IgnoreArgs),
+    /// Print a shell's completion script to stdout, e.g.
+    /// `mcp-covenant completions bash > ~/.local/share/bash-completion/completions/mcp-covenant`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) to stdout; the release archive carries it.
+    #[command(hide = true)]
+    Man,
     /// Print help: `help COMMAND` for a command, `help config` for the covenant.toml
     /// reference.
     Help(HelpArgs),
@@ -119,11 +149,54 @@ pub struct GitDiffDriverArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct IgnoreArgs {
+    /// The change's fingerprint: 32 hex digits, as `check -v` and `check --format json`
+    /// show it.
+    #[arg(value_name = "FINGERPRINT")]
+    pub fingerprint: Option<String>,
+
+    /// Why the change is acceptable (required; shown by `check -v`).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: String,
+
+    /// The last day (UTC) the entry applies, YYYY-MM-DD.
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    /// A rule id glob, e.g. `schema.enum.*`.
+    #[arg(long, value_name = "GLOB")]
+    pub code: Option<String>,
+
+    /// A subject glob, e.g. `tool:internal_*`.
+    #[arg(long, value_name = "GLOB")]
+    pub subject: Option<String>,
+
+    /// A path glob, e.g. `inputSchema.properties.debug*`.
+    #[arg(long, value_name = "GLOB")]
+    pub path: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
 pub struct InitArgs {
-    /// The command that starts the server over stdio, written into the workflow
-    /// (after `--`; otherwise a placeholder to replace).
-    #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<String>,
+    /// Replace covenant.toml, the workflow and the lockfile when they exist (and say
+    /// what changed).
+    #[arg(long)]
+    pub force: bool,
+
+    /// Do not start the server: write covenant.toml and the workflow, and leave the
+    /// first lockfile to `mcp-covenant snapshot`.
+    #[arg(long)]
+    pub no_capture: bool,
+
+    #[command(flatten)]
+    pub source: LiveSource,
 }
 
 #[derive(Args, Debug)]
@@ -149,7 +222,7 @@ pub struct LintArgs {
     pub format: LintFormat,
 
     /// Write the report to FILE (atomically) and print the human report to stdout.
-    #[arg(long, help_heading = REPORT, value_name = "FILE")]
+    #[arg(short = 'o', long, help_heading = REPORT, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// Lint only this [[server]] of covenant.toml (by default: all of them, when there
@@ -175,13 +248,25 @@ pub enum LintFormat {
 
 #[derive(Args, Debug)]
 pub struct RulesArgs {
-    /// Show only this rule id (change or lint rule, or a former id).
+    /// Show only this rule id (change or lint rule, or a former id), or the ids a glob
+    /// matches (`'schema.enum.*'`).
     pub id: Option<String>,
+
+    /// Output format: a table (human), JSON, or the markdown of docs/rules.md.
+    #[arg(long, value_enum, default_value_t = RulesFormat::Human)]
+    pub format: RulesFormat,
 
     /// List each comparator with its events (`comparator: event event ...`), for tools
     /// that write rows (scripts/new-golden-case.sh).
     #[arg(long, hide = true, conflicts_with = "id")]
     pub comparators: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Human,
+    Json,
+    Markdown,
 }
 
 #[derive(Args, Debug)]
@@ -247,10 +332,6 @@ pub struct CheckArgs {
     #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<FailOn>,
 
-    /// Also list the changes covenant.toml ignored, with their reasons.
-    #[arg(short, long, help_heading = REPORT)]
-    pub verbose: bool,
-
     /// Report format.
     #[arg(long, help_heading = REPORT, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -261,7 +342,7 @@ pub struct CheckArgs {
     pub walk_budget: usize,
 
     /// Write the report to FILE (atomically) and print the human report to stdout.
-    #[arg(long, help_heading = REPORT, value_name = "FILE")]
+    #[arg(short = 'o', long, help_heading = REPORT, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// Check only this [[server]] of covenant.toml (by default: all of them, when there

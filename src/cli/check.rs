@@ -8,7 +8,7 @@ use termcolor::WriteColor;
 
 use super::output::{emit, for_each_server};
 use super::settings::CheckSettings;
-use super::source::{capture, Live, LockSource};
+use super::source::{capture, snapshot_command, Live, LockSource};
 use crate::config::{Config, Server};
 use crate::diff;
 use crate::error::{Error, Result};
@@ -87,7 +87,16 @@ fn compare_live(
     base: &LockSource,
     live: &Live<'_>,
 ) -> Result<Compared> {
-    let bytes = base.baseline_bytes()?;
+    let bytes = match base {
+        LockSource::File(p) if std::fs::symlink_metadata(p).is_err() => {
+            return Err(Error::new(format!(
+                "baseline lockfile {} not found; create it with `{}` and commit it",
+                p.display(),
+                snapshot_command(live, &settings.source, p)
+            )))
+        }
+        _ => base.baseline_bytes()?,
+    };
     let baseline = diff::fast::read_baseline(&bytes, &base.name())?;
     let current = capture(live, &settings.source)?;
     let anchors = settings.format.needs_anchors();
@@ -123,7 +132,7 @@ pub(super) fn run(
         });
         match moved_from {
             Some(old) => {
-                eprintln!(
+                status!(
                     "note: server {}: its lockfile was {} at {}; compared with that",
                     server.map(|s| s.name.as_str()).unwrap_or_default(),
                     old.display(),
@@ -342,8 +351,17 @@ fn check_one<'r>(
     {
         for (map, source) in [(base_lines, Some(base)), (cur_lines, against)] {
             if let (true, Some(source)) = (map.approximate, source) {
+                // Rewritten by capturing its server again (a lockfile at a revision
+                // cannot be rewritten).
+                let how = match source {
+                    LockSource::File(p) => format!(
+                        "; rewrite it by capturing the server again: `{}`",
+                        snapshot_command(&target.live, &settings.source, p)
+                    ),
+                    _ => String::new(),
+                };
                 eprintln!(
-                    "warning: {} is not in canonical form, so some report lines point at an element rather than the value inside it; rewrite it with `mcp-covenant snapshot`",
+                    "warning: {} is not in canonical form, so some report lines point at an element rather than the value inside it{how}",
                     source.name()
                 );
             }

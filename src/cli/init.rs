@@ -1,14 +1,448 @@
-//! `init`: a starter covenant.toml and the GitHub workflow.
+//! `init`: set a project up. It reads the project's files for its ecosystem (npm, pnpm,
+//! yarn, bun; uv, pip; cargo; go) and, unless one is given after `--` or with --http,
+//! its server command; captures the server; and writes covenant.toml (with the server),
+//! the first lockfile and a GitHub workflow with the ecosystem's setup and build steps,
+//! all or none. It never overwrites without --force.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use super::settings::InitSettings;
-use crate::error::Result;
+use super::source::{capture, Live};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::lint::LintRules;
+use crate::reference::{self, InitServer, Setup};
+use crate::rules::Rules;
 
-pub(super) fn run(settings: InitSettings) -> Result<u8> {
-    let command = settings.command.as_deref();
-    for path in crate::reference::init(Path::new(""), &settings.config, command)? {
-        eprintln!("mcp-covenant: wrote {}", path.display());
+/// The project's ecosystem and, where its files declare it, the server command.
+struct Project {
+    setup: Setup,
+    /// The command the project declares, and where it says so.
+    declared: Option<(Vec<String>, String)>,
+    /// Why no command could be read from the project's files (said when none is given).
+    why_not: Option<String>,
+    /// A file the declared command needs that does not exist yet, and how to make it.
+    unbuilt: Option<(PathBuf, String)>,
+}
+
+pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Result<u8> {
+    let root = Path::new("");
+    let project = detect(root)?;
+    let server = match (&settings.source.http, &settings.command, &project.declared) {
+        (Some(url), _, _) => InitServer::Http(url.clone()),
+        (None, Some(argv), _) => InitServer::Command(argv.clone()),
+        (None, None, Some((argv, from))) => {
+            status!(
+                "mcp-covenant: the server command, from {from}: {}",
+                super::shell_line(argv)
+            );
+            InitServer::Command(argv.clone())
+        }
+        (None, None, None) => {
+            let why = project
+                .why_not
+                .as_deref()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
+            return Err(Error::new(format!(
+                "no server command: the project does not declare one{why}; give it after `--`, e.g. `mcp-covenant init -- node dist/server.js`, or give --http URL"
+            )));
+        }
+    };
+    let config_path = settings.config.clone();
+    let config_text = reference::starter_config(&server);
+    // What init writes must read back: a command with a string TOML cannot hold fails
+    // here, not at the next `check`.
+    Config::parse(
+        &config_text,
+        &config_path.display().to_string(),
+        rules,
+        lint,
+    )?;
+    let lockfile = config_path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(
+            || PathBuf::from(crate::config::DEFAULT_LOCKFILE),
+            |d| d.join(crate::config::DEFAULT_LOCKFILE),
+        );
+    let workflow = root.join(reference::WORKFLOW_PATH);
+    let mut files = vec![
+        (config_path.clone(), config_text),
+        (
+            workflow.clone(),
+            reference::workflow(&project.setup, &server),
+        ),
+    ];
+    let targets: Vec<&Path> = files
+        .iter()
+        .map(|(p, _)| p.as_path())
+        .chain((!settings.no_capture).then_some(lockfile.as_path()))
+        .collect();
+    if !settings.force {
+        if let Some(there) = targets
+            .iter()
+            .find(|p| std::fs::symlink_metadata(p).is_ok())
+        {
+            return Err(Error::new(format!(
+                "{} already exists; init never overwrites a file, so it wrote nothing (`mcp-covenant init --force` replaces what is there and says what changed)",
+                there.display()
+            )));
+        }
+    }
+    // The capture comes first: when the server does not start, nothing is written.
+    if !settings.no_capture {
+        if let (InitServer::Command(_), Some((file, how))) = (&server, &project.unbuilt) {
+            if settings.command.is_none() && !file.exists() {
+                return Err(Error::new(format!(
+                    "the server is {}, which does not exist yet: build it first (`{how}`), then run init again; nothing was written",
+                    file.display()
+                )));
+            }
+        }
+        let mut source = settings.source;
+        if let InitServer::Command(argv) = &server {
+            source.command = argv.clone();
+        }
+        let mut lock = capture(&Live::Cli, &source).map_err(|e| {
+            Error::new(format!(
+                "{e}\n(init captures the server to write the first lockfile, and wrote nothing; fix the command, or run `mcp-covenant init --no-capture` and capture later with `mcp-covenant snapshot`)"
+            ))
+        })?;
+        let old = std::fs::read(&lockfile).ok();
+        lock.write(&lockfile)?;
+        let new = std::fs::read(&lockfile).ok();
+        let written = match &old {
+            None => Written::Created,
+            Some(o) if Some(o) == new.as_ref() => Written::Unchanged,
+            Some(_) => Written::Replaced,
+        };
+        let report = format!(
+            "{} tool(s), {} resource(s), {} template(s), {} prompt(s)",
+            lock.surface.tools.len(),
+            lock.surface.resources.len(),
+            lock.surface.resource_templates.len(),
+            lock.surface.prompts.len()
+        );
+        let result = write_all(&files, settings.force);
+        if result.is_err() {
+            // All or none: the lockfile goes back to what it was.
+            let _ = match &old {
+                Some(bytes) => std::fs::write(&lockfile, bytes),
+                None => std::fs::remove_file(&lockfile),
+            };
+        }
+        let mut done = result?;
+        done.push((lockfile.clone(), written));
+        files.push((lockfile.clone(), report));
+        say(&done, &files);
+    } else {
+        let done = write_all(&files, settings.force)?;
+        say(&done, &files);
+    }
+    let mut paths: Vec<String> = vec![config_path.display().to_string()];
+    if !settings.no_capture {
+        paths.push(lockfile.display().to_string());
+    }
+    paths.push(workflow.display().to_string());
+    let paths: Vec<String> = paths.iter().map(|p| super::shell_word(p)).collect();
+    if settings.no_capture {
+        status!("next: capture the first lockfile with `mcp-covenant snapshot`, then commit the files: `git add {} {} && git commit -m 'Add the mcp-covenant interface gate'`",
+            paths.join(" "), super::shell_word(&lockfile.display().to_string()));
+    } else {
+        status!(
+            "next: commit these files: `git add {} && git commit -m 'Add the mcp-covenant interface gate'`; then `mcp-covenant check` compares the server with the lockfile, from anywhere in the repository",
+            paths.join(" ")
+        );
     }
     Ok(0)
+}
+
+/// One line per file: created, replaced (with --force), or unchanged.
+fn say(done: &[(PathBuf, Written)], files: &[(PathBuf, String)]) {
+    for (path, written) in done {
+        let what = match written {
+            Written::Created => "wrote",
+            Written::Replaced => "replaced",
+            Written::Unchanged => "kept (unchanged)",
+        };
+        let detail = files
+            .iter()
+            .find(|(p, _)| p == path)
+            .filter(|(p, _)| p.extension().is_some_and(|e| e == "lock"))
+            .map(|(_, d)| format!(" ({d})"))
+            .unwrap_or_default();
+        status!("mcp-covenant: {what} {}{detail}", path.display());
+    }
+}
+
+/// A small JSON or TOML file of the project, parsed; `None` when it is absent.
+fn read(root: &Path, name: &str) -> Result<Option<String>> {
+    let path = root.join(name);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let bytes = crate::io::read_input(&path, "project file")?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| Error::new(format!("cannot read {name}: it is not UTF-8")))
+}
+
+fn step(lines: &[&str]) -> String {
+    lines.join("\n")
+}
+
+/// The project's ecosystem, from its files.
+fn detect(root: &Path) -> Result<Project> {
+    let has = |name: &str| root.join(name).exists();
+    let mut project = Project {
+        setup: Setup::default(),
+        declared: None,
+        why_not: None,
+        unbuilt: None,
+    };
+    if let Some(text) = read(root, "package.json")? {
+        let pkg: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::new(format!("cannot read package.json: {e}")))?;
+        let (name, install, run) = if has("pnpm-lock.yaml") {
+            ("pnpm", "pnpm install --frozen-lockfile", "pnpm run")
+        } else if has("yarn.lock") && has(".yarnrc.yml") {
+            ("yarn", "yarn install --immutable", "yarn run")
+        } else if has("yarn.lock") {
+            ("yarn", "yarn install --frozen-lockfile", "yarn run")
+        } else if has("bun.lock") || has("bun.lockb") {
+            ("bun", "bun install --frozen-lockfile", "bun run")
+        } else if has("package-lock.json") {
+            ("npm", "npm ci", "npm run")
+        } else {
+            ("npm", "npm install", "npm run")
+        };
+        let build = pkg["scripts"]["build"].is_string();
+        let mut steps = Vec::new();
+        match name {
+            "pnpm" => steps.push(step(&["- uses: pnpm/action-setup@v4"])),
+            "bun" => steps.push(step(&["- uses: oven-sh/setup-bun@v2"])),
+            _ => {}
+        }
+        if name == "yarn" && has(".yarnrc.yml") {
+            steps.push(step(&["- run: corepack enable"]));
+        }
+        if name != "bun" {
+            let cache = if name == "npm" && !has("package-lock.json") {
+                String::new()
+            } else {
+                format!("\n  cache: {name}")
+            };
+            steps.push(format!(
+                "- uses: actions/setup-node@v4\n  with:\n    node-version: lts/*{cache}"
+            ));
+        }
+        steps.push(format!("- run: {install}"));
+        if build {
+            steps.push(format!("- run: {run} build"));
+        }
+        project.setup = Setup {
+            name: name.to_string(),
+            steps,
+        };
+        // `bin` (a path, or one command name to a path), else `main`.
+        let bin = match &pkg["bin"] {
+            serde_json::Value::String(p) => Some((p.clone(), "package.json `bin`")),
+            serde_json::Value::Object(m) if m.len() == 1 => m
+                .values()
+                .next()
+                .and_then(|v| v.as_str())
+                .map(|p| (p.to_string(), "package.json `bin`")),
+            serde_json::Value::Object(m) if m.len() > 1 => {
+                project.why_not = Some(format!(
+                    "package.json `bin` names {} commands: {}",
+                    m.len(),
+                    m.keys().cloned().collect::<Vec<_>>().join(", ")
+                ));
+                None
+            }
+            _ => None,
+        };
+        let entry = bin.or_else(|| {
+            pkg["main"]
+                .as_str()
+                .map(|p| (p.to_string(), "package.json `main`"))
+        });
+        match entry {
+            Some((path, from)) => {
+                let path = path.strip_prefix("./").unwrap_or(&path).to_string();
+                if build {
+                    project.unbuilt = Some((root.join(&path), format!("{run} build")));
+                }
+                project.declared = Some((vec!["node".into(), path], from.to_string()));
+            }
+            None if project.why_not.is_none() => {
+                project.why_not = Some("package.json has no `bin` or `main`".into())
+            }
+            None => {}
+        }
+        return Ok(project);
+    }
+    let pyproject = read(root, "pyproject.toml")?;
+    if pyproject.is_some() || has("uv.lock") {
+        let uv = has("uv.lock");
+        project.setup = if uv {
+            Setup {
+                name: "uv".into(),
+                steps: vec![
+                    step(&["- uses: astral-sh/setup-uv@v6"]),
+                    step(&["- run: uv sync --locked"]),
+                ],
+            }
+        } else {
+            Setup {
+                name: "pip".into(),
+                steps: vec![
+                    "- uses: actions/setup-python@v5\n  with:\n    python-version: '3.x'"
+                        .to_string(),
+                    step(&["- run: pip install -e ."]),
+                ],
+            }
+        };
+        let scripts: Vec<String> = pyproject
+            .as_deref()
+            .and_then(|t| toml::from_str::<toml::Table>(t).ok())
+            .and_then(|t| {
+                let s = t.get("project")?.get("scripts")?.as_table()?;
+                Some(s.keys().cloned().collect())
+            })
+            .unwrap_or_default();
+        // One script, or the one that says it is the MCP server.
+        let chosen = match scripts.as_slice() {
+            [one] => Some(one.clone()),
+            many => {
+                let mcp: Vec<&String> = many
+                    .iter()
+                    .filter(|s| s.contains("mcp") || s.contains("server"))
+                    .collect();
+                match mcp.as_slice() {
+                    [one] => Some((*one).clone()),
+                    _ => {
+                        project.why_not = Some(match many.len() {
+                            0 => "pyproject.toml has no [project.scripts]".to_string(),
+                            n => format!(
+                                "pyproject.toml's [project.scripts] has {n} entries: {}",
+                                many.join(", ")
+                            ),
+                        });
+                        None
+                    }
+                }
+            }
+        };
+        if let Some(script) = chosen {
+            let argv = match uv {
+                true => vec!["uv".into(), "run".into(), script],
+                false => vec![script],
+            };
+            project.declared = Some((argv, "pyproject.toml [project.scripts]".into()));
+        }
+        return Ok(project);
+    }
+    if has("Cargo.toml") {
+        let locked = if has("Cargo.lock") { " --locked" } else { "" };
+        project.setup = Setup {
+            name: "cargo".into(),
+            steps: vec![
+                step(&["- uses: dtolnay/rust-toolchain@stable"]),
+                format!("- run: cargo build --release{locked}"),
+            ],
+        };
+        project.why_not =
+            Some("a Cargo project: give the built binary, e.g. `-- target/release/NAME`".into());
+        return Ok(project);
+    }
+    if has("go.mod") {
+        project.setup = Setup {
+            name: "go".into(),
+            steps: vec![
+                "- uses: actions/setup-go@v5\n  with:\n    go-version-file: go.mod".to_string(),
+                step(&["- run: go build ./..."]),
+            ],
+        };
+        project.why_not =
+            Some("a Go module: give the command, e.g. `-- go run ./cmd/server`".into());
+        return Ok(project);
+    }
+    project.why_not =
+        Some("no package.json, pyproject.toml, uv.lock, Cargo.toml or go.mod here".into());
+    Ok(project)
+}
+
+/// What `init` did to one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// It did not exist.
+    Created,
+    /// It existed (--force) with other content.
+    Replaced,
+    /// It existed (--force) with this content already.
+    Unchanged,
+}
+
+/// Write `files`, all or none: without `force`, when any exists (a dangling symlink
+/// counts), nothing is written; a failure part-way restores what was there (removes
+/// what was created, puts back what was replaced).
+pub fn write_all(files: &[(PathBuf, String)], force: bool) -> Result<Vec<(PathBuf, Written)>> {
+    let mut before: Vec<Option<Vec<u8>>> = Vec::new();
+    for (path, _) in files {
+        let exists = std::fs::symlink_metadata(path).is_ok();
+        if exists && !force {
+            return Err(Error::new(format!(
+                "{} already exists; init never overwrites a file without --force, so it wrote nothing",
+                path.display()
+            )));
+        }
+        before.push(match exists {
+            true => Some(crate::io::read_input(path, "file")?),
+            false => None,
+        });
+    }
+    let mut done: Vec<(PathBuf, Written)> = Vec::new();
+    let undo = |done: &[(PathBuf, Written)]| {
+        for ((path, _), old) in files.iter().zip(&before).take(done.len()) {
+            let _ = match old {
+                Some(bytes) => std::fs::write(path, bytes),
+                None => std::fs::remove_file(path),
+            };
+        }
+    };
+    for ((path, text), old) in files.iter().zip(&before) {
+        let fail = |e: String| {
+            undo(&done);
+            Error::new(format!(
+                "cannot write {}: {e}; nothing was written",
+                path.display()
+            ))
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+        }
+        let written = match old {
+            Some(bytes) if bytes == text.as_bytes() => Written::Unchanged,
+            Some(_) => {
+                crate::io::write_atomic(path, text.as_bytes()).map_err(|e| fail(e.to_string()))?;
+                Written::Replaced
+            }
+            None => {
+                // create_new: a file that appeared meanwhile is still never overwritten.
+                let mut file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(path)
+                    .map_err(|e| fail(e.to_string()))?;
+                file.write_all(text.as_bytes())
+                    .map_err(|e| fail(e.to_string()))?;
+                Written::Created
+            }
+        };
+        done.push((path.clone(), written));
+    }
+    Ok(done)
 }

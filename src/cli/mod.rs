@@ -4,11 +4,23 @@
 //! `init`, `help`); `source` and `output` are what they share. This file parses,
 //! resolves, runs one command and maps the outcome to the exit code.
 
+/// A status line on stderr (`mcp-covenant: wrote ...`, `note: ...`), which `-q` silences;
+/// warnings and errors are never silenced.
+macro_rules! status {
+    ($($t:tt)*) => {
+        if !$crate::cli::quiet() {
+            eprintln!($($t)*);
+        }
+    };
+}
+
 mod args;
 mod check;
 mod client;
+mod completions;
 mod diff_driver;
 mod help;
+mod ignore;
 mod init;
 mod lint;
 mod output;
@@ -17,15 +29,17 @@ mod settings;
 mod snapshot;
 mod source;
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
 use termcolor::{StandardStream, WriteColor};
 
 pub use self::args::{
-    CheckArgs, Cli, ClientCapability, ColorWhen, Command, HelpArgs, InitArgs, LintArgs, LintFormat,
-    LiveSource, RulesArgs, SnapshotArgs,
+    CheckArgs, Cli, ClientCapability, ColorWhen, Command, CompletionsArgs, HelpArgs, IgnoreArgs,
+    InitArgs, LintArgs, LintFormat, LiveSource, RulesArgs, RulesFormat, SnapshotArgs,
 };
 use self::settings::{CheckSettings, InitSettings, LintSettings, RulesSettings, SnapshotSettings};
 use crate::config::Config;
@@ -36,6 +50,36 @@ use crate::mcp;
 use crate::rules::Rules;
 use crate::stdout::PipeTolerant;
 
+/// `-q/--quiet` was given.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Where the command line was run, when the command moved to covenant.toml's directory
+/// (a path shown in a command to paste is then made absolute).
+static MOVED_FROM: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+/// `--config`, as an absolute path, for the commands a message suggests.
+static EXPLICIT_CONFIG: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// `path` as a word of a command to paste where the user is.
+pub(crate) fn pasteable(path: &std::path::Path) -> String {
+    let shown = match (MOVED_FROM.get(), path.is_absolute()) {
+        (Some(_), false) => std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf()),
+        _ => path.to_path_buf(),
+    };
+    shell_word(&shown.display().to_string())
+}
+
+/// `--config FILE` as given (absolute), for the commands a message suggests.
+pub(crate) fn explicit_config() -> Option<std::path::PathBuf> {
+    EXPLICIT_CONFIG.get().cloned()
+}
+
+/// `-q/--quiet`: status lines are not printed.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
 /// Run the command line and map the outcome to an exit code.
 pub fn main() -> ExitCode {
     main_with(crate::rules::TABLES)
@@ -45,14 +89,16 @@ pub fn main() -> ExitCode {
 /// tables in which ids were renamed or retired (examples/renamed-rules.rs).
 #[doc(hidden)]
 pub fn main_with(tables: &[(&'static str, &str)]) -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            let _ = usage_error(e, &argv).print();
             return ExitCode::from(code);
         }
     };
+    QUIET.store(cli.quiet, Ordering::Relaxed);
     // A reader that closes early (`| head`) does not change the verdict.
     let color = settings::color_choice(cli.color);
     let mut stdout = PipeTolerant::new(StandardStream::stdout(color));
@@ -90,12 +136,58 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     // Neither reads covenant.toml: they work before there is one, or while it is broken.
     let command = match cli.command {
         Command::Help(args) => return help::run(args.topic.as_deref(), out),
-        Command::Init(args) => return init::run(InitSettings::resolve(args, cli.config)),
+        Command::Completions(args) => return completions::completions(args.shell, out),
+        Command::Man => return completions::man(out),
+        Command::Init(args) => {
+            let rules = Rules::from_tables(tables)?;
+            let lint_rules = LintRules::embedded()?;
+            return init::run(
+                InitSettings::resolve(args, cli.config)?,
+                &rules,
+                &lint_rules,
+            );
+        }
         command => command,
     };
+    let mut command = command;
+    // The nearest covenant.toml, here or in a parent: the command runs in its directory
+    // (so its paths and its server command mean what they say there), with the command
+    // line's paths made relative to it.
+    let mut moved_to = None;
+    if cli.config.is_none() {
+        let cwd = std::env::current_dir().map_err(|e| {
+            crate::error::Error::new(format!("cannot read the current directory: {e}"))
+        })?;
+        if let Some(dir) = crate::config::find(&cwd).filter(|d| *d != cwd) {
+            std::env::set_current_dir(&dir).map_err(|e| {
+                crate::error::Error::new(format!("cannot enter {}: {e}", dir.display()))
+            })?;
+            if let Ok(prefix) = cwd.strip_prefix(&dir) {
+                settings::rebase(&mut command, prefix);
+            }
+            let _ = MOVED_FROM.set(cwd);
+            moved_to = Some(dir);
+        }
+    } else if let Some(c) = &cli.config {
+        let _ = EXPLICIT_CONFIG.set(std::path::absolute(c).unwrap_or_else(|_| c.clone()));
+    }
     let mut rules = Rules::from_tables(tables)?;
     let mut lint_rules = LintRules::embedded()?;
     let config = Config::discover(cli.config.as_deref(), &rules, &lint_rules)?;
+    // (`--config` names the file already.)
+    if cli.verbose && cli.config.is_none() {
+        match (&config.file, &moved_to) {
+            (Some(f), Some(dir)) => eprintln!(
+                "mcp-covenant: using {} (found above the current directory; paths are relative to {})",
+                dir.join(f).display(),
+                dir.display()
+            ),
+            (Some(f), None) => eprintln!("mcp-covenant: using {}", f.display()),
+            (None, _) => eprintln!(
+                "mcp-covenant: no covenant.toml here or in a parent directory up to the repository's root; using the defaults"
+            ),
+        }
+    }
     for w in &config.warnings {
         eprintln!("warning: {w}");
     }
@@ -136,7 +228,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
                 }
                 _ => config,
             };
-            let settings = CheckSettings::resolve(args, &config)?;
+            let settings = CheckSettings::resolve(args, &config, cli.verbose)?;
             check::run(&rules, &config, settings, out)
         }
         Command::GitDiffDriver(args) => diff_driver::run(&rules, &config, &args.args, out),
@@ -145,6 +237,104 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
             let settings = RulesSettings::resolve(args, &config);
             rules::run(&rules, &lint_rules, settings, out)
         }
-        Command::Help(_) | Command::Init(_) => unreachable!("handled above"),
+        Command::Ignore(args) => ignore::run(args, &config, &rules),
+        Command::Help(_) | Command::Init(_) | Command::Completions(_) | Command::Man => {
+            unreachable!("handled above")
+        }
     }
+}
+
+/// The commands that take a server command after `--`.
+const TAKES_SERVER: [&str; 4] = ["snapshot", "check", "lint", "init"];
+
+/// clap's error, reworded where a user is likely to be misled: a word where none is
+/// expected, in a command that takes a server, is a server command given without `--`
+/// (the error says so, with the command line to paste); an unknown flag is not
+/// "passed as a value with `-- --flag`", which would hand it to the server.
+fn usage_error(e: clap::Error, argv: &[OsString]) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use clap::CommandFactory;
+    if e.kind() != ErrorKind::UnknownArgument {
+        return e;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return e;
+    };
+    let arg = arg.clone();
+    let words: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let command = words
+        .iter()
+        .skip(1)
+        .find(|w| !w.starts_with('-'))
+        .filter(|w| TAKES_SERVER.contains(&w.as_str()))
+        .cloned();
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut reworded = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(&cmd);
+    reworded.insert(ContextKind::InvalidArg, ContextValue::String(arg.clone()));
+    for kind in [ContextKind::SuggestedArg, ContextKind::Usage] {
+        if let Some(v) = e.get(kind) {
+            reworded.insert(kind, v.clone());
+        }
+    }
+    let tip = match &command {
+        Some(_) if !arg.starts_with('-') && !words.iter().any(|w| w == "--") => {
+            // The command line as given, with `--` before the stray word.
+            let at = words
+                .iter()
+                .skip(1)
+                .position(|w| *w == arg)
+                .map_or(words.len(), |i| i + 1);
+            let mut fixed: Vec<String> = vec!["mcp-covenant".into()];
+            fixed.extend(words[1..at].iter().cloned());
+            fixed.push("--".into());
+            fixed.extend(words[at..].iter().cloned());
+            format!(
+                "the server's command goes after `--`, which ends mcp-covenant's own flags: `{}`",
+                shell_line(&fixed)
+            )
+        }
+        Some(sub)
+            if ["json", "sarif", "markdown", "github", "junit", "human"]
+                .contains(&arg.trim_start_matches('-')) =>
+        {
+            format!(
+                "a report format is `--format {}` (`mcp-covenant {sub} --help` lists the flags)",
+                arg.trim_start_matches('-')
+            )
+        }
+        Some(sub) => format!("`mcp-covenant {sub} --help` lists its flags; a flag for the server goes after `--` and the server's program"),
+        None => "`mcp-covenant --help` lists the commands and their flags".to_string(),
+    };
+    reworded.insert(
+        ContextKind::Suggested,
+        ContextValue::StyledStrs(vec![tip.into()]),
+    );
+    reworded
+}
+
+/// `word` as a POSIX shell reads it back: unchanged when it has nothing special,
+/// otherwise in single quotes.
+pub(crate) fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// A command line as a POSIX shell reads it back.
+pub(crate) fn shell_line(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| shell_word(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

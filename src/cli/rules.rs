@@ -1,23 +1,45 @@
-//! `rules`: every rule id with its default and effective severity and its source, or
-//! one rule in full.
+//! `rules`: every rule id with its default and effective severity and where the
+//! effective one comes from, or the rules an id or a glob names; as a table, JSON, or
+//! the markdown of docs/rules.md.
 
+use serde::Serialize;
 use termcolor::WriteColor;
 
+use super::args::RulesFormat;
 use super::settings::RulesSettings;
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
-use crate::rules::{Comparator, Former, Rules, Severity};
+use crate::rules::{Comparator, Direction, Former, Rules, Severity};
 
-/// `TypeMissing` as `type_missing`, the spelling of rules/lint.toml.
-fn snake_case(name: &str) -> String {
+/// `TypeMissing` as `type missing`, the words of rules/lint.toml's `confusable_names`.
+fn words(name: &str) -> String {
     let mut out = String::new();
     for (i, c) in name.chars().enumerate() {
         if c.is_uppercase() && i > 0 {
-            out.push('_');
+            out.push(' ');
         }
         out.extend(c.to_lowercase());
     }
     out
+}
+
+/// One rule as every format shows it.
+#[derive(Serialize)]
+struct Row {
+    id: String,
+    /// `change` or `lint`.
+    kind: &'static str,
+    /// What the rule looks at (a change: the keyword or field and the event; a lint
+    /// rule: what it checks).
+    watches: String,
+    /// Change rules: `in/out` (or one severity for a rule without direction); lint:
+    /// the level.
+    default: String,
+    effective: String,
+    /// Where the effective severity comes from: `built-in`, or the config file.
+    source: String,
+    /// What the rule means (a change rule's help, a lint rule's message).
+    help: String,
 }
 
 pub(super) fn run(
@@ -26,7 +48,6 @@ pub(super) fn run(
     settings: RulesSettings,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
-    let sev = |s: Option<Severity>| s.map(Severity::word).unwrap_or("-");
     let mut text = String::new();
     if settings.comparators {
         for c in Comparator::ALL {
@@ -34,15 +55,28 @@ pub(super) fn run(
         }
         return write(out, &text);
     }
-    // The ids to show: the one asked for, or for a former id what became of it (the
-    // rows that took a renamed id over, the rows that replaced a retired one).
+    // The ids to show: the one asked for, those a glob matches, or for a former id what
+    // became of it (the rows that took a renamed id over, the rows that replaced a
+    // retired one).
     let former = settings.id.as_deref().and_then(|id| rules.former(id));
+    let glob = match settings.id.as_deref() {
+        Some(id) if former.is_none() && id.contains(['*', '?', '[', '{']) => Some(
+            globset::Glob::new(id)
+                .map_err(|e| Error::new(format!("invalid glob `{id}`: {}", e.kind())))?
+                .compile_matcher(),
+        ),
+        _ => None,
+    };
     let wanted: Option<Vec<&str>> = settings.id.as_deref().map(|id| match &former {
         Some(Former::Renamed(new)) => new.clone(),
         Some(Former::Retired(r)) => r.replaced_by.iter().map(String::as_str).collect(),
         None => vec![id],
     });
-    let skip = |id: &str| wanted.as_ref().is_some_and(|w| !w.contains(&id));
+    let skip = |id: &str| match (&glob, &wanted) {
+        (Some(g), _) => !g.is_match(id),
+        (None, Some(w)) => !w.contains(&id),
+        (None, None) => false,
+    };
     if let (Some(f), Some(id)) = (&former, &settings.id) {
         text.push_str(&f.describe(id));
         text.push('\n');
@@ -51,18 +85,12 @@ pub(super) fn run(
         }
         text.push('\n');
     }
-    // (the columns, the help text shown under the row when one id is asked for)
-    let mut rows: Vec<([String; 5], Option<&str>)> = vec![(
-        [
-            "ID",
-            "WATCHES",
-            "DEFAULT in/out",
-            "EFFECTIVE in/out",
-            "SOURCE",
-        ]
-        .map(String::from),
-        None,
-    )];
+    let source = |overridden: bool| match overridden {
+        true => settings.config.clone(),
+        false => "built-in".to_string(),
+    };
+    let sev = |s: Option<Severity>| s.map(Severity::word).unwrap_or("-");
+    let mut rows: Vec<Row> = Vec::new();
     for (i, r) in rules.rows.iter().enumerate() {
         if skip(&r.id) {
             continue;
@@ -82,52 +110,98 @@ pub(super) fn run(
             };
             (
                 format!("{}/{}", sev(r.input), sev(r.output)),
-                format!(
-                    "{}/{}",
-                    eff(crate::rules::Direction::Input),
-                    eff(crate::rules::Direction::Output)
-                ),
+                format!("{}/{}", eff(Direction::Input), eff(Direction::Output)),
             )
         };
-        let watches = format!("{} {}", r.describe_scope(), r.event);
-        rows.push((
-            [
-                r.id.clone(),
-                watches,
-                default,
-                effective,
-                r.source.to_string(),
-            ],
-            settings.id.is_some().then_some(r.help.as_str()),
-        ));
+        rows.push(Row {
+            id: r.id.clone(),
+            kind: "change",
+            watches: format!("{} {}", r.describe_scope(), r.event),
+            default,
+            effective,
+            source: source(settings.overridden.contains(&r.id)),
+            help: r.help.clone(),
+        });
     }
     for (i, r) in lint_rules.rows.iter().enumerate() {
         if skip(&r.id) {
             continue;
         }
-        rows.push((
-            [
-                r.id.clone(),
-                format!("lint {}", snake_case(&format!("{:?}", r.predicate))),
-                r.level.word().to_string(),
-                lint_rules.level(i).word().to_string(),
-                lint_rules.source.to_string(),
-            ],
-            None,
-        ));
+        let target = words(&format!("{:?}", r.target));
+        rows.push(Row {
+            id: r.id.clone(),
+            kind: "lint",
+            watches: format!("lint: {target} {}", words(&format!("{:?}", r.predicate))),
+            default: r.level.word().to_string(),
+            effective: lint_rules.level(i).word().to_string(),
+            source: source(settings.overridden.contains(&r.id)),
+            help: r.message.clone(),
+        });
     }
-    let shown = rows.len() - 1;
-    // Every column as wide as its widest cell, so the listing reads as a table.
+    if let (Some(id), true) = (&settings.id, rows.is_empty()) {
+        let mut known: Vec<&str> = rules.rows.iter().map(|r| r.id.as_str()).collect();
+        known.extend(lint_rules.rows.iter().map(|r| r.id.as_str()));
+        let hint = crate::config::suggest(id, &known)
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        let what = if glob.is_some() {
+            "no rule id matches"
+        } else {
+            "unknown rule id"
+        };
+        return Err(Error::new(format!("{what} `{id}`{hint}")));
+    }
+    match settings.format {
+        RulesFormat::Human => human(&mut text, &rows, settings.id.is_some() && glob.is_none()),
+        RulesFormat::Json => {
+            text = serde_json::to_string_pretty(&rows)
+                .map_err(|e| Error::new(format!("cannot write JSON: {e}")))?;
+            text.push('\n');
+            return write(out, &text);
+        }
+        RulesFormat::Markdown => return write(out, &markdown(&rows)),
+    }
+    text.push_str(&format!(
+        "\neffective severities include {}\n",
+        settings.config
+    ));
+    write(out, &text)
+}
+
+/// The table: every column as wide as its widest cell; with one id, its help under it.
+fn human(text: &mut String, rows: &[Row], with_help: bool) {
+    let head = [
+        "ID",
+        "WATCHES",
+        "DEFAULT in/out",
+        "EFFECTIVE in/out",
+        "SOURCE",
+    ]
+    .map(String::from);
+    let cells: Vec<([String; 5], Option<&str>)> = std::iter::once((head, None))
+        .chain(rows.iter().map(|r| {
+            (
+                [
+                    r.id.clone(),
+                    r.watches.clone(),
+                    r.default.clone(),
+                    r.effective.clone(),
+                    r.source.clone(),
+                ],
+                with_help.then_some(r.help.as_str()),
+            )
+        }))
+        .collect();
     let mut widths = [0usize; 5];
-    for (cells, _) in &rows {
-        for (w, cell) in widths.iter_mut().zip(cells) {
+    for (row, _) in &cells {
+        for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    for (cells, help) in &rows {
+    for (row, help) in &cells {
         let mut line = String::new();
-        for (k, cell) in cells.iter().enumerate() {
-            if k + 1 < cells.len() {
+        for (k, cell) in row.iter().enumerate() {
+            if k + 1 < row.len() {
                 line.push_str(&format!("{cell:<width$}  ", width = widths[k]));
             } else {
                 line.push_str(cell);
@@ -139,21 +213,47 @@ pub(super) fn run(
             text.push_str(&format!("    {help}\n"));
         }
     }
-    if let Some(id) = &settings.id {
-        if shown == 0 {
-            let mut known: Vec<&str> = rules.rows.iter().map(|r| r.id.as_str()).collect();
-            known.extend(lint_rules.rows.iter().map(|r| r.id.as_str()));
-            let hint = crate::config::suggest(id, &known)
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            return Err(Error::new(format!("unknown rule id `{id}`{hint}")));
-        }
+}
+
+/// docs/rules.md: the change rules and the lint rules, one table each, with the
+/// defaults (never a covenant.toml's effective severities: the page is the same for
+/// everyone).
+fn markdown(rows: &[Row]) -> String {
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let mut md = String::from(
+        "# Rules\n\n\
+         <!-- Generated by `mcp-covenant rules --format markdown`; tests/readme.rs fails when it is stale. -->\n\n\
+         Every change mcp-covenant reports and every lint finding has a rule id. A change\n\
+         rule's severity is per direction: *in* is a schema a caller sends (inputSchema,\n\
+         prompt arguments), *out* one a caller receives (outputSchema); `-` means the rule\n\
+         does not apply in that direction. covenant.toml's `[severity]` and `[lint]` change\n\
+         them (`mcp-covenant help config`); `mcp-covenant rules` shows the effective ones, and\n\
+         `mcp-covenant rules ID` (or a glob, `'schema.enum.*'`) explains a rule.\n\n\
+         ## Change rules\n\n\
+         | id | watches | default in/out | meaning |\n|---|---|---|---|\n",
+    );
+    for r in rows.iter().filter(|r| r.kind == "change") {
+        md.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            r.id,
+            cell(&r.watches),
+            r.default,
+            cell(&r.help)
+        ));
     }
-    text.push_str(&format!(
-        "\neffective severities include {}\n",
-        settings.config
-    ));
-    write(out, &text)
+    md.push_str(
+        "\n## Lint rules\n\n| id | checks | default level | finding |\n|---|---|---|---|\n",
+    );
+    for r in rows.iter().filter(|r| r.kind == "lint") {
+        md.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            r.id,
+            cell(r.watches.trim_start_matches("lint: ")),
+            r.default,
+            cell(&r.help)
+        ));
+    }
+    md
 }
 
 fn write(out: &mut dyn WriteColor, text: &str) -> Result<u8> {

@@ -11,15 +11,15 @@ use std::path::{Path, PathBuf};
 use termcolor::ColorChoice;
 
 use super::args::{
-    CheckArgs, ColorWhen, InitArgs, LintArgs, LintFormat, LiveSource, RulesArgs, SnapshotArgs,
+    CheckArgs, ColorWhen, Command, InitArgs, LintArgs, LintFormat, LiveSource, RulesArgs,
+    RulesFormat, SnapshotArgs,
 };
 use crate::config::{Config, FailOn, LintFailOn, Server};
 use crate::error::{Error, Result};
 use crate::lint::Level;
 use crate::report::Format;
 
-/// The lockfile when neither the command line nor a `[[server]]` names one.
-pub(super) const DEFAULT_LOCKFILE: &str = "mcp-covenant.lock";
+use crate::config::DEFAULT_LOCKFILE;
 
 /// `snapshot`.
 pub(super) struct SnapshotSettings<'c> {
@@ -81,7 +81,11 @@ pub(super) struct CheckSettings<'c> {
 }
 
 impl<'c> CheckSettings<'c> {
-    pub fn resolve(args: CheckArgs, config: &'c Config) -> Result<CheckSettings<'c>> {
+    pub fn resolve(
+        args: CheckArgs,
+        config: &'c Config,
+        verbose: bool,
+    ) -> Result<CheckSettings<'c>> {
         let fail_on = args.fail_on.or(config.fail_on).unwrap_or(FailOn::Breaking);
         let cli_source = args.against.is_some() || args.source.given();
         let servers = configured(config, args.server.as_deref(), cli_source)?;
@@ -92,7 +96,7 @@ impl<'c> CheckSettings<'c> {
             against: args.against,
             baseline_rev: args.baseline_rev,
             fail_on,
-            verbose: args.verbose,
+            verbose,
             format: args.format,
             walk_budget: args.walk_budget,
             output: args.output,
@@ -145,8 +149,11 @@ impl<'c> LintSettings<'c> {
 
 /// `rules`.
 pub(super) struct RulesSettings {
-    /// Show only this rule id.
+    /// Show only this rule id, or the ids this glob matches.
     pub id: Option<String>,
+    pub format: RulesFormat,
+    /// The ids covenant.toml sets a severity or level for.
+    pub overridden: std::collections::HashSet<String>,
     /// List the comparators and their events instead.
     pub comparators: bool,
     /// The config the effective severities come from, as the listing names it.
@@ -157,6 +164,13 @@ impl RulesSettings {
     pub fn resolve(args: RulesArgs, config: &Config) -> RulesSettings {
         RulesSettings {
             id: args.id,
+            format: args.format,
+            overridden: config
+                .severity
+                .keys()
+                .chain(config.lint.keys())
+                .cloned()
+                .collect(),
             comparators: args.comparators,
             config: config
                 .file
@@ -171,16 +185,24 @@ impl RulesSettings {
 pub(super) struct InitSettings {
     /// Where covenant.toml goes: `--config`, then ./covenant.toml.
     pub config: PathBuf,
-    /// The server command written into the workflow (`None`: a placeholder).
-    pub command: Option<String>,
+    /// The server command given after `--` (`None`: inferred from the project).
+    pub command: Option<Vec<String>>,
+    /// Replace the files that exist.
+    pub force: bool,
+    /// Write covenant.toml and the workflow only, without capturing the server.
+    pub no_capture: bool,
+    pub source: LiveSource,
 }
 
 impl InitSettings {
-    pub fn resolve(args: InitArgs, config: Option<PathBuf>) -> InitSettings {
-        InitSettings {
+    pub fn resolve(args: InitArgs, config: Option<PathBuf>) -> Result<InitSettings> {
+        Ok(InitSettings {
             config: config.unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_FILE)),
-            command: (!args.command.is_empty()).then(|| args.command.join(" ")),
-        }
+            command: (!args.source.command.is_empty()).then(|| args.source.command.clone()),
+            force: args.force,
+            no_capture: args.no_capture,
+            source: args.source,
+        })
     }
 }
 
@@ -194,20 +216,65 @@ fn lockfile(flag: Option<&Path>, server: Option<&Server>) -> PathBuf {
     }
 }
 
-/// `--color`: the flag, then NO_COLOR (set and not empty: never), then whether stdout
-/// is a terminal.
+/// `--color`: the flag, then NO_COLOR (set and not empty: never), then FORCE_COLOR or
+/// CLICOLOR_FORCE (set, not empty and not `0`: always, on a pipe too, as in CI logs),
+/// then whether stdout is a terminal.
 pub(super) fn color_choice(when: ColorWhen) -> ColorChoice {
+    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     match when {
         ColorWhen::Always => ColorChoice::Always,
         ColorWhen::Never => ColorChoice::Never,
-        ColorWhen::Auto => {
-            let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-            if no_color || !std::io::stdout().is_terminal() {
-                ColorChoice::Never
-            } else {
-                ColorChoice::Auto
-            }
+        ColorWhen::Auto if set("NO_COLOR").is_some() => ColorChoice::Never,
+        ColorWhen::Auto
+            if ["FORCE_COLOR", "CLICOLOR_FORCE"]
+                .iter()
+                .any(|n| set(n).is_some_and(|v| v != "0")) =>
+        {
+            ColorChoice::Always
         }
+        ColorWhen::Auto if std::io::stdout().is_terminal() => ColorChoice::Auto,
+        ColorWhen::Auto => ColorChoice::Never,
+    }
+}
+
+/// The paths of `command` given relative to `from` made relative to the directory
+/// above it that `from` is `prefix` inside: the command line's paths keep meaning what
+/// the user typed after the command moves to covenant.toml's directory. `git:REV:PATH`
+/// is relative to the repository's root unless PATH starts with `./` or `../`.
+pub(super) fn rebase(command: &mut Command, prefix: &Path) {
+    let fix = |p: &mut Option<PathBuf>| {
+        if let Some(path) = p.as_mut() {
+            *path = rebased(path, prefix);
+        }
+    };
+    match command {
+        Command::Snapshot(a) => fix(&mut a.output),
+        Command::Check(a) => {
+            fix(&mut a.baseline);
+            fix(&mut a.against);
+            fix(&mut a.output);
+        }
+        Command::Lint(a) => {
+            fix(&mut a.from);
+            fix(&mut a.output);
+        }
+        _ => {}
+    }
+}
+
+fn rebased(path: &Path, prefix: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    match path.to_str().and_then(|p| p.strip_prefix("git:")) {
+        Some(rest) => match rest.split_once(':') {
+            Some((rev, rel)) if rel.starts_with("./") || rel.starts_with("../") => {
+                let joined = prefix.join(rel);
+                PathBuf::from(format!("git:{rev}:./{}", joined.display()))
+            }
+            _ => path.to_path_buf(),
+        },
+        None => prefix.join(path),
     }
 }
 

@@ -9,7 +9,7 @@ use termcolor::WriteColor;
 use super::args::LiveSource;
 use super::output::for_each_server;
 use super::settings::SnapshotSettings;
-use super::source::{capture, Live};
+use super::source::{capture, snapshot_command, Live};
 use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
@@ -64,8 +64,9 @@ fn snapshot_check(
         Ok(bytes) => bytes,
         Err(_) if std::fs::symlink_metadata(output).is_err() => {
             eprintln!(
-                "mcp-covenant: {} does not exist; create it with `mcp-covenant snapshot` and commit it",
-                output.display()
+                "mcp-covenant: {} does not exist; create it with `{}` and commit it",
+                output.display(),
+                snapshot_command(live, opts, output)
             );
             return Ok(1);
         }
@@ -75,7 +76,7 @@ fn snapshot_check(
     // Writing keeps the file's capture time when nothing else changed.
     lock.captured_at_unix = previous.captured_at_unix;
     if lock.is_text_of(&old) {
-        eprintln!("mcp-covenant: {} is up to date", output.display());
+        status!("mcp-covenant: {} is up to date", output.display());
         return Ok(0);
     }
     // A server that answers differently each time is not out of date but unstable: a
@@ -94,8 +95,9 @@ fn snapshot_check(
         ));
     }
     eprintln!(
-        "mcp-covenant: {} is not up to date with the server; run `mcp-covenant snapshot` and commit it",
-        output.display()
+        "mcp-covenant: {} is not up to date with the server; run `{}` and commit it",
+        output.display(),
+        snapshot_command(live, opts, output)
     );
     let changes = diff::diff(rules, &previous.surface, &lock.surface);
     let versions = (
@@ -142,7 +144,7 @@ fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path, repeat: u32) 
         ));
     }
     lock.write(output)?;
-    eprintln!(
+    status!(
         "mcp-covenant: wrote {} ({} tool(s), {} resource(s), {} template(s), {} prompt(s))",
         output.display(),
         lock.surface.tools.len(),

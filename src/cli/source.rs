@@ -133,6 +133,38 @@ fn options_for(package: &Package, config: &Config) -> PackageOptions {
     same(true).or_else(|| same(false)).unwrap_or_default()
 }
 
+/// The `snapshot` command line that captures `live` into `output`, to paste: what
+/// configures it comes from covenant.toml; from the command line, the server and
+/// `-o` (but never a header's value).
+pub(super) fn snapshot_command(live: &Live<'_>, source: &LiveSource, output: &Path) -> String {
+    let mut words: Vec<String> = vec!["mcp-covenant".into(), "snapshot".into()];
+    if let Some(config) = super::explicit_config() {
+        words.extend(["--config".into(), super::pasteable(&config)]);
+    }
+    match live {
+        Live::Server(s) if s.name == crate::config::TOP_LEVEL_SERVER => {}
+        Live::Server(s) => words.extend(["--server".into(), s.name.clone()]),
+        Live::Cli => {
+            if output != Path::new(crate::config::DEFAULT_LOCKFILE) {
+                words.extend(["-o".into(), super::pasteable(output)]);
+            }
+            if let Some(url) = &source.http {
+                words.extend(["--http".into(), url.clone()]);
+                for h in &source.headers {
+                    let name = h.split_once(':').map_or(h.as_str(), |(n, _)| n).trim();
+                    words.extend(["--header".into(), format!("{name}: ...")]);
+                }
+            } else if !source.command.is_empty() {
+                words.push("--".into());
+                words.extend(source.command.iter().cloned());
+            } else {
+                words.extend(["--".into(), "SERVER-COMMAND".into()]);
+            }
+        }
+    }
+    super::shell_line(&words)
+}
+
 /// `--header` values plus `MCP_COVENANT_HEADER_*` variables, as (name, value) pairs.
 fn headers(flags: &[String]) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
@@ -326,9 +358,9 @@ fn empty_lockfile() -> Lockfile {
 
 fn missing_baseline(path: &Path) -> Error {
     Error::new(format!(
-        "baseline lockfile {} not found; create it with `mcp-covenant snapshot -o {} -- <server command>` and commit it",
+        "baseline lockfile {} not found; capture it from its server with `mcp-covenant snapshot -o {} -- SERVER-COMMAND` and commit it",
         path.display(),
-        path.display()
+        super::pasteable(path)
     ))
 }
 

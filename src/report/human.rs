@@ -71,11 +71,16 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
         let details: Vec<Option<String>> = chosen
             .iter()
             .map(|c| {
-                if report.verbose {
-                    super::witness_sentence(c)
-                } else {
-                    None
-                }
+                // The fingerprint to acknowledge it with (`mcp-covenant ignore`), and
+                // the witness.
+                report.verbose.then(|| {
+                    let mut d = format!("fingerprint {}", c.fingerprint);
+                    if let Some(w) = super::witness_sentence(c) {
+                        d.push('\n');
+                        d.push_str(&w);
+                    }
+                    d
+                })
             })
             .collect();
         write_section_with(out, title, mark, color, &lines, &details)?;

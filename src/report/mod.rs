@@ -253,7 +253,9 @@ pub(crate) fn write_section_with<'a>(
         out.reset()?;
         write_str(out, "\n")?;
         if let Some(Some(detail)) = details.get(i) {
-            write_str(out, &format!("        {}\n", escape::text(detail)))?;
+            for line in detail.lines() {
+                write_str(out, &format!("        {}\n", escape::text(line)))?;
+            }
         }
     }
     Ok(())

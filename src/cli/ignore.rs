@@ -1,0 +1,79 @@
+//! `ignore`: append an `[[ignore]]` entry to covenant.toml, keeping its comments and
+//! layout (toml_edit edits the document as written). The new file is read back as
+//! covenant.toml is read before it is written, so an entry `check` would refuse is
+//! refused here, and nothing is written.
+
+use std::path::PathBuf;
+
+use super::args::IgnoreArgs;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::lint::LintRules;
+use crate::rules::Rules;
+
+pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8> {
+    let (path, text) = match &config.file {
+        Some(f) => {
+            let bytes = crate::io::read_input(f, "config")?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                Error::new(format!(
+                    "cannot read config {}: it is not UTF-8",
+                    f.display()
+                ))
+            })?;
+            (f.clone(), text)
+        }
+        None => (PathBuf::from(crate::config::DEFAULT_FILE), String::new()),
+    };
+    let name = path.display().to_string();
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| Error::new(format!("{name}: {}", e.message())))?;
+    let mut entry = toml_edit::Table::new();
+    for (key, value) in [
+        ("fingerprint", &args.fingerprint),
+        ("subject", &args.subject),
+        ("path", &args.path),
+        ("code", &args.code),
+        ("reason", &Some(args.reason.clone())),
+        ("until", &args.until),
+    ] {
+        if let Some(v) = value {
+            entry.insert(key, toml_edit::value(v.as_str()));
+        }
+    }
+    let item = doc
+        .entry("ignore")
+        .or_insert_with(|| toml_edit::Item::ArrayOfTables(Default::default()));
+    match item {
+        toml_edit::Item::ArrayOfTables(a) => a.push(entry),
+        toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
+            a.push(entry.into_inline_table());
+        }
+        _ => {
+            return Err(Error::new(format!(
+            "{name}: `ignore` is not a list of [[ignore]] tables, so no entry can be added to it"
+        )))
+        }
+    }
+    let new_text = doc.to_string();
+    // Read back as `check` reads it: an invalid pattern, date or fingerprint, or an entry
+    // that matches everything, is refused before anything is written.
+    let lint = LintRules::embedded()?;
+    let parsed = Config::parse(&new_text, &name, rules, &lint)?;
+    let added = parsed
+        .ignore
+        .last()
+        .map(|i| i.origin.clone())
+        .unwrap_or_else(|| name.clone());
+    crate::io::write_atomic(&path, new_text.as_bytes())?;
+    if config.file.is_none() {
+        status!("mcp-covenant: wrote {name} with an [[ignore]] entry ({added})");
+    } else {
+        status!("mcp-covenant: added an [[ignore]] entry to {name} ({added})");
+    }
+    if let Some(until) = &args.until {
+        status!("mcp-covenant: the change is reported again after {until} (UTC)");
+    }
+    Ok(0)
+}
