@@ -306,7 +306,14 @@ fn the_release_archive_verifies_and_runs() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    assert_eq!(files, ["LICENSE", "README.md", "mcp-covenant"]);
+    assert_eq!(
+        files,
+        ["LICENSE", "README.md", "completions", "man", "mcp-covenant"]
+    );
+    let man = fs::read_to_string(out.join(stem).join("man/mcp-covenant.1")).unwrap();
+    assert!(man.contains(".TH mcp-covenant 1"), "{man}");
+    let bash = fs::read_to_string(out.join(stem).join("completions/mcp-covenant.bash")).unwrap();
+    assert!(bash.contains("--baseline-rev"), "{bash}");
     let exe = out.join(stem).join("mcp-covenant");
     let bytes = fs::read(&exe).unwrap();
     assert!(!has_interpreter(&bytes), "the Linux binary is static");
