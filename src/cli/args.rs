@@ -26,14 +26,16 @@ above it; 2 mcp-covenant could not do its job (bad arguments, unreadable lockfil
 config, server failure, timeout), always with one `error:` line on stderr.
 
 Examples:
+  mcp-covenant init -- node dist/server.js          # covenant.toml, lockfile, workflow
+  mcp-covenant check                                # the server of covenant.toml
   mcp-covenant snapshot -o mcp-covenant.lock -- node dist/server.js
-  mcp-covenant check -- node dist/server.js
   mcp-covenant check --baseline old.lock --against new.lock --format json
   mcp-covenant check --baseline-rev origin/main     # a pull request's changes
+  mcp-covenant ignore FINGERPRINT --reason '...'    # acknowledge a change (check -v)
 
-Configuration: `mcp-covenant help config` is the covenant.toml reference (severities,
-ignores that expire, several servers); `mcp-covenant init` writes a starter covenant.toml
-and the GitHub workflow.";
+Configuration: `mcp-covenant help config` is the covenant.toml reference (the server,
+severities, ignores that expire, several servers); covenant.toml is found in the current
+directory or a parent up to the repository's root.";
 
 /// The help heading of the flags that shape the report (format, output, gate).
 const REPORT: &str = "Report";
