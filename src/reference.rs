@@ -30,7 +30,8 @@ profile = "consumer"
     [severity] entry still wins. The default, "provider", leaves them to the rule tables.
 
 fail_on = "breaking"
-    The level at which `check` exits 1: breaking, minor, patch or never (--fail-on).
+    The level at which `check` exits 1: breaking (or major), minor, patch or never
+    (--fail-on).
 
 lint_fail_on = "error"
     The level at which `lint` exits 1: error, warning, info or never (lint --fail-on).
@@ -113,6 +114,12 @@ lockfile = "locks/time.lock"
     claude_desktop_config.json) adds the servers an agent client runs as entries
     (`npx -y PKG` and `uvx PKG` as a `package`; header and variable names, never
     values) and captures them.
+
+Compared with a revision (`check --baseline-rev REV`, the GitHub Action's verdict), this
+file is held to REV's: a severity it lowers, an [[ignore]] REV lacks or a looser fail_on
+is named in a warning and applies only once merged, so a pull request cannot loosen its
+own gate. What the file ignores or re-classifies is counted in every report format, and
+`check -v` lists each ignored change with the entry and reason that hid it.
 "#;
 
 /// The starter covenant.toml `init` writes: every key commented out, so it changes
