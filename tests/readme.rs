@@ -1,4 +1,4 @@
-//! README.md's classification table against the rule tables: every code the table names
+//! docs/classification.md's table against the rule tables: every code the table names
 //! (`schema.{maxLength,minLength}.tightened`, `*.icons.changed`, `schema.items.added` /
 //! `.removed`) is a rule id, or a pattern that matches some, and every rule id in
 //! rules/surface.toml and rules/schema.toml is named by the table.
@@ -12,10 +12,11 @@ use mcp_covenant::rules::Rules;
 /// The codes of the table's first column, as glob patterns.
 fn table_codes() -> Vec<(String, String)> {
     let readme =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/classification.md"))
+            .unwrap();
     let start = readme
-        .find("## How changes are classified")
-        .expect("README has the classification section");
+        .find("# How changes are classified")
+        .expect("docs/classification.md has the classification section");
     let mut codes = Vec::new();
     for row in readme[start..]
         .lines()
@@ -86,11 +87,13 @@ fn the_readme_table_names_exactly_the_rule_ids() {
     unnamed.sort_unstable();
     unnamed.dedup();
     for id in unnamed {
-        problems.push(format!("`{id}` is not in README's classification table"));
+        problems.push(format!(
+            "`{id}` is not in docs/classification.md's classification table"
+        ));
     }
     assert!(
         problems.is_empty(),
-        "README.md, How changes are classified:\n  {}",
+        "docs/classification.md, How changes are classified:\n  {}",
         problems.join("\n  ")
     );
 }
