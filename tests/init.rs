@@ -111,6 +111,22 @@ fn init_finishes_the_job_and_the_config_is_found_from_any_subdirectory() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = run(&["snapshot", "--check"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A server given on the command line runs here (its relative paths are from here);
+    // the lockfile is still covenant.toml's.
+    fs::copy(&spec, sub.join("local.json")).unwrap();
+    let o = bin()
+        .current_dir(&sub)
+        .args(["check", "--"])
+        .arg(&fixture)
+        .arg("local.json")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("0 change(s)") || stdout(&o).contains("no change"),
+        "{}",
+        stdout(&o)
+    );
     // A second init writes nothing and says which file is in the way.
     let before = fs::read(d.join("mcp-covenant.lock")).unwrap();
     let o = bin()

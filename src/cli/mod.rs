@@ -153,12 +153,32 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     // The nearest covenant.toml, here or in a parent: the command runs in its directory
     // (so its paths and its server command mean what they say there), with the command
     // line's paths made relative to it.
+    // A server given on the command line runs where the user is: the command stays
+    // here and reads the file by its path (its paths are still relative to it).
+    let cli_server = match &command {
+        Command::Snapshot(a) => a.source.given(),
+        Command::Check(a) => a.source.given(),
+        Command::Lint(a) => a.source.given(),
+        _ => false,
+    };
     let mut moved_to = None;
+    let mut found = None;
     if cli.config.is_none() {
         let cwd = std::env::current_dir().map_err(|e| {
             crate::error::Error::new(format!("cannot read the current directory: {e}"))
         })?;
-        if let Some(dir) = crate::config::find(&cwd).filter(|d| *d != cwd) {
+        let parent = crate::config::find(&cwd).filter(|d| *d != cwd);
+        if let (Some(dir), true) = (&parent, cli_server) {
+            let up = cwd
+                .strip_prefix(dir)
+                .map(|p| p.components().count())
+                .unwrap_or(0);
+            let mut rel = std::path::PathBuf::new();
+            for _ in 0..up {
+                rel.push("..");
+            }
+            found = Some(rel.join(crate::config::DEFAULT_FILE));
+        } else if let Some(dir) = parent {
             std::env::set_current_dir(&dir).map_err(|e| {
                 crate::error::Error::new(format!("cannot enter {}: {e}", dir.display()))
             })?;
@@ -173,7 +193,11 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     }
     let mut rules = Rules::from_tables(tables)?;
     let mut lint_rules = LintRules::embedded()?;
-    let config = Config::discover(cli.config.as_deref(), &rules, &lint_rules)?;
+    let config = Config::discover(
+        cli.config.as_deref().or(found.as_deref()),
+        &rules,
+        &lint_rules,
+    )?;
     // (`--config` names the file already.)
     if cli.verbose && cli.config.is_none() {
         match (&config.file, &moved_to) {
@@ -181,6 +205,10 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
                 "mcp-covenant: using {} (found above the current directory; paths are relative to {})",
                 dir.join(f).display(),
                 dir.display()
+            ),
+            (Some(f), None) if found.is_some() => eprintln!(
+                "mcp-covenant: using {} (found above the current directory; the server given here runs here)",
+                f.display()
             ),
             (Some(f), None) => eprintln!("mcp-covenant: using {}", f.display()),
             (None, _) => eprintln!(

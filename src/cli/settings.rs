@@ -32,6 +32,7 @@ pub(super) struct SnapshotSettings<'c> {
     /// `--repeat`: captures that must agree before anything is written.
     pub repeat: u32,
     pub source: LiveSource,
+    config: &'c Config,
 }
 
 impl<'c> SnapshotSettings<'c> {
@@ -48,13 +49,14 @@ impl<'c> SnapshotSettings<'c> {
             check: args.check,
             repeat: args.repeat,
             source: args.source,
+            config,
         })
     }
 
     /// The lockfile `server` (`None`: the command line's) is written to: `-o`, then the
     /// `[[server]]`'s `lockfile`, then mcp-covenant.lock.
     pub fn output(&self, server: Option<&Server>) -> PathBuf {
-        lockfile(self.output.as_deref(), server)
+        lockfile(self.output.as_deref(), server, self.config)
     }
 }
 
@@ -78,6 +80,7 @@ pub(super) struct CheckSettings<'c> {
     /// `--output`.
     pub output: Option<PathBuf>,
     pub source: LiveSource,
+    config: &'c Config,
 }
 
 impl<'c> CheckSettings<'c> {
@@ -101,13 +104,14 @@ impl<'c> CheckSettings<'c> {
             walk_budget: args.walk_budget,
             output: args.output,
             source: args.source,
+            config,
         })
     }
 
     /// The baseline lockfile of `server` (`None`: the command line's): `--baseline`, then
     /// the `[[server]]`'s `lockfile`, then mcp-covenant.lock.
     pub fn baseline(&self, server: Option<&Server>) -> PathBuf {
-        lockfile(self.baseline.as_deref(), server)
+        lockfile(self.baseline.as_deref(), server, self.config)
     }
 }
 
@@ -208,11 +212,19 @@ impl InitSettings {
 
 /// A lockfile setting: the flag, then the `[[server]]`'s `lockfile`, then
 /// mcp-covenant.lock.
-fn lockfile(flag: Option<&Path>, server: Option<&Server>) -> PathBuf {
+fn lockfile(flag: Option<&Path>, server: Option<&Server>, config: &Config) -> PathBuf {
     match (flag, server) {
         (Some(p), _) => p.to_path_buf(),
         (None, Some(s)) => s.lockfile.clone(),
-        (None, None) => PathBuf::from(DEFAULT_LOCKFILE),
+        (None, None) => default_lockfile(config),
+    }
+}
+
+/// mcp-covenant.lock next to covenant.toml (here when there is none).
+fn default_lockfile(config: &Config) -> PathBuf {
+    match config.file.as_deref().and_then(Path::parent) {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join(DEFAULT_LOCKFILE),
+        _ => PathBuf::from(DEFAULT_LOCKFILE),
     }
 }
 
