@@ -1,24 +1,7 @@
-//! `covenant.toml`: the project's overlay on the embedded rule tables (README.md, "covenant.toml").
-//!
-//! ```toml
-//! fail_on = "breaking"
-//! [severity]
-//! "tool.description.changed" = "none"               # silence
-//! "schema.enum.value.added" = { output = "minor" }  # per direction
-//! [lint]
-//! "tool.description.too_long" = "info"
-//! [[ignore]]
-//! subject = "tool:internal_*"
-//! path = "inputSchema.properties.debug*"
-//! code = "schema.*"
-//! reason = "internal tools are not part of the contract"
-//! until = "2026-12-31"   # optional: past this day (UTC) the entry stops applying
-//! [[server]]              # several servers, each with its own lockfile
-//! name = "orders"
-//! command = ["python3", "server.py"]     # or: http = "http://127.0.0.1:3000/mcp"
-//! headers_from_env = { Authorization = "ORDERS_TOKEN" }   # http only
-//! lockfile = "locks/orders.lock"
-//! ```
+//! `covenant.toml`: the project's overlay on the embedded rule tables, and its servers.
+//! The reference is `CONFIG_REFERENCE` (src/reference.rs): `mcp-covenant help config`
+//! prints it and docs/config.md is generated from it; docs/schemas/covenant.schema.json
+//! is its JSON Schema.
 //!
 //! Validation is strict: an unknown key, rule id, severity or glob is exit 2 with
 //! `file:line:column` and, for a misspelt id, a suggestion.

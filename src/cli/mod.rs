@@ -1,4 +1,4 @@
-//! The command line (README.md, "Use"; docs/architecture.md): `args` is what clap parses,
+//! The command line (docs/usage.md; docs/architecture.md): `args` is what clap parses,
 //! `settings` resolves each command's settings (the flag, then covenant.toml, then the
 //! default), and each command has its module (`snapshot`, `check`, `lint`, `rules`,
 //! `init`, `help`); `source` and `output` are what they share. This file parses,

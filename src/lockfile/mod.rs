@@ -1,4 +1,4 @@
-//! The lockfile: what a server exposes, as committed JSON (README.md, "The lockfile").
+//! The lockfile: what a server exposes, as committed JSON (docs/lockfile.md).
 //!
 //! Reading is strict about shape (exit 2 with path and line/column) and lenient about
 //! age (0.1.x files without `resourceTemplates` are fine). Writing is canonical and

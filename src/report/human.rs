@@ -1,4 +1,4 @@
-//! The human report (README.md, "Use"; its shape is fixed: scripts and users read it), byte for byte:
+//! The human report (docs/usage.md; its shape is fixed: scripts and users read it), byte for byte:
 //!
 //! ```text
 //! mcp-covenant: 3 change(s) — required version bump: MAJOR

@@ -1,4 +1,4 @@
-//! `--format json`: one object, stable key order (README.md, "Report formats").
+//! `--format json`: one object, stable key order (docs/ci.md, "Report formats"; docs/schemas/report.schema.json).
 
 use serde::Serialize;
 use serde_json::Value;
