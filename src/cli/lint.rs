@@ -161,7 +161,10 @@ fn render_lint_grouped(
                     None => doc.push_str(&format!("{{ \"name\": {name}, \"error\": true }}")),
                 }
             }
-            doc.push_str("\n  ]\n}\n");
+            doc.push_str(&format!(
+                "\n  ],\n  \"report_version\": {}\n}}\n",
+                report::REPORT_VERSION
+            ));
             out.write_all(doc.as_bytes())?;
         }
         LintFormat::Sarif => {

@@ -72,7 +72,10 @@ pub fn check(
                     )),
                 }
             }
-            doc.push_str("\n  ]\n}\n");
+            doc.push_str(&format!(
+                "\n  ],\n  \"report_version\": {}\n}}\n",
+                super::REPORT_VERSION
+            ));
             out.write_all(doc.as_bytes())?;
         }
         Format::Sarif => {

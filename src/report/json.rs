@@ -39,6 +39,7 @@ struct JsonReport<'a> {
     ignored: usize,
     #[serde(skip_serializing_if = "is_zero")]
     reclassified: usize,
+    report_version: u32,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -73,6 +74,7 @@ pub fn to_string(report: &Report<'_>) -> String {
             .collect(),
         ignored: report.ignored.len(),
         reclassified: report.reclassified(),
+        report_version: super::REPORT_VERSION,
     };
     // Values exact; raw control and bidi characters written as `\uXXXX` escapes.
     let mut text = super::escape::json(serde_json::to_string_pretty(&doc).unwrap_or_default());

@@ -71,6 +71,7 @@ struct JsonLint<'a> {
     covenant_version: &'a str,
     counts: Counts,
     findings: Vec<JsonFinding<'a>>,
+    report_version: u32,
 }
 
 pub fn to_json(findings: &[Finding]) -> String {
@@ -91,6 +92,7 @@ pub fn to_json(findings: &[Finding]) -> String {
                 message: &f.message,
             })
             .collect(),
+        report_version: super::REPORT_VERSION,
     };
     let mut text = super::escape::json(serde_json::to_string_pretty(&doc).unwrap_or_default());
     text.push('\n');

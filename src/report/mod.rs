@@ -153,6 +153,11 @@ pub fn render(report: &Report<'_>, format: Format, out: &mut dyn WriteColor) -> 
 /// The characters one markdown comment's tables and witnesses may use in all.
 pub const MARKDOWN_BUDGET: usize = markdown::BUDGET;
 
+/// The shape of the JSON reports (docs/schemas/report.schema.json), apart from the tool's
+/// version: it changes only when a key is removed or its meaning changes, not when one is
+/// added.
+pub const REPORT_VERSION: u32 = 1;
+
 /// `--format markdown` within `budget` characters: one of several servers' sections of
 /// one comment, which together stay under GitHub's limit.
 pub fn markdown_within(report: &Report<'_>, budget: usize) -> String {
