@@ -175,7 +175,7 @@ fn fingerprint_form(f: &str, at: &str) -> Result<bool> {
         (true, 32) => Ok(false),
         (true, 12) => Ok(true),
         _ => Err(Error::new(format!(
-            "{at}: fingerprint `{}` is not one mcp-covenant reports: 32 lower-case hex digits, as `check --format json` gives it",
+            "{at}: fingerprint `{}` is not one mcp-covenant reports: 32 lower-case hex digits, as `check -v` and `check --format json` show it",
             f.escape_debug()
         ))),
     }
@@ -725,7 +725,7 @@ impl Config {
         }
         for i in self.ignore.iter().filter(|i| i.legacy_fingerprint) {
             eprintln!(
-                "warning: {}: [[ignore]] fingerprint `{}` is the old 48-bit form, which two different changes can share; replace it with the change's 32-digit `fingerprint` from `check --format json`",
+                "warning: {}: [[ignore]] fingerprint `{}` is the old 48-bit form, which two different changes can share; replace it with the change's 32-digit fingerprint, which `check -v` shows",
                 i.origin,
                 i.fingerprint.as_deref().unwrap_or_default()
             );

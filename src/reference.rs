@@ -145,7 +145,7 @@ pub const STARTER_CONFIG: &str = r#"# covenant.toml: how mcp-covenant judges thi
 
 # Acknowledge an intended change, with the reason, until a day (UTC) if you like.
 # [[ignore]]
-# fingerprint = "15b09cb13ab412378f616c01fd296f48"   # from `mcp-covenant check --format json`
+# fingerprint = "15b09cb13ab412378f616c01fd296f48"   # from `mcp-covenant check -v` (`mcp-covenant ignore` appends one)
 # reason = "y became an integer in 2.0, announced in the changelog"
 # until = "2026-12-31"
 

@@ -105,9 +105,24 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
         if let InitServer::Command(argv) = &server {
             source.command = argv.clone();
         }
+        let retry = {
+            let mut words: Vec<String> = vec!["mcp-covenant".into(), "init".into()];
+            if settings.force {
+                words.push("--force".into());
+            }
+            words.push("--no-capture".into());
+            match &server {
+                InitServer::Command(argv) => {
+                    words.push("--".into());
+                    words.extend(argv.iter().cloned());
+                }
+                InitServer::Http(url) => words.extend(["--http".into(), url.clone()]),
+            }
+            super::shell_line(&words)
+        };
         let mut lock = capture(&Live::Cli, &source).map_err(|e| {
             Error::new(format!(
-                "{e}\n(init captures the server to write the first lockfile, and wrote nothing; fix the command, or run `mcp-covenant init --no-capture` and capture later with `mcp-covenant snapshot`)"
+                "{e}\n(init captures the server to write the first lockfile, and wrote nothing; fix the command, or run `{retry}` and capture later with `mcp-covenant snapshot`)"
             ))
         })?;
         let old = std::fs::read(&lockfile).ok();
