@@ -367,9 +367,15 @@ fn command_line_conventions() {
     let o = bin().args(["completions", "bash"]).output().unwrap();
     assert_eq!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stdout).contains("--baseline-rev"));
-    let o = bin().arg("man").output().unwrap();
+    let man = PathBuf::from(env!("CARGO_BIN_EXE_mcp-covenant"))
+        .parent()
+        .unwrap()
+        .join("examples/man");
+    let o = Command::new(man).output().unwrap();
     assert_eq!(o.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with(".ie"));
+    let page = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(page.contains(".TH mcp-covenant 1"), "{page}");
+    assert!(page.contains("completions"), "{page}");
 }
 
 #[test]

@@ -131,9 +131,6 @@ pub enum Command {
     /// Print a shell's completion script to stdout, e.g.
     /// `mcp-covenant completions bash > ~/.local/share/bash-completion/completions/mcp-covenant`.
     Completions(CompletionsArgs),
-    /// Print the man page (roff) to stdout; the release archive carries it.
-    #[command(hide = true)]
-    Man,
     /// Print help: `help COMMAND` for a command, `help config` for the covenant.toml
     /// reference.
     Help(HelpArgs),

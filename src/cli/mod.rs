@@ -137,7 +137,6 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     let command = match cli.command {
         Command::Help(args) => return help::run(args.topic.as_deref(), out),
         Command::Completions(args) => return completions::completions(args.shell, out),
-        Command::Man => return completions::man(out),
         Command::Init(args) => {
             let rules = Rules::from_tables(tables)?;
             let lint_rules = LintRules::embedded()?;
@@ -266,7 +265,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
             rules::run(&rules, &lint_rules, settings, out)
         }
         Command::Ignore(args) => ignore::run(args, &config, &rules),
-        Command::Help(_) | Command::Init(_) | Command::Completions(_) | Command::Man => {
+        Command::Help(_) | Command::Init(_) | Command::Completions(_) => {
             unreachable!("handled above")
         }
     }
