@@ -89,6 +89,8 @@ fn two_changes_never_share_a_fingerprint_and_one_ignore_suppresses_one() {
             fingerprint: String::new(),
             certainty: mcp_covenant::rules::Certainty::Exact,
             witness: None,
+            shared_with: None,
+            witness_absent: None,
         };
         mcp_covenant::diff::legacy_fingerprint(&change)
     };

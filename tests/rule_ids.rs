@@ -444,6 +444,8 @@ fn example_change() -> mcp_covenant::diff::Change {
         fingerprint: String::new(),
         certainty: Default::default(),
         witness: None,
+        shared_with: None,
+        witness_absent: None,
     }
 }
 

@@ -41,6 +41,11 @@ pub struct Change {
     /// it (input: the baseline accepts it and the new schema rejects it; output: the
     /// other way round). `None` where none could be built: the verdict is unproven.
     pub witness: Option<Value>,
+    /// For a breaking change whose witness is another change's instance (no instance
+    /// proves this change alone): the fingerprint of the change that rejects it.
+    pub shared_with: Option<String>,
+    /// For a breaking change without a witness: why there is none.
+    pub witness_absent: Option<witness::Absent>,
 }
 
 /// An event from a comparator, before the rule tables classify it.
@@ -143,6 +148,9 @@ impl<'r> Emitter<'r> {
             fingerprint,
             certainty: row.certainty,
             witness: None,
+            shared_with: None,
+            // Schema changes get theirs from `witness::attach`.
+            witness_absent: (severity == Severity::Breaking).then_some(witness::Absent::NotSchema),
         });
     }
 }

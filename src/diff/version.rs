@@ -175,6 +175,9 @@ pub fn verify(
         after: va,
         certainty: row.certainty,
         witness: None,
+        shared_with: None,
+        witness_absent: (rules.severity(rule, None) == Severity::Breaking)
+            .then_some(super::witness::Absent::NotSchema),
     })
 }
 

@@ -72,10 +72,12 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
             .iter()
             .map(|c| {
                 // The fingerprint to acknowledge it with (`mcp-covenant ignore`), and
-                // the witness.
+                // the witness (or why there is none).
                 report.verbose.then(|| {
                     let mut d = format!("fingerprint {}", c.fingerprint);
-                    if let Some(w) = super::witness_sentence(c) {
+                    if let Some(w) = super::witness_sentence(c)
+                        .or_else(|| super::witness_absent_sentence(c))
+                    {
                         d.push('\n');
                         d.push_str(&w);
                     }

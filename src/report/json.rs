@@ -27,6 +27,8 @@ struct JsonChange<'a> {
     fingerprint: &'a str,
     certainty: &'a str,
     witness: &'a Option<Value>,
+    shared_with: Option<&'a str>,
+    witness_absent: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -70,6 +72,8 @@ pub fn to_string(report: &Report<'_>) -> String {
                 fingerprint: &c.fingerprint,
                 certainty: c.certainty.word(),
                 witness: &c.witness,
+                shared_with: c.shared_with.as_deref(),
+                witness_absent: c.witness_absent.map(|w| w.word()),
             })
             .collect(),
         ignored: report.ignored.len(),

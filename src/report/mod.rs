@@ -199,12 +199,28 @@ pub(crate) fn witness_json(w: &serde_json::Value) -> String {
 /// What a change's witness shows, as a sentence: `e.g. {..} was accepted, now rejected`.
 pub(crate) fn witness_sentence(c: &Change) -> Option<String> {
     let w = witness_json(c.witness.as_ref()?);
-    Some(match c.direction? {
+    let mut s = match c.direction? {
         crate::rules::Direction::Input => format!("e.g. {w} was accepted, now rejected"),
         crate::rules::Direction::Output => {
             format!("e.g. the server may now return {w}, which the old schema rejects")
         }
-    })
+    };
+    if let Some(f) = &c.shared_with {
+        s.push_str(&format!(
+            " (shared with change {f}: no instance proves this change alone)"
+        ));
+    }
+    Some(s)
+}
+
+/// Why a breaking schema change shows no witness (`-v`): `None` for a change that
+/// has one, or that is not a schema change.
+pub(crate) fn witness_absent_sentence(c: &Change) -> Option<String> {
+    use crate::diff::witness::Absent;
+    match c.witness_absent? {
+        Absent::NotSchema => None,
+        why => Some(format!("no witness: {}", why.word())),
+    }
 }
 
 /// A human report section: `  TITLE (n)` and a line per item,

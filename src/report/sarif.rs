@@ -157,8 +157,14 @@ pub fn check(report: &Report<'_>) -> String {
             let mut message = format!("{place}: {} ({} change)", c.message, c.severity.word());
             if let Some(w) = super::witness_sentence(c) {
                 props.insert("witness".into(), c.witness.clone().unwrap_or_default());
+                if let Some(f) = &c.shared_with {
+                    props.insert("shared_with".into(), json!(f));
+                }
                 message.push_str("; ");
                 message.push_str(&w);
+            }
+            if let Some(why) = c.witness_absent {
+                props.insert("witness_absent".into(), json!(why.word()));
             }
             ResultDesc {
                 rule: &c.code,

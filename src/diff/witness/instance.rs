@@ -83,9 +83,12 @@ impl<'a> Gen<'a> {
                 };
                 let mut out = Vec::new();
                 for base in self.bases(base, tgt, depth) {
-                    // The property left out, too (for one the target newly requires).
-                    let without = base.as_object().is_some_and(|o| !o.contains_key(&name));
-                    out.extend(without.then(|| base.clone()));
+                    // The property left out, too (for one the target newly requires),
+                    // with whatever else the base holds (another name the target newly
+                    // requires, so that only this one is missing).
+                    let mut without = base.as_object().cloned().unwrap_or_default();
+                    without.remove(&name);
+                    out.push(Value::Object(without));
                     out.extend(inner.iter().map(|v| {
                         let mut o = base.as_object().cloned().unwrap_or_default();
                         o.insert(name.clone(), v.clone());

@@ -27,6 +27,7 @@ pub use validate::{validate, Truth};
 use serde_json::{Map, Value};
 
 use super::Change;
+use crate::diff::walker::resolve;
 use crate::elements::Form;
 use crate::keywords;
 use crate::rules::{Certainty, Comparator, Direction, Rule, Rules, Scope, Severity};
@@ -36,9 +37,52 @@ use crate::rules::{Certainty, Comparator, Direction, Rule, Rules, Scope, Severit
 const MAX_CANDIDATES: usize = 400;
 const MAX_STEPS: usize = 20_000;
 
+/// Other changes tried, for one whose undoing explains a shared witness.
+const MAX_SIBLINGS: usize = 32;
+
+/// Why a breaking change carries no witness (`witness_absent` in the reports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Absent {
+    /// Not a change of a schema (a removed tool, the server's version): there is no
+    /// instance to show.
+    NotSchema,
+    /// A keyword that constrains no instance (`default`, `readOnly`, a description).
+    Annotation,
+    /// The comparison's witness budget was spent before this change.
+    Budget,
+    /// The validator could not decide the candidates (a pattern outside the small
+    /// regex engine, an unknown format, a `$ref` it cannot follow).
+    Undecided,
+    /// No candidate is accepted on one side and rejected on the other (for many
+    /// conservative verdicts none exists).
+    NotFound,
+    /// Only instances that another change rejects were found, and no single other
+    /// change explains them.
+    NoSpecific,
+}
+
+impl Absent {
+    /// The stable word the reports show.
+    pub fn word(self) -> &'static str {
+        match self {
+            Absent::NotSchema => "not-a-schema-change",
+            Absent::Annotation => "annotation-only",
+            Absent::Budget => "budget-exhausted",
+            Absent::Undecided => "undecided",
+            Absent::NotFound => "not-found",
+            Absent::NoSpecific => "no-specific-instance",
+        }
+    }
+}
+
 /// Attach a witness to each breaking change in `changes` (all from one schema field,
 /// rooted at `field`, compared `before` → `after`). `flat`: the field is a prompt's
 /// argument list, already turned into an object schema.
+///
+/// A witness proves its own change: the new schema with that change undone (see
+/// `undo`) judges it as the old one does. Only when no candidate passes that test is
+/// an instance kept that another change rejects, with `shared_with` naming the change
+/// whose undoing accepts it.
 pub(crate) fn attach(
     rules: &Rules,
     changes: &mut [Change],
@@ -52,46 +96,106 @@ pub(crate) fn attach(
     // Undoing a change copies the new schema: that copy is charged to the same budget,
     // one step per node, so thousands of changes in one huge schema stay bounded.
     let mut copy_cost = None;
-    for change in changes.iter_mut() {
-        if change.severity != Severity::Breaking || *budget == 0 {
-            continue;
-        }
-        let (Some(direction), Some(path)) = (change.direction, change.path.as_deref()) else {
-            continue;
-        };
-        let Some(rest) = path.strip_prefix(field) else {
-            continue;
-        };
+    let segs_of = |change: &Change| -> Option<Vec<Seg>> {
+        let rest = change.path.as_deref()?.strip_prefix(field)?;
         let mut segs = parse_path(rest);
         // A list of named arguments is compared as an object schema's properties.
         if form == Form::Arguments && !segs.is_empty() {
             segs.insert(0, Seg::Name("properties".into()));
         }
+        Some(segs)
+    };
+    for i in 0..changes.len() {
+        let change = &changes[i];
+        if change.severity != Severity::Breaking {
+            continue;
+        }
+        let (Some(direction), Some(segs)) = (change.direction, segs_of(change)) else {
+            continue;
+        };
+        let Some(rule) = rules.rows.get(change.rule) else {
+            continue;
+        };
+        if let Scope::Schema { keyword } = &rule.scope {
+            if keywords::is_annotation(keyword) {
+                changes[i].witness_absent = Some(Absent::Annotation);
+                continue;
+            }
+        }
         let cost = *copy_cost.get_or_insert_with(|| nodes(b));
         if *budget <= cost {
             *budget = 0;
+            changes[i].witness_absent = Some(Absent::Budget);
             continue;
         }
         *budget -= cost;
-        let reverted = rules
-            .rows
-            .get(change.rule)
-            .and_then(|rule| revert_keyword(rule, a, b, &segs));
-        let own = reverted.as_ref().map(|new| Own {
-            new,
-            expect: match direction {
-                Direction::Input => Truth::Yes,
-                Direction::Output => Truth::No,
-            },
-        });
+        let expect = match direction {
+            Direction::Input => Truth::Yes,
+            Direction::Output => Truth::No,
+        };
+        let reverted = revert(rule, a, b, &segs);
+        let own = reverted.as_ref().map(|new| Own { new, expect });
         let checked = own.is_some();
-        change.witness = find_checked(direction, a, b, &segs, own, budget);
+        let (witness, shared_with, absent) = match find_checked(direction, a, b, &segs, own, budget)
+        {
+            Search::Found(w) => (Some(w), None, None),
+            Search::Borrowed(w) => {
+                // The other change that rejects it: undone too (on top of this one),
+                // the new schema judges it as the old one does.
+                let undone_here = reverted.as_ref().unwrap_or(b);
+                let mut by = None;
+                let mut tried = 0;
+                for (j, other) in changes.iter().enumerate() {
+                    if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
+                        continue;
+                    }
+                    let undone = segs_of(other).and_then(|segs| {
+                        let row = rules.rows.get(other.rule)?;
+                        revert(row, a, undone_here, &segs)
+                    });
+                    let Some(undone) = undone else { continue };
+                    tried += 1;
+                    *budget -= cost;
+                    if validate_counted(&undone, &w, budget) == Some(expect) {
+                        by = Some(other.fingerprint.clone());
+                        break;
+                    }
+                }
+                match by {
+                    Some(f) => (Some(w), Some(f), None),
+                    None if *budget == 0 => (None, None, Some(Absent::Budget)),
+                    None => (None, None, Some(Absent::NoSpecific)),
+                }
+            }
+            Search::None(why) => (None, None, Some(why)),
+        };
+        let change = &mut changes[i];
         // A conservative verdict (breaking because what changed is not modelled) that
         // this change's own witness proves is no longer a guess.
-        if checked && change.witness.is_some() {
+        if checked && witness.is_some() && shared_with.is_none() {
             change.certainty = Certainty::Exact;
         }
+        change.witness = witness;
+        change.shared_with = shared_with;
+        change.witness_absent = absent;
     }
+}
+
+/// The schema `after` of `field` with `change` undone, as `attach` uses it to decide
+/// whether a witness proves its own change (`arguments`: the field is a prompt's
+/// argument list, compared as an object schema). `None` when it cannot be undone alone.
+pub fn undo(
+    rules: &Rules,
+    change: &Change,
+    (field, arguments): (&str, bool),
+    before: &Value,
+    after: &Value,
+) -> Option<Value> {
+    let mut segs = parse_path(change.path.as_deref()?.strip_prefix(field)?);
+    if arguments && !segs.is_empty() {
+        segs.insert(0, Seg::Name("properties".into()));
+    }
+    revert(rules.rows.get(change.rule)?, before, after, &segs)
 }
 
 /// How many values `v` holds, itself included (what copying it costs).
@@ -115,6 +219,201 @@ fn nodes(v: &Value) -> usize {
 struct Own<'s> {
     new: &'s Value,
     expect: Truth,
+}
+
+/// `after` with one change undone: the keyword it is about set back (`revert_keyword`),
+/// else the property it is about with its `required` entry (the `fields` comparator),
+/// else the whole node it names (above any variant index, where the walker pairs
+/// variants by content, not position). `None` when none of these can be done.
+fn revert(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> Option<Value> {
+    if let Some(v) = revert_keyword(rule, before, after, segs) {
+        return Some(v);
+    }
+    if !matches!(rule.scope, Scope::Schema { .. }) {
+        return None;
+    }
+    if rule.comparator == Comparator::Fields {
+        if let Some(v) = revert_field(before, after, segs) {
+            return Some(v);
+        }
+    }
+    let variant = |w: &[Seg]| {
+        matches!(&w[0], Seg::Name(n) if matches!(n.as_str(), "anyOf" | "oneOf" | "allOf"))
+            && matches!(w[1], Seg::Index(_))
+    };
+    let cut = segs.windows(2).position(variant).unwrap_or(segs.len());
+    revert_node(before, after, &segs[..cut])
+}
+
+/// The node at `path` in `root`, through `$ref`s that stand alone on the way (and at
+/// the end); `None` when a step is missing.
+fn lookup<'v>(root: &'v Value, path: &[Seg]) -> Option<&'v Value> {
+    let through = |mut v: &'v Value| {
+        for _ in 0..32 {
+            match v.get("$ref").and_then(Value::as_str) {
+                Some(r) if v.as_object().is_some_and(|m| m.len() == 1) => v = resolve(root, r)?,
+                Some(_) => return None,
+                None => break,
+            }
+        }
+        Some(v)
+    };
+    let mut cur = through(root)?;
+    for seg in path {
+        cur = match seg {
+            Seg::Name(n) => cur.get(n)?,
+            Seg::Index(i) => cur.get(*i)?,
+        };
+        cur = through(cur)?;
+    }
+    Some(cur)
+}
+
+/// The node at `path` in `out` (a copy of `root`), for writing: a `$ref` standing alone
+/// on the way is replaced by a copy of its target (the same set of instances), so the
+/// change is undone at this place only.
+fn lookup_mut<'v>(out: &'v mut Value, root: &Value, path: &[Seg]) -> Option<&'v mut Value> {
+    let inline = |v: &mut Value| -> Option<()> {
+        for _ in 0..32 {
+            let target = match v.get("$ref").and_then(Value::as_str) {
+                Some(r) if v.as_object().is_some_and(|m| m.len() == 1) => resolve(root, r)?,
+                Some(_) => return None,
+                None => return Some(()),
+            };
+            *v = target.clone();
+        }
+        None
+    };
+    let mut cur = out;
+    inline(cur)?;
+    for seg in path {
+        cur = match seg {
+            Seg::Name(n) => cur.get_mut(n)?,
+            Seg::Index(i) => cur.get_mut(*i)?,
+        };
+        inline(cur)?;
+    }
+    Some(cur)
+}
+
+/// Whether the `$ref`s inside `v` (taken from `before`) mean the same in `after`, so
+/// that `v` can be put into `after`.
+fn refs_agree(v: &Value, before: &Value, after: &Value) -> bool {
+    let mut stack = vec![v];
+    let mut seen = 0usize;
+    while let Some(v) = stack.pop() {
+        seen += 1;
+        if seen > 100_000 {
+            return false;
+        }
+        match v {
+            Value::Object(m) => {
+                if let Some(r) = m.get("$ref") {
+                    let Some(r) = r.as_str() else { return false };
+                    match (resolve(before, r), resolve(after, r)) {
+                        (Some(x), Some(y)) if x == y => {}
+                        _ => return false,
+                    }
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(xs) => stack.extend(xs),
+            _ => {}
+        }
+    }
+    true
+}
+
+/// `after` with the node at `path` as it is in `before` (added, removed or replaced;
+/// a missing node only as a named property).
+fn revert_node(before: &Value, after: &Value, path: &[Seg]) -> Option<Value> {
+    let old = lookup(before, path);
+    if old.is_some_and(|o| !refs_agree(o, before, after)) {
+        return None;
+    }
+    let mut out = after.clone();
+    match lookup_mut(&mut out, after, path) {
+        Some(slot) => match old {
+            Some(o) => *slot = o.clone(),
+            None => {
+                let (Some(Seg::Name(name)), [.., Seg::Name(kw), _]) = (path.last(), path) else {
+                    return None;
+                };
+                if kw != "properties" {
+                    return None;
+                }
+                let parent = lookup_mut(&mut out, after, &path[..path.len() - 1])?;
+                parent.as_object_mut()?.remove(name);
+            }
+        },
+        None => {
+            let o = old?;
+            let (Some(Seg::Name(name)), [.., Seg::Name(kw), _]) = (path.last(), path) else {
+                return None;
+            };
+            if kw != "properties" {
+                return None;
+            }
+            let props = lookup_mut(&mut out, after, &path[..path.len() - 2])?
+                .as_object_mut()?
+                .entry("properties")
+                .or_insert_with(|| Value::Object(Map::new()));
+            props.as_object_mut()?.insert(name.clone(), o.clone());
+        }
+    }
+    Some(out)
+}
+
+/// `after` with the property `path` names (`…properties.NAME`) and its `required`
+/// entry as they are in `before`.
+fn revert_field(before: &Value, after: &Value, path: &[Seg]) -> Option<Value> {
+    let ([parent @ .., Seg::Name(kw), Seg::Name(name)], true) = (path, true) else {
+        return None;
+    };
+    if kw != "properties" {
+        return None;
+    }
+    let old = lookup(before, parent)?;
+    let old_prop = old.get("properties").and_then(|p| p.get(name));
+    if old_prop.is_some_and(|o| !refs_agree(o, before, after)) {
+        return None;
+    }
+    let was_required = old
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| r.iter().any(|n| n.as_str() == Some(name)));
+    let mut out = after.clone();
+    let node = lookup_mut(&mut out, after, parent)?.as_object_mut()?;
+    match old_prop {
+        Some(o) => {
+            let props = node
+                .entry("properties")
+                .or_insert_with(|| Value::Object(Map::new()));
+            props.as_object_mut()?.insert(name.clone(), o.clone());
+        }
+        None => {
+            if let Some(p) = node.get_mut("properties").and_then(Value::as_object_mut) {
+                p.remove(name);
+            }
+        }
+    }
+    let required = node.get_mut("required").and_then(Value::as_array_mut);
+    match (required, was_required) {
+        (Some(r), false) => r.retain(|n| n.as_str() != Some(name)),
+        (Some(r), true) => {
+            if !r.iter().any(|n| n.as_str() == Some(name)) {
+                r.push(Value::String(name.clone()));
+            }
+        }
+        (None, true) => {
+            node.insert(
+                "required".into(),
+                Value::Array(vec![Value::String(name.clone())]),
+            );
+        }
+        (None, false) => {}
+    }
+    Some(out)
 }
 
 /// `after` with the keyword a change is about (its row's scope) set back to its value in
@@ -178,9 +477,12 @@ fn revert_keyword(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> O
     };
     let node = cur.as_object_mut()?;
     for k in group {
-        // A `$ref` inside would resolve against the new root: not an undo.
-        let holds_ref = |v: Option<&Value>| v.is_some_and(|v| v.to_string().contains("\"$ref\""));
-        if holds_ref(old_node.get(*k)) || holds_ref(node.get(*k)) {
+        // A `$ref` inside resolves against the new root: an undo only where it means
+        // the same there.
+        if old_node
+            .get(*k)
+            .is_some_and(|v| !refs_agree(v, before, after))
+        {
             return None;
         }
         match old_node.get(*k) {
@@ -211,10 +513,24 @@ fn find_within(
     segs: &[Seg],
     budget: &mut usize,
 ) -> Option<Value> {
-    find_checked(direction, a, b, segs, None, budget)
+    match find_checked(direction, a, b, segs, None, budget) {
+        Search::Found(x) => Some(x),
+        _ => None,
+    }
 }
 
-/// `find_within`, keeping only a witness that the new schema with this change undone
+/// What the search for one change's witness found.
+enum Search {
+    /// An instance that proves this change (and, where it could be undone, this change
+    /// alone).
+    Found(Value),
+    /// Only an instance that proves the break but that the new schema still judges
+    /// the same with this change undone: another change's.
+    Borrowed(Value),
+    None(Absent),
+}
+
+/// `find_within`, preferring a witness that the new schema with this change undone
 /// (`own`) judges as the old one does.
 fn find_checked(
     direction: Direction,
@@ -223,14 +539,16 @@ fn find_checked(
     segs: &[Seg],
     own: Option<Own<'_>>,
     budget: &mut usize,
-) -> Option<Value> {
+) -> Search {
     if *budget == 0 {
-        return None;
+        return Search::None(Absent::Budget);
     }
     let (src, tgt) = match direction {
         Direction::Input => (a, b),
         Direction::Output => (b, a),
     };
+    let mut borrowed = None;
+    let mut undecided = false;
     // Two rounds: the candidates of the first again in the second are not tried twice.
     let mut tried = std::collections::HashSet::new();
     for variant_names in [false, true] {
@@ -243,30 +561,55 @@ fn find_checked(
         // change, not some other one elsewhere in the schema. Smallest first.
         let mut candidates = gen.embed(src, Some(tgt), segs, 0);
         candidates.truncate(4 * MAX_CANDIDATES);
-        let mut sized: Vec<(String, Value)> =
-            candidates.into_iter().map(|v| (v.to_string(), v)).collect();
+        let mut sized: Vec<(String, Value)> = Vec::with_capacity(candidates.len());
+        for v in candidates {
+            let text = v.to_string();
+            // Building and sizing candidates is work too: one step per 64 bytes.
+            *budget = budget.saturating_sub(1 + text.len() / 64);
+            sized.push((text, v));
+        }
         sized.sort_by_key(|(text, _)| text.len());
-        let found = sized
-            .into_iter()
-            .take(MAX_CANDIDATES)
-            .filter(|(text, _)| tried.insert(text.clone()))
-            .map(|(_, v)| v)
-            .find(|x| {
-                let mut proves = || {
-                    let yes = validate_counted(src, x, budget)? == Truth::Yes;
-                    let proves = yes && validate_counted(tgt, x, budget)? == Truth::No;
-                    Some(match &own {
-                        Some(own) if proves => validate_counted(own.new, x, budget)? == own.expect,
-                        _ => proves,
-                    })
-                };
-                proves().unwrap_or(false)
-            });
-        if found.is_some() || *budget == 0 {
-            return found;
+        for (text, x) in sized.into_iter().take(MAX_CANDIDATES) {
+            if *budget == 0 {
+                break;
+            }
+            if !tried.insert(text) {
+                continue;
+            }
+            let Some(s) = validate_counted(src, &x, budget) else {
+                break;
+            };
+            if s != Truth::Yes {
+                undecided |= s == Truth::Unknown;
+                continue;
+            }
+            let Some(t) = validate_counted(tgt, &x, budget) else {
+                break;
+            };
+            if t != Truth::No {
+                undecided |= t == Truth::Unknown;
+                continue;
+            }
+            match &own {
+                None => return Search::Found(x),
+                Some(own) => match validate_counted(own.new, &x, budget) {
+                    Some(t) if t == own.expect => return Search::Found(x),
+                    Some(_) if borrowed.is_none() => borrowed = Some(x),
+                    Some(_) => {}
+                    None => break,
+                },
+            }
+        }
+        if *budget == 0 {
+            break;
         }
     }
-    None
+    match borrowed {
+        Some(x) => Search::Borrowed(x),
+        None if *budget == 0 => Search::None(Absent::Budget),
+        None if undecided => Search::None(Absent::Undecided),
+        None => Search::None(Absent::NotFound),
+    }
 }
 
 /// Candidate instances of schema `src` near `segs`, pushed towards `other`'s edges,
