@@ -1201,3 +1201,63 @@ fn a_huge_repeated_character_class_stays_within_memory() {
         "{codes:?}"
     );
 }
+
+/// Thousands of changed properties in one schema: the witness search is bounded per
+/// check, not per change (issue: 800 properties took 6 s, 2,000 took 40 s and more).
+/// Every breaking schema change past the budget says so; none is dropped silently.
+#[test]
+fn thousands_of_changed_properties_keep_the_witness_search_bounded() {
+    use mcp_covenant::diff;
+    use mcp_covenant::lockfile::Lockfile;
+    use mcp_covenant::rules::{Rules, Severity};
+    let lock = |ty: &str| {
+        let props: serde_json::Map<String, Value> = (0..2000)
+            .map(|i| (format!("p{i}"), json!({"type": ty})))
+            .collect();
+        let names: Vec<&String> = props.keys().collect();
+        let schema = json!({"type": "object", "properties": props, "required": names});
+        let doc = json!({"covenant_version": "0.2.0", "captured_at_unix": 0,
+            "server": {"name": "h"},
+            "surface": {"tools": [{"name": "t", "inputSchema": schema, "outputSchema": schema}]}});
+        Lockfile::parse(doc.to_string().as_bytes(), "generated").unwrap()
+    };
+    let rules = Rules::embedded().unwrap();
+    // Required strings become integers (no instance proves one alone), and integers
+    // become numbers (each output widening has its own witness).
+    for (before, after) in [("string", "integer"), ("integer", "number")] {
+        let (a, b) = (lock(before), lock(after));
+        let start = std::time::Instant::now();
+        let changes = diff::diff(&rules, &a.surface, &b.surface);
+        let took = start.elapsed();
+        let breaking: Vec<_> = changes
+            .iter()
+            .filter(|c| c.severity == Severity::Breaking)
+            .collect();
+        assert!(
+            breaking.len() >= 2000,
+            "{before} → {after}: {}",
+            breaking.len()
+        );
+        let exhausted = breaking
+            .iter()
+            .filter(|c| c.witness_absent.map(|w| w.word()) == Some("budget-exhausted"))
+            .count();
+        assert!(
+            exhausted > 0,
+            "{before} → {after}: the budget was never reached"
+        );
+        for c in &breaking {
+            assert!(
+                c.witness.is_some() != c.witness_absent.is_some(),
+                "{before} → {after}: {:?} has a witness and a reason, or neither",
+                c.path
+            );
+        }
+        // Unoptimised and on a shared machine; a release build takes about a second.
+        assert!(
+            took.as_secs() < 120,
+            "{before} → {after}: {took:?} for 2,000 changed properties"
+        );
+        eprintln!("{before} → {after}: {took:?}, {exhausted} past the witness budget");
+    }
+}
