@@ -134,7 +134,20 @@ pub(crate) fn attach(
             Direction::Output => Truth::No,
         };
         let reverted = revert(rule, a, b, &segs);
-        let own = reverted.as_ref().map(|new| Own { new, expect });
+        // The old schema with only this change made: a shared instance it refuses (as
+        // the new one does) at least shows this change too, not only another one.
+        let applied = match &reverted {
+            Some(_) if *budget > nodes(a) => {
+                *budget -= nodes(a);
+                revert(rule, b, a, &segs)
+            }
+            _ => None,
+        };
+        let own = reverted.as_ref().map(|new| Own {
+            new,
+            expect,
+            applied: applied.as_ref(),
+        });
         let checked = own.is_some();
         let (witness, shared_with, absent) = match find_checked(direction, a, b, &segs, own, budget)
         {
@@ -219,6 +232,8 @@ fn nodes(v: &Value) -> usize {
 struct Own<'s> {
     new: &'s Value,
     expect: Truth,
+    /// The old schema with only this change made, when it can be.
+    applied: Option<&'s Value>,
 }
 
 /// `after` with one change undone: the keyword it is about set back (`revert_keyword`),
@@ -551,6 +566,7 @@ fn find_checked(
         Direction::Output => (b, a),
     };
     let mut borrowed = None;
+    let mut shows_own = None;
     let mut undecided = false;
     // Two rounds: the candidates of the first again in the second are not tried twice.
     let mut tried = std::collections::HashSet::new();
@@ -597,8 +613,19 @@ fn find_checked(
                 None => return Search::Found(x),
                 Some(own) => match validate_counted(own.new, &x, budget) {
                     Some(t) if t == own.expect => return Search::Found(x),
-                    Some(_) if borrowed.is_none() => borrowed = Some(x),
-                    Some(_) => {}
+                    Some(_) if shows_own.is_some() => {}
+                    Some(_) => {
+                        // Preferred among shared instances: one this change refuses
+                        // too (the old schema with only this change made judges it as
+                        // the new one does).
+                        let made = own.applied.and_then(|ap| validate_counted(ap, &x, budget));
+                        let shows = made.is_some_and(|t| t != own.expect && t != Truth::Unknown);
+                        if shows {
+                            shows_own = Some(x);
+                        } else if borrowed.is_none() {
+                            borrowed = Some(x);
+                        }
+                    }
                     None => break,
                 },
             }
@@ -607,7 +634,7 @@ fn find_checked(
             break;
         }
     }
-    match borrowed {
+    match shows_own.or(borrowed) {
         Some(x) => Search::Borrowed(x),
         None if *budget == 0 => Search::None(Absent::Budget),
         None if undecided => Search::None(Absent::Undecided),
