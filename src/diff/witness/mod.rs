@@ -339,8 +339,21 @@ fn refs_agree(v: &Value, before: &Value, after: &Value) -> bool {
     true
 }
 
+/// A keyword whose value maps names to subschemas.
+fn named(kw: &str) -> bool {
+    matches!(
+        kw,
+        "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions"
+    )
+}
+
+/// A keyword whose value lists subschemas by position (a tuple).
+fn positional(kw: &str) -> bool {
+    matches!(kw, "prefixItems" | "items")
+}
+
 /// `after` with the node at `path` as it is in `before` (added, removed or replaced;
-/// a missing node only as a named property).
+/// a missing node only as a named entry or the last tuple position).
 fn revert_node(before: &Value, after: &Value, path: &[Seg]) -> Option<Value> {
     let old = lookup(before, path);
     if old.is_some_and(|o| !refs_agree(o, before, after)) {
@@ -351,29 +364,49 @@ fn revert_node(before: &Value, after: &Value, path: &[Seg]) -> Option<Value> {
         Some(slot) => match old {
             Some(o) => *slot = o.clone(),
             None => {
-                let (Some(Seg::Name(name)), [.., Seg::Name(kw), _]) = (path.last(), path) else {
-                    return None;
-                };
-                if kw != "properties" {
-                    return None;
-                }
                 let parent = lookup_mut(&mut out, after, &path[..path.len() - 1])?;
-                parent.as_object_mut()?.remove(name);
+                match (path.last(), path) {
+                    (Some(Seg::Name(name)), [.., Seg::Name(kw), _]) if named(kw) => {
+                        parent.as_object_mut()?.remove(name);
+                    }
+                    // A tuple position the old schema does not have: the last one.
+                    (Some(Seg::Index(i)), [.., Seg::Name(kw), _]) if positional(kw) => {
+                        let list = parent.as_array_mut()?;
+                        if *i + 1 != list.len() {
+                            return None;
+                        }
+                        list.pop();
+                    }
+                    _ => return None,
+                }
             }
         },
         None => {
             let o = old?;
-            let (Some(Seg::Name(name)), [.., Seg::Name(kw), _]) = (path.last(), path) else {
+            let [.., Seg::Name(kw), last] = path else {
                 return None;
             };
-            if kw != "properties" {
-                return None;
+            let node = lookup_mut(&mut out, after, &path[..path.len() - 2])?.as_object_mut()?;
+            match last {
+                Seg::Name(name) if named(kw) => {
+                    let map = node
+                        .entry(kw.clone())
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    map.as_object_mut()?.insert(name.clone(), o.clone());
+                }
+                // A tuple position the new schema lost: it was the next one.
+                Seg::Index(i) if positional(kw) => {
+                    let list = node
+                        .entry(kw.clone())
+                        .or_insert_with(|| Value::Array(Vec::new()))
+                        .as_array_mut()?;
+                    if *i != list.len() {
+                        return None;
+                    }
+                    list.push(o.clone());
+                }
+                _ => return None,
             }
-            let props = lookup_mut(&mut out, after, &path[..path.len() - 2])?
-                .as_object_mut()?
-                .entry("properties")
-                .or_insert_with(|| Value::Object(Map::new()));
-            props.as_object_mut()?.insert(name.clone(), o.clone());
         }
     }
     Some(out)
