@@ -133,7 +133,10 @@ pub(crate) fn attach(
             Direction::Input => Truth::Yes,
             Direction::Output => Truth::No,
         };
-        let reverted = revert(rule, a, b, &segs);
+        let (reverted, exact) = match revert_exact(rule, a, b, &segs) {
+            Some((v, exact)) => (Some(v), exact),
+            None => (None, false),
+        };
         // The old schema with only this change made: a shared instance it refuses (as
         // the new one does) at least shows this change too, not only another one.
         let applied = match &reverted {
@@ -148,7 +151,8 @@ pub(crate) fn attach(
             expect,
             applied: applied.as_ref(),
         });
-        let checked = own.is_some();
+        // Only an undo of this change's own node makes its witness a proof of it.
+        let checked = own.is_some() && exact;
         let (witness, shared_with, absent) = match find_checked(direction, a, b, &segs, own, budget)
         {
             Search::Found(w) => (Some(w), None, None),
@@ -241,15 +245,21 @@ struct Own<'s> {
 /// else the whole node it names (above any variant index, where the walker pairs
 /// variants by content, not position). `None` when none of these can be done.
 fn revert(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> Option<Value> {
+    revert_exact(rule, before, after, segs).map(|(v, _)| v)
+}
+
+/// `revert`, and whether it undid the change's own node (not a whole union above a
+/// variant, which undoes its sibling variants' changes too).
+fn revert_exact(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> Option<(Value, bool)> {
     if let Some(v) = revert_keyword(rule, before, after, segs) {
-        return Some(v);
+        return Some((v, true));
     }
     if !matches!(rule.scope, Scope::Schema { .. }) {
         return None;
     }
     if rule.comparator == Comparator::Fields {
         if let Some(v) = revert_field(before, after, segs) {
-            return Some(v);
+            return Some((v, true));
         }
     }
     let variant = |w: &[Seg]| {
@@ -257,7 +267,7 @@ fn revert(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> Option<Va
             && matches!(w[1], Seg::Index(_))
     };
     let cut = segs.windows(2).position(variant).unwrap_or(segs.len());
-    revert_node(before, after, &segs[..cut])
+    revert_node(before, after, &segs[..cut]).map(|v| (v, cut == segs.len()))
 }
 
 /// The node at `path` in `root`, through `$ref`s that stand alone on the way (and at
@@ -543,7 +553,7 @@ fn revert_keyword(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> O
 
 /// Steps one comparison of two surfaces may spend on witnesses in all: validator
 /// steps, schema nodes copied to undo a change, and candidate bytes built (one step per
-/// 16). Past it, further breaking changes get no witness (`witness_absent:
+/// 8). Past it, further breaking changes get no witness (`witness_absent:
 /// "budget-exhausted"`), so a hostile pair of lockfiles with thousands of changed
 /// properties in one schema cannot make a check slow (about two seconds in a release
 /// build, where 2,000 took 90 s unbounded).
@@ -616,8 +626,8 @@ fn find_checked(
         let mut sized: Vec<(String, Value)> = Vec::with_capacity(candidates.len());
         for v in candidates {
             let text = v.to_string();
-            // Building and sizing candidates is work too: one step per 16 bytes.
-            *budget = budget.saturating_sub(1 + text.len() / 16);
+            // Building and sizing candidates is work too: one step per 8 bytes.
+            *budget = budget.saturating_sub(1 + text.len() / 8);
             sized.push((text, v));
         }
         sized.sort_by_key(|(text, _)| text.len());
