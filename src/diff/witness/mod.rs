@@ -374,7 +374,8 @@ fn revert_node(before: &Value, after: &Value, path: &[Seg]) -> Option<Value> {
         Some(slot) => match old {
             Some(o) => *slot = o.clone(),
             None => {
-                let parent = lookup_mut(&mut out, after, &path[..path.len() - 1])?;
+                let (_, up) = path.split_last()?;
+                let parent = lookup_mut(&mut out, after, up)?;
                 match (path.last(), path) {
                     (Some(Seg::Name(name)), [.., Seg::Name(kw), _]) if named(kw) => {
                         parent.as_object_mut()?.remove(name);
@@ -776,6 +777,15 @@ mod tests {
         let w = find(Direction::Input, &a, &b, &parse_path(".properties.limit")).unwrap();
         assert_eq!(validate(&a, &w), Truth::Yes);
         assert_eq!(validate(&b, &w), Truth::No);
+    }
+
+    #[test]
+    fn undoing_a_root_the_old_side_cannot_resolve_is_no_undo() {
+        // (A root `$ref` that resolves nowhere: no old node, and no parent to edit.)
+        let a = json!({"$ref": "#/nowhere"});
+        let b = json!({"type": "object"});
+        assert_eq!(revert_node(&a, &b, &[]), None);
+        assert_eq!(revert_node(&b, &a, &[]), None);
     }
 
     #[test]
