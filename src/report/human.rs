@@ -75,8 +75,8 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
                 // the witness (or why there is none).
                 report.verbose.then(|| {
                     let mut d = format!("fingerprint {}", c.fingerprint);
-                    if let Some(w) = super::witness_sentence(c)
-                        .or_else(|| super::witness_absent_sentence(c))
+                    if let Some(w) =
+                        super::witness_sentence(c).or_else(|| super::witness_absent_sentence(c))
                     {
                         d.push('\n');
                         d.push_str(&w);
