@@ -488,3 +488,45 @@ fn ignore_appends_an_entry_keeping_the_file() {
 fn stdout_of(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// A capture still running after a second says so on a terminal (run under `script`,
+/// which gives the binary a pseudo-terminal), and never with `-q` or `CI` set, nor when
+/// stderr is not a terminal.
+#[test]
+fn a_slow_capture_says_so_on_a_terminal_only() {
+    let run = |extra: &str, ci: bool, tty: bool| -> String {
+        let cmd = format!(
+            "{} snapshot {extra} -o /dev/null --timeout 2 -- sleep 5",
+            env!("CARGO_BIN_EXE_mcp-covenant")
+        );
+        let mut c = match tty {
+            true => {
+                let mut c = Command::new("script");
+                c.args(["-qec", &cmd, "/dev/null"]);
+                c
+            }
+            false => {
+                let mut c = Command::new("sh");
+                c.args(["-c", &cmd]);
+                c
+            }
+        };
+        c.env_remove("CI");
+        if ci {
+            c.env("CI", "true");
+        }
+        let o = c
+            .output()
+            .expect("`script` (util-linux) runs the binary on a pseudo-terminal");
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o))
+    };
+    let notice = "mcp-covenant: capturing `sleep 5` (waiting up to 2 s";
+    let shown = run("", false, true);
+    assert!(shown.contains(notice), "{shown}");
+    assert!(shown.contains("timed out after 2 s"), "{shown}");
+    for (extra, ci, tty) in [("-q", false, true), ("", true, true), ("", false, false)] {
+        let out = run(extra, ci, tty);
+        assert!(!out.contains(notice), "{extra} CI={ci} tty={tty}: {out}");
+        assert!(out.contains("timed out after 2 s"), "{out}");
+    }
+}

@@ -80,12 +80,63 @@ fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Lock
         client_capabilities: capabilities(source),
         show_server_stderr: source.show_server_stderr,
     };
-    let captured = mcp::capture(&opts)?;
+    let captured = {
+        let _notice = SlowCapture::start(&opts);
+        mcp::capture(&opts)?
+    };
     Ok(Lockfile::new(
         captured.server,
         captured.surface,
         lockfile::capture_time()?,
     ))
+}
+
+/// A status line for a capture that is still running after a second (servers that build
+/// or download on start take many): on a terminal only, never with `CI` set, `-q` or the
+/// server's own stderr shown. One whole line, not a spinner, so that it cannot tangle
+/// with the lines a failing capture prints.
+struct SlowCapture {
+    stop: Option<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
+}
+
+impl SlowCapture {
+    fn start(opts: &mcp::CaptureOptions) -> SlowCapture {
+        use std::io::IsTerminal;
+        let wanted = !super::quiet()
+            && !opts.show_server_stderr
+            && std::env::var_os("CI").is_none()
+            && std::io::stderr().is_terminal();
+        if !wanted {
+            return SlowCapture { stop: None };
+        }
+        let what = match &opts.endpoint {
+            mcp::Endpoint::Stdio(argv) => crate::error::log(&argv.join(" ")),
+            mcp::Endpoint::Http { url, .. } => crate::redact::url(url),
+        };
+        let timeout = opts.timeout.as_secs();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            if rx.recv_timeout(std::time::Duration::from_secs(1))
+                == Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+            {
+                eprintln!(
+                    "mcp-covenant: capturing `{what}` (waiting up to {timeout} s: --timeout; -q hides this line)"
+                );
+            }
+        });
+        SlowCapture {
+            stop: Some((tx, thread)),
+        }
+    }
+}
+
+impl Drop for SlowCapture {
+    fn drop(&mut self) {
+        if let Some((tx, thread)) = self.stop.take() {
+            let _ = tx.send(());
+            let _ = thread.join();
+        }
+    }
 }
 
 fn capabilities(source: &LiveSource) -> Vec<String> {
