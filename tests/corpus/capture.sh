@@ -21,6 +21,19 @@ filter="${1:-}"
 bin="$root/target/release/mcp-covenant"
 [ -n "${CORPUS_INSTALL_ONLY:-}" ] || [ -x "$bin" ] || (cd "$root" && cargo build --release)
 mkdir -p "$inst/fs-root"
+# desktop-commander reports usage to Google Analytics unless its config (under $HOME, which
+# is $inst/home for every server) says otherwise; its tool list does not read the config.
+mkdir -p "$inst/home/.claude-server-commander"
+[ -e "$inst/home/.claude-server-commander/config.json" ] ||
+  echo '{"telemetryEnabled": false}' >"$inst/home/.claude-server-commander/config.json"
+cat >"$inst/kubeconfig" <<'KUBE'
+apiVersion: v1
+kind: Config
+clusters: [{name: none, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: none, context: {cluster: none, user: none}}]
+users: [{name: none, user: {token: none}}]
+current-context: none
+KUBE
 
 # registry  package  version  [with=REQ,REQ] [env=K=V,K=V] [proto=V]  command to start it over stdio.
 # with= installs more packages next to it, pinning what an old release resolves wrongly today:
@@ -36,7 +49,9 @@ mkdir -p "$inst/fs-root"
 # request\")"), so auto's `server/discover` probe kills it: it is captured with
 # proto=2025-11-25.
 # The options come in this order: with=, env=, proto=.
-# $D is the install directory, $R the fixed directory the filesystem server may read.
+# $D is the install directory, $R the fixed directory the filesystem server may read, $K a
+# kubeconfig naming an unreachable cluster (kubernetes-mcp-server exits without one; listing
+# its tools does not connect).
 # A line starting with # is skipped.
 servers() {
   cat <<'EOF'
@@ -113,6 +128,15 @@ pypi awslabs.cloudwatch-mcp-server                 0.0.15      with=mcp<2 env=AW
 pypi awslabs.cloudwatch-mcp-server                 0.0.26      with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.cloudwatch-mcp-server
 pypi awslabs.cloudwatch-mcp-server                 0.1.5       with=mcp<2 env=AWS_REGION=us-east-1 $D/bin/awslabs.cloudwatch-mcp-server
 pypi awslabs.cloudwatch-mcp-server                 0.2.1       env=AWS_REGION=us-east-1 $D/bin/awslabs.cloudwatch-mcp-server
+npm  @wonderwhy-er/desktop-commander             0.2.3       node $D/node_modules/@wonderwhy-er/desktop-commander/dist/index.js
+npm  @wonderwhy-er/desktop-commander             0.2.27      node $D/node_modules/@wonderwhy-er/desktop-commander/dist/index.js
+npm  @wonderwhy-er/desktop-commander             0.2.41      node $D/node_modules/@wonderwhy-er/desktop-commander/dist/index.js
+npm  mongodb-mcp-server                          2.1.1       env=MDB_MCP_TELEMETRY=disabled,DO_NOT_TRACK=1 node $D/node_modules/mongodb-mcp-server/dist/esm/index.js
+npm  mongodb-mcp-server                          3.0.4       env=MDB_MCP_TELEMETRY=disabled,DO_NOT_TRACK=1 node $D/node_modules/mongodb-mcp-server/dist/esm/index.js
+npm  kubernetes-mcp-server                       0.0.60      node $D/node_modules/kubernetes-mcp-server/bin/index.js --kubeconfig $K
+npm  kubernetes-mcp-server                       0.0.67      node $D/node_modules/kubernetes-mcp-server/bin/index.js --kubeconfig $K
+pypi mcp-grafana                                 1.0.0       $D/bin/mcp-grafana
+pypi mcp-grafana                                 1.4.0       $D/bin/mcp-grafana
 crate mcp-server-time                             0.1.0       proto=2025-11-25 $D/bin/mcp-server-time
 crate mcp-server-time                             0.2.0       proto=2025-11-25 $D/bin/mcp-server-time
 crate mcp-server-time                             0.3.0       proto=2025-11-25 $D/bin/mcp-server-time
@@ -154,7 +178,7 @@ while read -r reg pkg ver cmd; do
   case "$pkg" in *"$filter"*) ;; *) continue ;; esac
   case "$reg" in ${CORPUS_REGISTRY:-*}) ;; *) continue ;; esac
   name="$(safe_name "$reg" "$pkg")"
-  D="$inst/$name-$ver"; R="$inst/fs-root"
+  D="$inst/$name-$ver"; R="$inst/fs-root"; K="$inst/kubeconfig"
   with=""
   case "$cmd" in with=*) with="${cmd%% *}"; with="${with#with=}"; cmd="${cmd#* }" ;; esac
   envs=()
@@ -167,7 +191,7 @@ while read -r reg pkg ver cmd; do
   fi
   [ -n "${CORPUS_INSTALL_ONLY:-}" ] && continue
   mkdir -p "$here/$name"
-  cmd="${cmd//\$D/$D}"; cmd="${cmd//\$R/$R}"
+  cmd="${cmd//\$D/$D}"; cmd="${cmd//\$R/$R}"; cmd="${cmd//\$K/$K}"
   # shellcheck disable=SC2086 # the command is split on whitespace on purpose
   if ! (cd "$inst" && HOME="$inst/home" MEMORY_FILE_PATH="$inst/memory.json" \
         env ${envs[@]+"${envs[@]}"} "$bin" snapshot --protocol "$proto" --timeout 60 -o "$here/$name/$ver.lock" -- $cmd); then
