@@ -15,7 +15,7 @@
 //! same reading (`Raw::line_map`): an element's lines in the file, and the lines inside
 //! a changed element from the writer's own span tracking.
 
-use super::surface::{diff_recorded, file_records_meta};
+use super::surface::diff_recorded;
 use super::{diff_server, Change};
 use crate::error::{Error, Result};
 use crate::lockfile::{
@@ -102,7 +102,7 @@ fn compare(
     subjects.sort();
     // Whether the baseline stores `_meta` is a property of the whole file, not of the
     // elements built.
-    let mut changes = diff_recorded(rules, &pa, &pb, budget, file_records_meta(a.0));
+    let mut changes = diff_recorded(rules, &pa, &pb, budget);
     changes.extend(diff_server(rules, &ra.server, &rb.server));
     let lines = with_lines.then(|| {
         let wanted = wanted(&changes);
@@ -123,15 +123,12 @@ fn compare(
 /// A live check's baseline, read (and so found readable) before the capture.
 pub struct Baseline<'a> {
     raw: Raw<'a>,
-    /// The file stores `_meta` (see `diff_recorded`).
-    records_meta: bool,
 }
 
 /// Read a live check's baseline.
 pub fn read_baseline<'a>(bytes: &'a [u8], origin: &str) -> Result<Baseline<'a>> {
     Ok(Baseline {
         raw: Raw::read(bytes, origin, true)?,
-        records_meta: file_records_meta(bytes),
     })
 }
 
@@ -192,7 +189,7 @@ impl Baseline<'_> {
             set_list(&mut pa, kind, la);
             set_list(&mut pb, kind, lb);
         }
-        let mut changes = diff_recorded(rules, &pa, &pb, budget, self.records_meta);
+        let mut changes = diff_recorded(rules, &pa, &pb, budget);
         changes.extend(diff_server(rules, &self.raw.server, &current.server));
         let lines = with_lines.then(|| {
             (

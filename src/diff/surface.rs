@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{compare, walker, witness, Change, Emitter, Event};
 use crate::elements::{self, Form};
-use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface, META};
+use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
 use crate::rules::{Binding, Comparator, Condition, Direction, Rules, Scope};
 
 /// Element fields that hold a schema, and the direction it is read in.
@@ -32,53 +32,20 @@ pub fn diff_with_budget(
     after: &Surface,
     budget: usize,
 ) -> Vec<Change> {
-    diff_recorded(rules, before, after, budget, records_meta(before))
+    diff_recorded(rules, before, after, budget)
 }
 
-/// What lockfiles stored of `_meta` before they stored all of it (minus the keys that
-/// vary per request): MCP Apps visibility.
-const LEGACY_META: &[&str] = &["_meta.ui.visibility"];
-
-/// Whether any element of `surface` carries a `_meta` beyond [`LEGACY_META`]: a
-/// lockfile written since `_meta` is stored (or one whose server declared none, which
-/// reads the same: see [`diff_recorded`]).
-pub fn records_meta(surface: &Surface) -> bool {
-    Kind::ALL.into_iter().any(|kind| {
-        surface.list(kind).iter().any(|e| match e.get(META) {
-            Some(Value::Object(m)) => {
-                m.keys().any(|k| k != "ui")
-                    || m.get("ui").is_some_and(|ui| {
-                        ui.as_object()
-                            .is_some_and(|ui| ui.keys().any(|k| k != "visibility"))
-                    })
-            }
-            Some(_) => true,
-            None => false,
-        })
-    })
-}
-
-/// Whether the bytes of a lockfile hold a `_meta` key anywhere (an escaped `"_meta"`
-/// inside a string is `\"_meta\"`, which does not match): for a file whose unchanged
-/// elements are never built.
-pub fn file_records_meta(bytes: &[u8]) -> bool {
-    bytes.windows(7).any(|w| w == b"\"_meta\"")
-}
-
-/// [`diff_with_budget`], told whether the baseline records `_meta`. When it does not
-/// (a lockfile written before `_meta` was stored, or by a server that declared none),
-/// `_meta` beyond [`LEGACY_META`] is unknown on its side, not absent: it is not compared,
-/// and one `surface.meta.unrecorded` line counts the elements of the new side that
-/// carry it, instead of an "added" line on each.
+/// [`diff_with_budget`]. Every element's `_meta` is compared: a baseline that has none
+/// (written before `_meta` was stored, or from a server that declared none) shows what
+/// the new side has as added, which is true of the two files; guessing which baselines
+/// are old once hid real changes.
 pub fn diff_recorded(
     rules: &Rules,
     before: &Surface,
     after: &Surface,
     budget: usize,
-    baseline_records_meta: bool,
 ) -> Vec<Change> {
     let mut em = Emitter::new(rules);
-    let mut unrecorded = 0usize;
     for kind in Kind::ALL {
         let key = kind.key_field();
         let index = |list: &'_ [Element]| -> BTreeMap<String, usize> {
@@ -167,34 +134,13 @@ pub fn diff_recorded(
                     element_presence(&mut em, kind, &subject, "added", hint)
                 }
                 (Some(&i), Some(&j)) => {
-                    let meta = if baseline_records_meta {
-                        MetaKnown::Yes
-                    } else {
-                        MetaKnown::Legacy(&mut unrecorded)
-                    };
-                    compare_elements(&mut em, budget, kind, &subject, &la[i], &lb[j], meta)
+                    compare_elements(&mut em, budget, kind, &subject, &la[i], &lb[j])
                 }
                 (None, None) => {}
             }
         }
     }
-    if unrecorded > 0 {
-        let row = (0..rules.rows.len())
-            .find(|&i| matches!(&rules.rows[i].scope, Scope::Server { field } if field == META));
-        if let Some(rule) = row {
-            let n = Value::from(unrecorded);
-            let ev = Event::new("added").values(None, Some(&n));
-            em.emit(rule, "server", Some(META), None, META, ev);
-        }
-    }
     em.changes
-}
-
-/// Whether the baseline's `_meta` is known: `Legacy` counts the elements whose `_meta`
-/// was left uncompared.
-enum MetaKnown<'a> {
-    Yes,
-    Legacy(&'a mut usize),
 }
 
 /// Changes to what the server says about itself: its `instructions`, by the
@@ -334,7 +280,6 @@ fn compare_elements(
     subject: &str,
     a: &Element,
     b: &Element,
-    meta: MetaKnown<'_>,
 ) {
     for (field, direction, form) in schema_fields(kind) {
         let (sa, sb) = (a.get(field), b.get(field));
@@ -396,20 +341,6 @@ fn compare_elements(
     }
     for (side, element) in [a, b].into_iter().enumerate() {
         flatten(rules, kind, element, "", &skip, side, &mut leaves);
-    }
-    if let MetaKnown::Legacy(count) = meta {
-        // `_meta` beyond what old lockfiles stored is unknown on the baseline's side.
-        let mut dropped = false;
-        leaves.retain(|field, [x, y]| {
-            let unknown =
-                (field == META || field.starts_with("_meta.") || field.starts_with("_meta["))
-                    && !LEGACY_META.contains(&field.as_str());
-            dropped |= unknown && (x.is_some() || y.is_some());
-            !unknown
-        });
-        if dropped {
-            *count += 1;
-        }
     }
     // Rows that hold only while the tool is read-only (`when = "read_only"`).
     let cond = (kind == Kind::Tool && read_only(b)).then_some(Condition::ReadOnly);
