@@ -251,6 +251,9 @@ fn field_binding<'r>(rules: &'r Rules, kind: Kind, field: &str) -> Option<&'r Bi
 
 /// Whether `element`, a tool, is read-only (`annotations.readOnlyHint: true`; absent
 /// means false).
+/// The leaf of a tool's destructive hint.
+const DESTRUCTIVE: &str = "annotations.destructiveHint";
+
 fn read_only(element: &Element) -> bool {
     element
         .get("annotations")
@@ -341,6 +344,16 @@ fn compare_elements(
     }
     for (side, element) in [a, b].into_iter().enumerate() {
         flatten(rules, kind, element, "", &skip, side, &mut leaves);
+    }
+    // A read-only tool does not modify its environment, so it was not destructive,
+    // whatever its destructiveHint said (the spec gives the hint meaning only when
+    // readOnlyHint is false). A tool that stops being read-only is compared with that:
+    // destructiveHint false is no change, true (or absent: the default) is.
+    if kind == Kind::Tool && read_only(a) && !read_only(b) {
+        static NOT_DESTRUCTIVE: Value = Value::Bool(false);
+        leaves
+            .entry(DESTRUCTIVE.to_string())
+            .or_insert([None, None])[0] = Some(&NOT_DESTRUCTIVE);
     }
     // Rows that hold only while the tool is read-only (`when = "read_only"`).
     let cond = (kind == Kind::Tool && read_only(b)).then_some(Condition::ReadOnly);
