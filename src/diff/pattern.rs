@@ -263,13 +263,21 @@ impl Parser<'_> {
                 let rest: String = self.s[self.i..].iter().take(24).collect();
                 let end = rest.find('}')?;
                 let body = &rest[1..end];
+                // ECMA-262 bounds are decimal digits only: `{+2}` or `{ 2}` is no
+                // quantifier (Rust's `parse` would take `+2` as 2).
+                let count = |d: &str| -> Option<u32> {
+                    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+                        return None;
+                    }
+                    d.parse().ok()
+                };
                 let (lo, hi) = match body.split_once(',') {
                     None => {
-                        let n = body.parse().ok()?;
+                        let n = count(body)?;
                         (n, Some(n))
                     }
-                    Some((a, "")) => (a.parse().ok()?, None),
-                    Some((a, b)) => (a.parse().ok()?, Some(b.parse().ok()?)),
+                    Some((a, "")) => (count(a)?, None),
+                    Some((a, b)) => (count(a)?, Some(count(b)?)),
                 };
                 if lo > MAX_REPEAT || hi.is_some_and(|h| h > MAX_REPEAT || h < lo) {
                     return None;
@@ -941,7 +949,9 @@ mod tests {
 
     #[test]
     fn features_outside_the_subset_are_refused() {
-        for p in ["(?=a)", "\\1", "(?<n>a)", "a{2000}", "\\bword", "a**"] {
+        for p in [
+            "(?=a)", "\\1", "(?<n>a)", "a{2000}", "\\bword", "a**", "a{+2}", "a{1,+2}", "a{ 2}",
+        ] {
             assert!(Pattern::parse(p).is_none(), "{p}");
         }
     }
@@ -1007,6 +1017,7 @@ mod tests {
             ("^a{2,3}$", "^aaa?$"),
             ("[^]", "[\\s\\S]"),
             ("[]", "^[]"),
+            ("^a{2}$", "^a{02}$"),
         ] {
             assert_eq!(r(a, b), Equal, "{a} vs {b}");
         }
