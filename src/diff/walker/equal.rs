@@ -606,7 +606,9 @@ const APART_STEPS: usize = 10_000;
 /// A value's text with every number written by its value, so `1` and `1.0` meet.
 fn value_key(v: &Value) -> String {
     match v {
+        // `-0` is `0` (JSON Schema compares numbers by value).
         Value::Number(n) => match n.as_f64() {
+            Some(0.0) => "0.0".into(), // (a float pattern matches -0.0 too)
             Some(f) => format!("{f:?}"),
             None => n.to_string(),
         },
@@ -820,6 +822,12 @@ mod tests {
         assert!(!apart_all(&[
             json!({"const": 1}),
             json!({"enum": [1.0, 2]})
+        ]));
+        // So are 0 and -0.0.
+        assert!(!apart_all(&[json!({"const": 0}), json!({"const": -0.0})]));
+        assert!(!apart_all(&[
+            json!({"type": "number", "const": -0.0}),
+            json!({"type": "integer", "enum": [0, 1]})
         ]));
         assert!(apart_all(&[json!(false), json!({})]));
         assert!(!apart_all(&[json!({}), json!({"type": "string"})]));
