@@ -681,8 +681,18 @@ pub(super) fn flatten<'v>(
                 seen.as_object().and_then(|m| {
                     ["anyOf", "oneOf"].into_iter().find_map(|k| {
                         let only = m.keys().all(|x| x == k || keywords::is_annotation(x));
+                        // A nested `oneOf` is its variants only when no value can
+                        // match two of them: `anyOf: [{oneOf: [A, B]}]` rejects what A
+                        // and B share, `anyOf: [A, B]` accepts it; and a value in A, B
+                        // and C passes `oneOf: [{oneOf: [A, B]}, C]` (once) but not
+                        // `oneOf: [A, B, C]`.
                         match m.get(k) {
-                            Some(Value::Array(xs)) if only && (k == keyword || k == "oneOf") => {
+                            Some(Value::Array(xs))
+                                if only
+                                    && (k == keyword || k == "oneOf")
+                                    && (k == "anyOf"
+                                        || disjoint(root, &xs.iter().collect::<Vec<_>>())) =>
+                            {
                                 Some((k, xs))
                             }
                             _ => None,
