@@ -138,11 +138,19 @@ pub fn entries(doc: &Value, origin: &str) -> Result<(Vec<Entry>, Vec<String>)> {
                     .and_then(Value::as_object)
                     .map(|m| m.keys().filter(|k| env_name(k)).cloned().collect())
                     .unwrap_or_default();
-                let args = match &kind {
-                    Kind::Command(argv) => &argv[1..],
-                    Kind::Package { args, .. } => &args[..],
-                    Kind::Http { .. } => &[],
+                let (args, url): (&[String], _) = match &kind {
+                    Kind::Command(argv) => (&argv[1..], None),
+                    Kind::Package { args, .. } => (&args[..], None),
+                    Kind::Http { url, .. } => (&[], Some(url.as_str())),
                 };
+                // A value that is a credential would be written into a file people
+                // commit: the entry is skipped, and the user moves it to the environment.
+                if url.is_some_and(url_secret) || carries_secret(args) {
+                    warnings.push(format!(
+                        "{origin}: server `{shown}`: its URL or an argument carries a credential (a password in a URL, a token in its query, a --token/--key value, NAME=VALUE with a secret NAME); skipped, so that it is not written into covenant.toml: add the entry by hand, with the value in the environment"
+                    ));
+                    continue;
+                }
                 if args.iter().any(|a| looks_secret(a)) {
                     warnings.push(format!(
                         "{origin}: server `{shown}`: an argument looks like it carries a credential (a URL with a password, a ${{input:...}}, a --token/--key value); check the entry before committing covenant.toml"
@@ -301,6 +309,71 @@ fn looks_secret(a: &str) -> bool {
     url_password || a.contains("${input:") || flag
 }
 
+/// Named like a credential: `token`, `key`, `secret`, `password`, `auth` (any case).
+fn secret_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [
+        "token",
+        "key",
+        "secret",
+        "password",
+        "passwd",
+        "auth",
+        "credential",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
+/// A URL with a password, or a query parameter named like a credential with a value
+/// (`?api_key=...`).
+fn url_secret(url: &str) -> bool {
+    let Some((_, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let password = authority
+        .rsplit_once('@')
+        .is_some_and(|(user, _)| user.contains(':'));
+    let query = rest.split_once('?').map_or("", |(_, q)| q);
+    let query = query.split('#').next().unwrap_or("");
+    password
+        || query.split('&').any(|pair| {
+            pair.split_once('=')
+                .is_some_and(|(k, v)| !v.is_empty() && secret_name(k))
+        })
+}
+
+/// Arguments that carry a credential's value: a URL with one ([`url_secret`]), a flag
+/// named like a credential with its value attached (`--api-key=...`) or next
+/// (`--api-key ...`), or `NAME=VALUE` with a credential's NAME (`docker -e TOKEN=...`).
+fn carries_secret(args: &[String]) -> bool {
+    fn flag_name(a: &str) -> Option<&str> {
+        a.strip_prefix("--").or_else(|| a.strip_prefix('-'))
+    }
+    args.iter().enumerate().any(|(i, a)| {
+        if a.contains("://") && url_secret(a) {
+            return true;
+        }
+        if let Some((name, value)) = a.split_once('=') {
+            let name = flag_name(name).unwrap_or(name);
+            if !value.is_empty() && !value.starts_with("${") && secret_name(name) {
+                return true;
+            }
+        }
+        match (flag_name(a), args.get(i + 1)) {
+            (Some(name), Some(next)) => {
+                !a.contains('=')
+                    && name.len() > 1
+                    && secret_name(name)
+                    && !next.starts_with('-')
+                    && !next.starts_with("${")
+            }
+            _ => false,
+        }
+    })
+}
+
 fn env_name(k: &str) -> bool {
     !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
@@ -442,6 +515,28 @@ mod tests {
         assert!(!looks_secret("postgres://db/x"));
         assert!(!looks_secret("--local-timezone=UTC"));
         assert!(!looks_secret("@scope/pkg"));
+    }
+
+    #[test]
+    fn an_entry_whose_url_or_arguments_carry_a_credential_is_not_written() {
+        let doc = json!({"mcpServers": {
+            "query": {"type": "http", "url": "https://h.example/mcp?api_key=sk_live_1&profile=p"},
+            "basic": {"url": "https://admin:hunter2@h.example/mcp"},
+            "flag": {"command": "srv", "args": ["--api-key", "sk-2"]},
+            "attached": {"command": "srv", "args": ["--token=sk-3"]},
+            "docker": {"command": "docker", "args": ["run", "-i", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_4", "img"]},
+            "dsn": {"command": "npx", "args": ["-y", "@x/pg@1.0.0", "postgres://u:pw@db/x"]},
+            "fine": {"command": "docker", "args": ["run", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "--keyboard", "--log-level", "debug", "img"]},
+            "fine-url": {"url": "https://h.example/mcp?profile=p&key="}
+        }});
+        let (entries, warnings) = entries(&doc, "x.json").unwrap();
+        let text: String = entries.iter().map(render).collect();
+        for secret in ["sk_live_1", "hunter2", "sk-2", "sk-3", "ghp_4", "pw@"] {
+            assert!(!text.contains(secret), "{secret}: {text}");
+        }
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["fine", "fine-url"]);
+        assert_eq!(warnings.len(), 6, "{warnings:?}");
     }
 
     #[test]
