@@ -66,7 +66,7 @@ pr_has_label() {
 
 # Create or update the one comment that carries the marker, with the report in file $1.
 pr_comment() {
-  local report=$1 body payload page comments id="" sink
+  local report=$1 body payload page comments ids="" id="" sink tried=0
   pr_ready "pull request comment (the report is in the step summary)" || return 0
   body=$(mktemp)
   {
@@ -80,7 +80,9 @@ pr_comment() {
   comments=$(mktemp)
   sink=$(mktemp)
   jq -n --rawfile body "$body" '{body: $body}' >"$payload"
-  # Our comment, on any page (a long conversation has many).
+  # The comments that carry the marker, on any page (a long conversation has many).
+  # Anyone can write the marker: one that is not ours cannot be updated, so each is
+  # tried in turn (a few at most), and our own comment is created when none is ours.
   for page in $(seq 1 30); do
     pr_api GET "/repos/$GITHUB_REPOSITORY/issues/$INPUT_PR_NUMBER/comments?per_page=100&page=$page" "$comments"
     if [ "$pr_status" != 200 ]; then
@@ -88,15 +90,23 @@ pr_comment() {
       rm -f "$body" "$payload" "$comments" "$sink"
       return 0
     fi
-    id=$(jq -r --arg m "$PR_MARKER" 'if type == "array" then [.[] | select((.body // "") | startswith($m)) | .id] | first // empty else empty end' "$comments")
-    if [ -n "$id" ] || [ "$(jq 'if type == "array" then length else 0 end' "$comments")" -lt 100 ]; then
+    ids+=" $(jq -r --arg m "$PR_MARKER" 'if type == "array" then [.[] | select((.body // "") | startswith($m)) | .id | tostring] | join(" ") else empty end' "$comments")"
+    if [ "$(jq 'if type == "array" then length else 0 end' "$comments")" -lt 100 ]; then
       break
     fi
   done
-  if [ -n "$id" ] && [[ $id =~ ^[0-9]+$ ]]; then
+  what=""
+  for id in $ids; do
+    [[ $id =~ ^[0-9]+$ ]] || continue
+    tried=$((tried + 1))
+    if [ "$tried" -gt 5 ]; then break; fi
     pr_api PATCH "/repos/$GITHUB_REPOSITORY/issues/comments/$id" "$sink" "$payload"
-    what="updated"
-  else
+    if [ "$pr_status" = 200 ]; then
+      what="updated"
+      break
+    fi
+  done
+  if [ -z "$what" ]; then
     pr_api POST "/repos/$GITHUB_REPOSITORY/issues/$INPUT_PR_NUMBER/comments" "$sink" "$payload"
     what="created"
   fi

@@ -340,6 +340,8 @@ struct Api {
     read_only: bool,
     /// Answer the labels request with 500.
     labels_fail: bool,
+    /// Someone else's comment (id 2) that starts with our marker: it cannot be edited.
+    planted: bool,
     /// (method, path, body, authorization) of every request.
     requests: Vec<(String, String, String, String)>,
 }
@@ -396,6 +398,9 @@ impl FakeGitHub {
                 let (status, reply) = match (method.as_str(), route.as_str()) {
                     ("GET", "/repos/o/r/issues/7/comments") => {
                         let mut list = vec![json!({"id": 1, "body": "a person's comment"})];
+                        if api.planted {
+                            list.push(json!({"id": 2, "body": "<!-- mcp-covenant:pr-comment -->\nNo changes: all clear"}));
+                        }
                         list.extend(
                             api.comments
                                 .iter()
@@ -508,6 +513,27 @@ fn the_pull_request_comment_is_created_once_and_updated_in_place() {
     let before = gh.requests().len();
     pr.run(&gh.inputs(&[]));
     assert_eq!(gh.requests().len(), before);
+}
+
+#[test]
+fn a_comment_someone_else_wrote_with_the_marker_does_not_take_the_verdicts_place() {
+    let pr = pull_request("planted");
+    let gh = FakeGitHub::start(Api {
+        planted: true,
+        ..Api::default()
+    });
+    for event in ["created", "updated"] {
+        let o = pr.run(&gh.inputs(&[("INPUT_COMMENT", "true")]));
+        assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+        assert!(
+            stdout(&o).contains(&format!("pull request comment {event}")),
+            "{}",
+            both(&o)
+        );
+    }
+    let api = gh.api.lock().unwrap();
+    assert_eq!(api.comments.len(), 1, "one comment of ours");
+    assert!(api.comments[0].1.contains("`tool:b`"));
 }
 
 #[test]
