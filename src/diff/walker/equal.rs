@@ -557,16 +557,21 @@ fn one_property_apart<'a>(
 /// Past `SMALL_UNION` variants only the linear checks run (each lists its own values, no
 /// value listed twice; or each allows one JSON type no other allows).
 pub(super) fn disjoint(root: &Value, variants: &[&Value]) -> bool {
+    // Each variant through its `$ref`s; one that still holds a `$ref` beside other
+    // keywords is not read here (draft-07 ignores them; `apart` says "may overlap").
+    let seen: Vec<&Value> = variants.iter().map(|v| through_refs(root, v)).collect();
+    let plain = |v: &Value| v.get("$ref").is_none();
     // Each variant lists its values (`enum` or `const`), and no value is listed twice.
-    let listed: Option<Vec<Vec<Value>>> = variants
+    let listed: Option<Vec<Vec<Value>>> = seen
         .iter()
+        .filter(|v| plain(v))
         .map(|v| match (v.get("const"), v.get("enum")) {
             (Some(c), None) => Some(vec![c.clone()]),
             (None, Some(Value::Array(e))) => Some(e.clone()),
             _ => None,
         })
         .collect();
-    if let Some(listed) = listed {
+    if let Some(listed) = listed.filter(|l| l.len() == seen.len()) {
         // By text, through a set: a hostile enum of many values costs linear time.
         // Numbers by their value (`1` and `1.0` are one value).
         let mut seen = HashSet::new();
@@ -575,6 +580,9 @@ pub(super) fn disjoint(root: &Value, variants: &[&Value]) -> bool {
         }
     }
     let single_type = |v: &Value| -> Option<String> {
+        if !plain(v) {
+            return None;
+        }
         let t = v.get("type")?.as_str()?;
         Some(if t == "integer" {
             "number".into()
@@ -582,7 +590,7 @@ pub(super) fn disjoint(root: &Value, variants: &[&Value]) -> bool {
             t.to_string()
         })
     };
-    let types: Option<Vec<String>> = variants.iter().map(|v| single_type(v)).collect();
+    let types: Option<Vec<String>> = seen.iter().map(|v| single_type(v)).collect();
     if let Some(types) = types {
         let distinct: BTreeSet<&String> = types.iter().collect();
         if distinct.len() == types.len() {
@@ -799,6 +807,15 @@ mod tests {
         assert!(!apart_all(&[tagged("a"), tagged("a")]));
         // Through a `$ref`.
         assert!(apart_all(&[json!({"$ref": "#/$defs/A"}), tagged("b")]));
+        // Beside a `$ref`, draft-07 ignores `type` and `const`: A may be either.
+        assert!(!apart_all(&[
+            json!({"$ref": "#/$defs/A", "type": "string"}),
+            json!({"type": "object"})
+        ]));
+        assert!(!apart_all(&[
+            json!({"$ref": "#/$defs/A", "const": 1}),
+            json!({"$ref": "#/$defs/A", "const": 2})
+        ]));
         // Without `type: object`, a string matches both: `required` says nothing of it.
         let untyped = |t: &str| json!({"properties": {"k": {"const": t}}, "required": ["k"]});
         assert!(!apart_all(&[untyped("a"), untyped("b")]));
