@@ -54,21 +54,28 @@ fn compare(
     }
 }
 
-/// Two files, read on two threads; only the elements whose bytes differ are built.
+/// Two files, read on two threads (one after the other when either is a package, whose
+/// capture ends every child process it does not know, such as the other side's `npm` or
+/// `git`); only the elements whose bytes differ are built.
 fn compare_files(
     rules: &Rules,
     settings: &CheckSettings<'_>,
     base: &LockSource,
     against: &LockSource,
 ) -> Result<Compared> {
-    let (a, b) = std::thread::scope(|s| {
-        let b = s.spawn(|| against.bytes());
-        let a = base.baseline_bytes();
-        let b = b
-            .join()
-            .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
-        Ok::<_, Error>((a?, b?))
-    })?;
+    let captures = |s: &LockSource| matches!(s, LockSource::Package(_));
+    let (a, b) = if captures(base) || captures(against) {
+        (base.baseline_bytes()?, against.bytes()?)
+    } else {
+        std::thread::scope(|s| {
+            let b = s.spawn(|| against.bytes());
+            let a = base.baseline_bytes();
+            let b = b
+                .join()
+                .unwrap_or_else(|_| Err(Error::new("reading the lockfile failed")));
+            Ok::<_, Error>((a?, b?))
+        })?
+    };
     let (na, nb) = (base.name(), against.name());
     let pair = ((&a[..], &na[..]), (&b[..], &nb[..]));
     let budget = settings.walk_budget;
