@@ -56,8 +56,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 (true, true) => self.push(a, b, child, chain),
             }
         }
+        // An `if` with neither `then` nor `else` constrains nothing: its coming, going or
+        // changing is no change to what passes.
+        let inert = |v: &View<'v>| trivial(v.get("then")) && trivial(v.get("else"));
         for kw in ["not", "if", "dependencies"] {
             let (a, b) = (va.get(kw), vb.get(kw));
+            if kw == "if" && (a.is_none() || inert(va)) && (b.is_none() || inert(vb)) {
+                continue;
+            }
             let child = format!("{path}.{kw}");
             match (a, b) {
                 (None, None) => {}
