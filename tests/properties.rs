@@ -8,7 +8,7 @@ mod common;
 use common::{reordered, reversed_text};
 use fastrand::Rng;
 use mcp_covenant::diff;
-use mcp_covenant::lockfile::Lockfile;
+use mcp_covenant::lockfile::{Lockfile, Snapshot};
 use mcp_covenant::report::anchor;
 use mcp_covenant::rules::{Direction, Rules};
 use serde_json::{json, Map, Value};
@@ -186,7 +186,12 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
             for ((text, name, file), capture) in [((&ta, "a", &a), &b), ((&tb, "b", &b), &a)] {
                 let baseline = diff::fast::read_baseline(text.as_bytes(), name).unwrap();
                 let live = baseline
-                    .compare(&rules, capture, diff::DEFAULT_WORK_BUDGET, true)
+                    .compare(
+                        &rules,
+                        &Snapshot::of(capture),
+                        diff::DEFAULT_WORK_BUDGET,
+                        true,
+                    )
                     .unwrap();
                 let mut full = diff::diff(&rules, &file.surface, &capture.surface);
                 let mut changes = live.changes;
@@ -220,7 +225,7 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
                 let file = Lockfile::parse(squeezed.as_bytes(), "a").unwrap();
                 let baseline = diff::fast::read_baseline(squeezed.as_bytes(), "a").unwrap();
                 let live = baseline
-                    .compare(&rules, &b, diff::DEFAULT_WORK_BUDGET, true)
+                    .compare(&rules, &Snapshot::of(&b), diff::DEFAULT_WORK_BUDGET, true)
                     .unwrap();
                 let mut full = diff::diff(&rules, &file.surface, &b.surface);
                 let mut changes = live.changes;
@@ -492,7 +497,9 @@ fn a_capture_with_a_repeated_name_is_compared_whole() {
         .to_text();
     let mut capture = Lockfile::parse(text.as_bytes(), "x").unwrap();
     let baseline = diff::fast::read_baseline(text.as_bytes(), "a").unwrap();
-    let same = baseline.compare(&rules, &capture, 1 << 20, false).unwrap();
+    let same = baseline
+        .compare(&rules, &Snapshot::of(&capture), 1 << 20, false)
+        .unwrap();
     assert!(same.changes.is_empty());
     let mut again = capture.surface.tools[1].clone();
     again.insert("description".into(), json!("another"));
@@ -500,7 +507,7 @@ fn a_capture_with_a_repeated_name_is_compared_whole() {
     let file = Lockfile::parse(text.as_bytes(), "a").unwrap();
     let mut want = diff::diff(&rules, &file.surface, &capture.surface);
     let mut got = baseline
-        .compare(&rules, &capture, 1 << 20, false)
+        .compare(&rules, &Snapshot::of(&capture), 1 << 20, false)
         .unwrap()
         .changes;
     diff::sort(&mut want);

@@ -133,13 +133,7 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
             Some(o) if Some(o) == new.as_ref() => Written::Unchanged,
             Some(_) => Written::Replaced,
         };
-        let report = format!(
-            "{} tool(s), {} resource(s), {} template(s), {} prompt(s)",
-            lock.surface.tools.len(),
-            lock.surface.resources.len(),
-            lock.surface.resource_templates.len(),
-            lock.surface.prompts.len()
-        );
+        let report = lock.counts();
         let result = write_all(&files, settings.force);
         if result.is_err() {
             // All or none: the lockfile goes back to what it was.

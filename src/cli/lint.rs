@@ -37,7 +37,7 @@ pub(super) fn run(
             .transpose()?;
         let lock = match &from {
             Some(source) => source.read_lenient()?,
-            None => capture(&live, &settings.source)?,
+            None => capture(&live, &settings.source)?.build()?,
         };
         let findings = lint::lint_lockfile(rules, &lock);
         let anchors = match (&from, settings.format) {
@@ -60,8 +60,9 @@ pub(super) fn run(
         return Ok(u8::from(fails(&findings)));
     }
     let servers = settings.servers.as_deref().unwrap_or_default();
-    let (mut code, captured) =
-        for_each_server(servers, |s| capture(&Live::Server(s), &settings.source));
+    let (mut code, captured) = for_each_server(servers, |s| {
+        capture(&Live::Server(s), &settings.source)?.build()
+    });
     let mut groups: Vec<(String, Option<Vec<lint::Finding>>)> = captured
         .iter()
         .map(|(name, lock)| {

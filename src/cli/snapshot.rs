@@ -13,7 +13,7 @@ use super::source::{capture, snapshot_command, Live};
 use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
-use crate::lockfile::{key_of, Element, Kind, Lockfile};
+use crate::lockfile::{key_of, Element, Kind, Lockfile, Snapshot};
 use crate::policy;
 use crate::report::{self, Format, Report};
 use crate::rules::{Rules, Severity};
@@ -83,7 +83,7 @@ fn snapshot_check(
     // second capture tells the two apart.
     let mut second = capture(live, opts)?;
     second.captured_at_unix = lock.captured_at_unix;
-    if second.server != lock.server || second.surface != lock.surface {
+    if second.server != lock.server || second.listing != lock.listing {
         let matches = match second.is_text_of(&old) {
             true => format!("; the second matches {}", output.display()),
             false => String::new(),
@@ -99,7 +99,7 @@ fn snapshot_check(
         output.display(),
         snapshot_command(live, opts, output)
     );
-    let changes = diff::diff(rules, &previous.surface, &lock.surface);
+    let changes = diff::diff(rules, &previous.surface, &lock.listing.build()?);
     let versions = (
         previous.server.version.as_deref(),
         lock.server.version.as_deref(),
@@ -128,12 +128,12 @@ fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path, repeat: u32) 
     let mut others = Vec::new();
     for _ in 1..repeat {
         let again = capture(live, opts)?;
-        if again.server != lock.server || again.surface != lock.surface {
+        if again.server != lock.server || again.listing != lock.listing {
             others.push(again);
         }
     }
     if !others.is_empty() {
-        let all: Vec<&Lockfile> = std::iter::once(&lock).chain(&others).collect();
+        let all: Vec<&Snapshot> = std::iter::once(&lock).chain(&others).collect();
         return Err(unstable(
             &all,
             &format!(
@@ -145,22 +145,20 @@ fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path, repeat: u32) 
     }
     lock.write(output)?;
     status!(
-        "mcp-covenant: wrote {} ({} tool(s), {} resource(s), {} template(s), {} prompt(s))",
+        "mcp-covenant: wrote {} ({})",
         output.display(),
-        lock.surface.tools.len(),
-        lock.surface.resources.len(),
-        lock.surface.resource_templates.len(),
-        lock.surface.prompts.len()
+        lock.counts()
     );
     Ok(0)
 }
 
 /// The error for a server whose captures disagree: what moved between the first capture
 /// and each other one, and what to do.
-fn unstable(captures: &[&Lockfile], what: &str, consequence: &str) -> Error {
+fn unstable(captures: &[&Snapshot], what: &str, consequence: &str) -> Error {
     let mut moved = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    if let Some((first, rest)) = captures.split_first() {
+    let built: Vec<Lockfile> = captures.iter().filter_map(|c| c.build().ok()).collect();
+    if let Some((first, rest)) = built.split_first() {
         for other in rest {
             for path in moved_paths(first, other) {
                 if seen.insert(path.clone()) {

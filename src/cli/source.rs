@@ -7,7 +7,7 @@ use super::args::LiveSource;
 use crate::config::{Config, Server, Transport};
 use crate::error::{Error, Result};
 use crate::git::GitFile;
-use crate::lockfile::{self, Lockfile};
+use crate::lockfile::{self, Lockfile, Snapshot};
 use crate::mcp;
 use crate::registry::{self, Package, PackageOptions};
 use crate::report::anchor;
@@ -19,7 +19,9 @@ pub(super) enum Live<'a> {
 }
 
 /// Capture `live`, with the capture options (timeout, protocol, ...) of `source`.
-pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Lockfile> {
+/// The capture is in compact form ([`Snapshot`]): build it ([`Snapshot::build`]) to
+/// look inside its elements.
+pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Snapshot> {
     if let Live::Server(s) = live {
         if let Some(var) = s.env.iter().find(|v| std::env::var_os(v).is_none()) {
             if !matches!(s.transport, Transport::Package { .. }) {
@@ -35,7 +37,7 @@ pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Lockfile> 
             Transport::Command(argv) => mcp::Endpoint::Stdio(argv.clone()),
             Transport::Package { package, options } => {
                 let (bytes, exact) = package_lockfile(package, options, source)?;
-                return Lockfile::parse(&bytes, &exact.display());
+                return Ok(Snapshot::of(&Lockfile::parse(&bytes, &exact.display())?));
             }
             Transport::Http {
                 url,
@@ -72,7 +74,7 @@ pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Lockfile> 
     capture_endpoint(endpoint, source)
 }
 
-fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Lockfile> {
+fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Snapshot> {
     let opts = mcp::CaptureOptions {
         endpoint,
         timeout: source.timeout,
@@ -84,7 +86,7 @@ fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Lock
         let _notice = SlowCapture::start(&opts);
         mcp::capture(&opts)?
     };
-    Ok(Lockfile::new(
+    Ok(Snapshot::new(
         captured.server,
         captured.surface,
         lockfile::capture_time()?,

@@ -18,9 +18,7 @@
 use super::surface::diff_recorded;
 use super::{diff_server, Change};
 use crate::error::{Error, Result};
-use crate::lockfile::{
-    key_of, write_element, Element, Kind, LineMap, Lockfile, Raw, ServerInfo, Surface, Wanted,
-};
+use crate::lockfile::{Element, Kind, LineMap, Raw, ServerInfo, Snapshot, Surface, Wanted};
 use crate::rules::Rules;
 
 /// What an offline check needs from the two files.
@@ -145,39 +143,34 @@ impl Baseline<'_> {
     pub fn compare(
         &self,
         rules: &Rules,
-        current: &Lockfile,
+        current: &Snapshot,
         budget: usize,
         with_lines: bool,
     ) -> Result<Compared> {
         let repeated = Kind::ALL.into_iter().any(|kind| {
-            let list = current.surface.list(kind);
             let mut seen = std::collections::HashSet::new();
-            !list
+            !current
+                .listing
+                .list(kind)
                 .iter()
-                .all(|e| seen.insert(key_of(e, kind.key_field())))
+                .all(|e| seen.insert(&e.key))
         });
         let index = self.raw.index();
         let mut pa = Surface::default();
         let mut pb = Surface::default();
         let mut subjects = std::collections::BTreeSet::new();
-        let mut text = String::new();
         for (k, kind) in Kind::ALL.into_iter().enumerate() {
             let index = &index[k];
             let (mut la, mut lb) = (Vec::new(), Vec::new());
             // The keys whose element is the same bytes on both sides.
             let mut same = std::collections::HashSet::new();
-            for element in current.surface.list(kind) {
-                let key = key_of(element, kind.key_field());
+            for entry in current.listing.list(kind) {
+                let key = &*entry.key;
                 subjects.insert(format!("{}:{key}", kind.word()));
-                let unchanged = !repeated
-                    && index.get(key).is_some_and(|raw| {
-                        text.clear();
-                        write_element(&mut text, element);
-                        text == *raw
-                    });
+                let unchanged = !repeated && index.get(key) == Some(&&*entry.text);
                 match unchanged {
                     true => drop(same.insert(key)),
-                    false => lb.push(element.clone()),
+                    false => lb.push(entry.build(kind)?),
                 }
             }
             for (name, raw) in index {

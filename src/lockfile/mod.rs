@@ -5,11 +5,13 @@
 //! atomic: the same surface always gives the same bytes, and a failed write never
 //! leaves a truncated file behind.
 //!
-//! The parts: `model` (the types), `normalise` (canonical form), `read` (the one
+//! The parts: `model` (the types), `compact` (elements as their canonical text, as a
+//! capture holds them), `normalise` (canonical form), `read` (the one
 //! reader: a file's envelope and its elements' text, each element checked by `probe`
 //! and validated, built all at once or only where needed), `write` (canonical text,
 //! atomic and safe writes), `lines` (line maps).
 
+mod compact;
 mod lines;
 mod model;
 mod normalise;
@@ -17,12 +19,12 @@ mod probe;
 mod read;
 mod write;
 
+pub use compact::{Entry, Listing, Snapshot};
 pub use lines::{LineMap, Wanted};
 pub use model::{
     capture_time, key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION, META,
 };
 pub use read::{Raw, RawElement};
-pub(crate) use write::write_element;
 
 #[cfg(test)]
 mod tests {

@@ -16,12 +16,11 @@ use std::path::Path;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::model::{Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION};
 use super::normalise::normalize_element;
 use super::probe::{self, Fields};
-use crate::elements::{Form, MAX_SCHEMA_FIELDS};
+use crate::elements::Form;
 use crate::error::{Error, Result};
 use crate::io::read_input;
 
@@ -46,71 +45,10 @@ impl Lockfile {
         let text = read_input(path, "lockfile")?;
         Lockfile::parse_lenient(&text, &path.display().to_string())
     }
-
-    /// A built surface (a capture about to be written) passes the reader's validation
-    /// ([`check_element`]), so nothing is written that the reader would refuse.
-    pub(super) fn validate(&self, origin: &str, unique: bool) -> Result<()> {
-        for kind in Kind::ALL {
-            let mut seen = HashSet::new();
-            for (i, element) in self.surface.list(kind).iter().enumerate() {
-                let named = kind
-                    .spec()
-                    .schema
-                    .iter()
-                    .find(|s| s.form == Form::Arguments);
-                let arguments = match named.and_then(|s| element.get(&s.field)) {
-                    None | Some(Value::Null) => Arguments::Absent,
-                    Some(Value::Array(args)) => Arguments::Names(
-                        args.iter()
-                            .map(|a| a.get("name").is_some_and(Value::is_string))
-                            .collect(),
-                    ),
-                    Some(_) => Arguments::NotArray,
-                };
-                let key = match element.get(kind.key_field()) {
-                    Some(Value::String(k)) => Some(Some(Cow::Borrowed(k.as_str()))),
-                    Some(_) => Some(None),
-                    None => None,
-                };
-                let mut schemas = [None; MAX_SCHEMA_FIELDS];
-                for (slot, field) in schemas.iter_mut().zip(&kind.spec().schema) {
-                    *slot = element.get(&field.field).map(json_kind);
-                }
-                let shape = Fields {
-                    key,
-                    schemas,
-                    arguments,
-                    depth: 0,
-                };
-                check_element(origin, kind, i, &shape, &mut seen, unique)?;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// The deepest nesting serde_json reads (its recursion limit).
 pub(crate) const MAX_DEPTH: usize = 127;
-
-/// How deep a built value nests, itself included (`{}` is 1, a scalar 0). Iterative.
-pub(super) fn nesting(value: &Value) -> usize {
-    let mut max = 0;
-    let mut stack = vec![(value, 1)];
-    while let Some((v, at)) = stack.pop() {
-        match v {
-            Value::Array(items) => {
-                max = max.max(at);
-                stack.extend(items.iter().map(|x| (x, at + 1)));
-            }
-            Value::Object(map) => {
-                max = max.max(at);
-                stack.extend(map.values().map(|x| (x, at + 1)));
-            }
-            _ => {}
-        }
-    }
-    max
-}
 
 /// One element as read: its key and its text in the file, checked, not built.
 #[derive(Clone, Debug)]
@@ -447,20 +385,6 @@ pub(super) fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
     let line = memchr::memchr_iter(b'\n', before).count() + 1;
     let start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
     (line, at - start + 1)
-}
-
-/// The first character of a JSON value's text: `{`, `[`, `"`, `t`, `f`, `n` or `0`
-/// for a number. What validation needs to know of a field it does not read.
-pub(crate) fn json_kind(v: &Value) -> char {
-    match v {
-        Value::Null => 'n',
-        Value::Bool(true) => 't',
-        Value::Bool(false) => 'f',
-        Value::Number(_) => '0',
-        Value::String(_) => '"',
-        Value::Array(_) => '[',
-        Value::Object(_) => '{',
-    }
 }
 
 /// An element's `arguments`, as validation sees them.

@@ -8,24 +8,185 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::compact::Snapshot;
 use super::lines::LineMap;
-use super::model::{key_of, Element, Kind, Lockfile};
-use super::read::{captured_at_of, nesting, Raw, MAX_DEPTH};
+use super::model::{key_of, Element, Kind, Lockfile, ServerInfo};
+use super::probe;
+use super::read::{captured_at_of, check_element, Raw, MAX_DEPTH};
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
 use crate::io::{read_input, write_atomic_with, MAX_READ_BYTES};
 
 impl Lockfile {
-    /// The canonical text of this lockfile (written field by field: no copy of the
-    /// surface is made).
+    /// The canonical text of this lockfile.
     pub fn to_text(&self) -> String {
-        self.render(None, None).unwrap_or_default()
+        self.render(None)
+    }
+
+    /// Write to `path` atomically, as [`Snapshot::write`] does.
+    pub fn write(&mut self, path: &Path) -> Result<()> {
+        let mut snapshot = Snapshot::of(self);
+        snapshot.write(path)?;
+        self.captured_at_unix = snapshot.captured_at_unix;
+        Ok(())
+    }
+
+    /// The canonical text, with line tracking when `lines` is given.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn render(
+        &self,
+        mut lines: Option<(&mut LineMap, Option<&HashSet<(Kind, String)>>)>,
+    ) -> String {
+        let mut out = String::with_capacity(1 << 16);
+        write_envelope(
+            &mut out,
+            &self.covenant_version,
+            self.captured_at_unix,
+            &self.server,
+        );
+        let mut line = 0usize;
+        let mut counted = 0usize;
+        let mut line_now = |out: &str| {
+            line += out.as_bytes()[counted..]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+            counted = out.len();
+            line + 1
+        };
+        for (k, kind) in Kind::ALL.into_iter().enumerate() {
+            canon::indent(&mut out, 2);
+            if let Some((m, _)) = lines.as_mut() {
+                m.lists.insert(kind, line_now(&out));
+            }
+            let list = self.surface.list(kind);
+            open_list(&mut out, kind, list.is_empty());
+            for (i, element) in list.iter().enumerate() {
+                canon::indent(&mut out, 3);
+                match lines.as_mut() {
+                    Some((m, wanted)) => {
+                        let start = line_now(&out);
+                        let key = (kind, key_of(element, kind.key_field()).to_string());
+                        let spans = if wanted.is_none_or(|w| w.contains(&key)) {
+                            let mut track = canon::Track::at(&out, start);
+                            canon::write_object_tracked(
+                                &mut out,
+                                element,
+                                Ctx::Element,
+                                3,
+                                Some(&mut track),
+                            );
+                            track.spans
+                        } else {
+                            canon::write_object(&mut out, element, Ctx::Element, 3);
+                            Default::default()
+                        };
+                        let end = line_now(&out);
+                        m.elements.insert(key, (start, end, spans));
+                    }
+                    None => write_element(&mut out, element),
+                }
+                out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
+            }
+            close_list(&mut out, k, list.is_empty());
+        }
+        out.push_str("  }\n}\n");
+        out
+    }
+}
+
+/// The envelope, up to the opening of `surface`.
+fn write_envelope(out: &mut String, version: &str, captured_at_unix: u64, server: &ServerInfo) {
+    out.push_str("{\n");
+    canon::indent(out, 1);
+    canon::write_key(out, "covenant_version");
+    canon::write_value(out, &Value::String(version.to_string()), Ctx::Plain, 1);
+    out.push_str(",\n");
+    canon::indent(out, 1);
+    canon::write_key(out, "captured_at_unix");
+    out.push_str(&captured_at_unix.to_string());
+    out.push_str(",\n");
+    canon::indent(out, 1);
+    canon::write_key(out, "server");
+    canon::write_object(out, &server_map(server), Ctx::Plain, 1);
+    out.push_str(",\n");
+    canon::indent(out, 1);
+    canon::write_key(out, "surface");
+    out.push_str("{\n");
+}
+
+/// `"tools": [` (after its indent), or `"tools": []` for an empty list.
+fn open_list(out: &mut String, kind: Kind, empty: bool) {
+    canon::write_key(out, kind.list_name());
+    out.push_str(if empty { "[]" } else { "[\n" });
+}
+
+/// The end of the `k`th list.
+fn close_list(out: &mut String, k: usize, empty: bool) {
+    if !empty {
+        canon::indent(out, 2);
+        out.push(']');
+    }
+    out.push_str(if k + 1 == Kind::ALL.len() {
+        "\n"
+    } else {
+        ",\n"
+    });
+}
+
+fn server_map(server: &ServerInfo) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("name".into(), Value::String(server.name.clone()));
+    let optional = [
+        ("title", &server.title),
+        ("version", &server.version),
+        ("protocolVersion", &server.protocol_version),
+        ("instructions", &server.instructions),
+    ];
+    for (key, value) in optional {
+        if let Some(v) = value {
+            map.insert(key.into(), Value::String(v.clone()));
+        }
+    }
+    map
+}
+
+impl Snapshot {
+    /// The canonical text, whole.
+    pub fn to_text(&self) -> String {
+        let mut text = String::new();
+        let _ = self.stream_text(&mut |piece: &str| {
+            text.push_str(piece);
+            Ok(())
+        });
+        text
     }
 
     /// Hand the canonical text to `sink` in pieces (the envelope with the first
-    /// element, then an element at a time), never holding more than one element's text.
-    pub(super) fn stream_text(&self, sink: &mut Sink<'_>) -> std::io::Result<()> {
-        self.render(None, Some(sink)).map(drop)
+    /// element, then an element at a time).
+    fn stream_text(&self, sink: &mut Sink<'_>) -> std::io::Result<()> {
+        let mut out = String::with_capacity(1 << 16);
+        write_envelope(
+            &mut out,
+            &self.covenant_version,
+            self.captured_at_unix,
+            &self.server,
+        );
+        for (k, kind) in Kind::ALL.into_iter().enumerate() {
+            canon::indent(&mut out, 2);
+            let list = self.listing.list(kind);
+            open_list(&mut out, kind, list.is_empty());
+            for (i, entry) in list.iter().enumerate() {
+                canon::indent(&mut out, 3);
+                out.push_str(&entry.text);
+                out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
+                sink(&out)?;
+                out.clear();
+            }
+            close_list(&mut out, k, list.is_empty());
+        }
+        out.push_str("  }\n}\n");
+        sink(&out)
     }
 
     /// Whether `bytes` are exactly this lockfile's canonical text: compared piece by
@@ -43,150 +204,40 @@ impl Lockfile {
         self.stream_text(&mut sink).is_ok() && at == bytes.len()
     }
 
-    /// The canonical text, whole (`sink` is `None`; with line tracking when `lines` is
-    /// given) or streamed to `sink` and returned empty.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn render(
-        &self,
-        mut lines: Option<(&mut LineMap, Option<&HashSet<(Kind, String)>>)>,
-        mut sink: Option<&mut Sink<'_>>,
-    ) -> std::io::Result<String> {
-        debug_assert!(
-            lines.is_none() || sink.is_none(),
-            "lines count the whole text"
-        );
-        let mut out = String::with_capacity(1 << 16);
-        out.push_str("{\n");
-        canon::indent(&mut out, 1);
-        canon::write_key(&mut out, "covenant_version");
-        canon::write_value(
-            &mut out,
-            &Value::String(self.covenant_version.clone()),
-            Ctx::Plain,
-            1,
-        );
-        out.push_str(",\n");
-        canon::indent(&mut out, 1);
-        canon::write_key(&mut out, "captured_at_unix");
-        out.push_str(&self.captured_at_unix.to_string());
-        out.push_str(",\n");
-        canon::indent(&mut out, 1);
-        canon::write_key(&mut out, "server");
-        canon::write_object(&mut out, &self.server_map(), Ctx::Plain, 1);
-        out.push_str(",\n");
-        canon::indent(&mut out, 1);
-        canon::write_key(&mut out, "surface");
-        out.push_str("{\n");
-        let mut line = 0usize;
-        let mut counted = 0usize;
-        let mut line_now = |out: &str| {
-            line += out.as_bytes()[counted..]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count();
-            counted = out.len();
-            line + 1
-        };
-        for (k, kind) in Kind::ALL.into_iter().enumerate() {
-            canon::indent(&mut out, 2);
-            if let Some((m, _)) = lines.as_mut() {
-                m.lists.insert(kind, line_now(&out));
-            }
-            canon::write_key(&mut out, kind.list_name());
-            let list = self.surface.list(kind);
-            if list.is_empty() {
-                out.push_str("[]");
-            } else {
-                out.push_str("[\n");
-                for (i, element) in list.iter().enumerate() {
-                    canon::indent(&mut out, 3);
-                    match lines.as_mut() {
-                        Some((m, wanted)) => {
-                            let start = line_now(&out);
-                            let key = (kind, key_of(element, kind.key_field()).to_string());
-                            let spans = if wanted.is_none_or(|w| w.contains(&key)) {
-                                let mut track = canon::Track::at(&out, start);
-                                canon::write_object_tracked(
-                                    &mut out,
-                                    element,
-                                    Ctx::Element,
-                                    3,
-                                    Some(&mut track),
-                                );
-                                track.spans
-                            } else {
-                                canon::write_object(&mut out, element, Ctx::Element, 3);
-                                Default::default()
-                            };
-                            let end = line_now(&out);
-                            m.elements.insert(key, (start, end, spans));
-                        }
-                        None => write_element(&mut out, element),
-                    }
-                    out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
-                    if let Some(sink) = sink.as_mut() {
-                        sink(&out)?;
-                        out.clear();
-                    }
+    /// Never write what a reader would refuse: each element is read back by the
+    /// reader's own check ([`probe::read`]) and validated as a file's element is
+    /// (a duplicate or non-string name, a schema that is not an object or a boolean,
+    /// arguments without a string name are exit 2 naming the element), and nothing
+    /// nests deeper than a reader accepts.
+    fn validate(&self, origin: &str) -> Result<()> {
+        for kind in Kind::ALL {
+            let mut seen = HashSet::new();
+            for (i, entry) in self.listing.list(kind).iter().enumerate() {
+                let fields = probe::read(&entry.text, kind.spec()).map_err(|e| {
+                    Error::new(format!(
+                        "{origin}: surface.{}[{i}] does not read back: {e}",
+                        kind.list_name()
+                    ))
+                })?;
+                check_element(origin, kind, i, &fields, &mut seen, true)?;
+                // Each element sits at depth 3 (inside the file, the surface and a list).
+                if 3 + fields.depth > MAX_DEPTH {
+                    return Err(Error::new(format!(
+                        "{origin}: it nests {} levels deep, more than the {MAX_DEPTH} a lockfile reader accepts",
+                        3 + fields.depth
+                    )));
                 }
-                canon::indent(&mut out, 2);
-                out.push(']');
-            }
-            out.push_str(if k + 1 == Kind::ALL.len() {
-                "\n"
-            } else {
-                ",\n"
-            });
-        }
-        canon::indent(&mut out, 1);
-        out.push_str("}\n}\n");
-        if let Some(sink) = sink.as_mut() {
-            sink(&out)?;
-            out.clear();
-        }
-        Ok(out)
-    }
-
-    fn server_map(&self) -> Map<String, Value> {
-        let mut server = Map::new();
-        server.insert("name".into(), Value::String(self.server.name.clone()));
-        let optional = [
-            ("title", &self.server.title),
-            ("version", &self.server.version),
-            ("protocolVersion", &self.server.protocol_version),
-            ("instructions", &self.server.instructions),
-        ];
-        for (key, value) in optional {
-            if let Some(v) = value {
-                server.insert(key.into(), Value::String(v.clone()));
             }
         }
-        server
+        Ok(())
     }
 
     /// Write to `path` atomically. When `path` already holds a lockfile with the same
     /// surface and server, its `captured_at_unix` is kept so the bytes do not change.
-    ///
-    /// Never writes what `check` would refuse to read: the surface goes through the
-    /// same validation as reading (a duplicate or non-string name, a schema that is not
-    /// an object or a boolean, arguments without a string name are exit 2 naming the
-    /// element), and nothing nests deeper than a reader accepts.
+    /// Never writes what `check` would refuse to read ([`Snapshot::validate`]).
     pub fn write(&mut self, path: &Path) -> Result<()> {
         let origin = format!("not writing {}: the server's surface", path.display());
-        self.validate(&origin, true)?;
-        // Each element sits at depth 3 (inside the file, the surface and a list).
-        let deepest = Kind::ALL
-            .into_iter()
-            .flat_map(|k| self.surface.list(k))
-            .map(|e| 1 + e.values().map(nesting).max().unwrap_or(0))
-            .max()
-            .unwrap_or(0);
-        if 3 + deepest > MAX_DEPTH {
-            return Err(Error::new(format!(
-                "{origin}: it nests {} levels deep, more than the {MAX_DEPTH} a lockfile reader accepts",
-                3 + deepest
-            )));
-        }
+        self.validate(&origin)?;
         let old = read_input(path, "lockfile").ok();
         if let Some(old) = &old {
             // Fast: the old file, if canonical, is exactly our text with its own time.
@@ -229,23 +280,30 @@ impl Lockfile {
     }
 }
 
-impl Lockfile {
+impl Snapshot {
     /// The capture time of `old` when it is a lockfile the reader reads as this one's
-    /// server and surface: read, then each element built and compared one at a time
-    /// (the old file is never built whole: that is many times its size).
+    /// server and surface: read, then each element compared by its bytes, or built,
+    /// normalised and written canonically where they differ (the old file is never
+    /// built whole: that is many times its size).
     fn same_interface_as(&self, old: &[u8]) -> Option<u64> {
         let raw = Raw::read(old, "", true).ok()?;
         if raw.server != self.server {
             return None;
         }
+        let mut text = String::new();
         for ((kind, theirs), index) in Kind::ALL.into_iter().zip(&raw.lists).zip(raw.index()) {
-            // Both in key order: the index, and a normalised surface.
-            let ours = self.surface.list(kind);
+            // Both in key order: the index, and a sorted listing.
+            let ours = self.listing.list(kind);
             if theirs.len() != ours.len() || index.len() != ours.len() {
                 return None;
             }
-            for (text, element) in index.values().zip(ours) {
-                if raw.build_element(text, kind).ok()? != *element {
+            for (raw_text, entry) in index.values().zip(ours) {
+                if *raw_text == &*entry.text {
+                    continue;
+                }
+                text.clear();
+                write_element(&mut text, &raw.build_element(raw_text, kind).ok()?);
+                if text != *entry.text {
                     return None;
                 }
             }
@@ -254,11 +312,11 @@ impl Lockfile {
     }
 }
 
-/// Where streamed canonical text goes, a piece at a time.
 /// One element's canonical text, as a lockfile's list holds it (without the indent of
 /// its first line): a canonical file's element has exactly these bytes.
 pub(crate) fn write_element(out: &mut String, element: &Element) {
     canon::write_object(out, element, Ctx::Element, 3);
 }
 
-pub(super) type Sink<'s> = dyn FnMut(&str) -> std::io::Result<()> + 's;
+/// Where streamed canonical text goes, a piece at a time.
+type Sink<'s> = dyn FnMut(&str) -> std::io::Result<()> + 's;

@@ -11,8 +11,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
+use super::message::{self, Incoming, Message};
 use super::{Outgoing, Transport};
 use crate::error::{Error, Result};
 
@@ -29,7 +28,7 @@ pub struct HttpTransport {
     session_id: Option<String>,
     protocol_version: Option<String>,
     stateless: bool,
-    queue: VecDeque<Value>,
+    queue: VecDeque<Message>,
     stream: Option<Stream>,
     /// Bytes of response bodies and event data received so far.
     received: u64,
@@ -150,10 +149,10 @@ impl HttpTransport {
 
     fn push_json(&mut self, text: &str) -> Result<()> {
         self.received += text.len() as u64;
-        match serde_json::from_str::<Value>(text) {
-            Ok(Value::Array(batch)) => self.queue.extend(batch),
-            Ok(v @ Value::Object(_)) => self.queue.push_back(v),
-            Ok(_) => eprintln!(
+        match message::parse(text.as_bytes()) {
+            Ok(Incoming::Batch(batch)) => self.queue.extend(batch),
+            Ok(Incoming::One(m)) => self.queue.push_back(m),
+            Ok(Incoming::Other) => eprintln!(
                 "warning: {}: skipped a JSON value that is not a message",
                 crate::redact::url(&self.url)
             ),
@@ -260,7 +259,7 @@ impl Transport for HttpTransport {
         self.push_json(&text)
     }
 
-    fn recv(&mut self, _deadline: Instant) -> Result<Value> {
+    fn recv(&mut self, _deadline: Instant) -> Result<Message> {
         loop {
             if let Some(v) = self.queue.pop_front() {
                 return Ok(v);

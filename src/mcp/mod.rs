@@ -5,6 +5,7 @@
 //! async-process) or `http` (Streamable HTTP on blocking ureq, behind the `http`
 //! feature). It is read-only: it never calls a tool or reads a resource.
 
+pub mod message;
 pub mod session;
 pub mod stdio;
 
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::lockfile::{ServerInfo, Surface};
+use crate::lockfile::{Listing, ServerInfo};
 
 /// The protocol revisions we speak. The first is the stateless era.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
@@ -75,7 +76,7 @@ pub struct CaptureOptions {
 #[derive(Clone, Debug)]
 pub struct Captured {
     pub server: ServerInfo,
-    pub surface: Surface,
+    pub surface: Listing,
 }
 
 /// Where a message goes and what it is, for transports that route by method.
@@ -91,7 +92,7 @@ pub trait Transport {
     /// Send one JSON-RPC message.
     fn send(&mut self, out: Outgoing<'_>, deadline: Instant) -> Result<()>;
     /// The next message from the server, waiting until `deadline`.
-    fn recv(&mut self, deadline: Instant) -> Result<Value>;
+    fn recv(&mut self, deadline: Instant) -> Result<message::Message>;
     /// The protocol version in use from now on (HTTP sends it as a header).
     fn set_protocol_version(&mut self, _version: &str) {}
     /// The era in use from now on (HTTP adds `Mcp-Method` in the stateless era).

@@ -6,11 +6,12 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
+use super::message::Listed;
 use super::{
     CaptureOptions, Captured, Outgoing, Protocol, Transport, LEGACY_VERSIONS, MODERN_VERSIONS,
 };
 use crate::error::{Error, ErrorKind, Result};
-use crate::lockfile::{Element, ServerInfo, Surface};
+use crate::lockfile::{Entry, Kind, Listing, ServerInfo};
 
 /// How long `--protocol auto` waits for an answer to its `server/discover` probe.
 const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -46,6 +47,8 @@ pub struct Session<'t> {
     /// The identity a list result carried in its `_meta`, for a server whose
     /// `server/discover` did not say who it is.
     listed_identity: Option<Value>,
+    /// The element lists of the last reply awaited, in compact form.
+    lists: Vec<(Kind, Listed)>,
 }
 
 /// A server's answer to one of our requests.
@@ -105,6 +108,7 @@ impl<'t> Session<'t> {
             next_id: 1,
             modern_version: None,
             listed_identity: None,
+            lists: Vec::new(),
         }
     }
 
@@ -122,19 +126,18 @@ impl<'t> Session<'t> {
             }
             Protocol::Version(v) => self.handshake(&v)?,
         };
-        let mut surface = Surface::default();
+        let mut surface = Listing::default();
         for &(method, capability, field) in LISTS {
             if capabilities.get(capability).is_none_or(Value::is_null) {
                 continue;
             }
-            let items = self.list_all(method, capability, field)?;
-            match field {
-                "tools" => surface.tools = items,
-                "resources" => surface.resources = items,
-                "resourceTemplates" => surface.resource_templates = items,
-                _ => surface.prompts = items,
-            }
+            let Some(kind) = Kind::ALL.into_iter().find(|k| k.list_name() == field) else {
+                continue;
+            };
+            let items = self.list_all(method, capability, kind)?;
+            surface.extend(kind, items);
         }
+        surface.sort();
         if server.name.is_empty() {
             if let Some(info) = self.listed_identity.take() {
                 let found = server_info(&info, "");
@@ -321,7 +324,8 @@ impl<'t> Session<'t> {
     /// Every item of a paginated list, following `nextCursor` to the end. A server
     /// that declares the capability but does not know the method (-32601 on the first
     /// page) has an empty list, with a warning.
-    fn list_all(&mut self, method: &str, capability: &str, field: &str) -> Result<Vec<Element>> {
+    fn list_all(&mut self, method: &str, capability: &str, kind: Kind) -> Result<Vec<Entry>> {
+        let field = kind.list_name();
         let mut items = Vec::new();
         let mut cursors = HashSet::new();
         let mut cursor: Option<String> = None;
@@ -348,22 +352,20 @@ impl<'t> Session<'t> {
                 }
             }
             let where_ = || format!("{} answered {method} with", self.transport.describe());
-            match result.as_object_mut().and_then(|r| r.remove(field)) {
-                Some(Value::Array(list)) => {
-                    for (i, item) in list.into_iter().enumerate() {
-                        match item {
-                            Value::Object(map) => items.push(map),
-                            _ => {
-                                return Err(Error::new(format!(
-                                    "{} `{field}[{i}]` that is not an object",
-                                    where_()
-                                )))
-                            }
-                        }
-                    }
+            // The reply's lists were compacted as it was read (`super::message`).
+            let listed = std::mem::take(&mut self.lists)
+                .into_iter()
+                .find(|(k, _)| *k == kind);
+            match (listed, result.get(field)) {
+                (Some((_, Listed::Entries(list))), _) => items.extend(list),
+                (Some((_, Listed::NotObject(i))), _) => {
+                    return Err(Error::new(format!(
+                        "{} `{field}[{i}]` that is not an object",
+                        where_()
+                    )))
                 }
-                None | Some(Value::Null) => {}
-                Some(_) => {
+                (None, None | Some(Value::Null)) => {}
+                (None, Some(_)) => {
                     return Err(Error::new(format!(
                         "{} `{field}` that is not an array",
                         where_()
@@ -487,13 +489,13 @@ impl<'t> Session<'t> {
                     self.failed(e, &format!("before answering {waiting_for}"))
                 }
             })?;
-            let has_method = incoming.get("method").and_then(Value::as_str);
+            let has_method = incoming.value.get("method").and_then(Value::as_str);
             let matched = |rid: &Value| {
                 ids.iter()
                     .copied()
                     .find(|&id| rid.as_u64() == Some(id) || rid.as_str() == Some(&id.to_string()))
             };
-            match (incoming.get("id"), has_method) {
+            match (incoming.value.get("id"), has_method) {
                 (Some(rid), Some(m)) if !rid.is_null() => {
                     let m = m.to_string();
                     self.answer(rid.clone(), &m)?;
@@ -501,7 +503,7 @@ impl<'t> Session<'t> {
                 (_, Some(_)) => {} // a notification: logging, list_changed, progress
                 (Some(rid), None) if matched(rid).is_some() => {
                     let id = matched(rid).unwrap_or_default();
-                    if let Some(err) = incoming.get("error") {
+                    if let Some(err) = incoming.value.get("error") {
                         let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
                         let text = err.get("message").and_then(Value::as_str).unwrap_or("");
                         return Ok((
@@ -512,7 +514,9 @@ impl<'t> Session<'t> {
                             },
                         ));
                     }
+                    self.lists = std::mem::take(&mut incoming.lists);
                     let result = incoming
+                        .value
                         .as_object_mut()
                         .and_then(|m| m.remove("result"))
                         .unwrap_or(Value::Null);

@@ -11,11 +11,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_process::{ChildStdin, Command};
-use serde_json::Value;
 use smol::channel::{Receiver, Sender};
 use smol::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use smol::Timer;
 
+use super::message::{self, Incoming, Message};
 use super::{Outgoing, Transport};
 use crate::error::{Error, ErrorKind, Result};
 
@@ -52,7 +52,7 @@ pub struct StdioTransport {
     stdin: Option<ChildStdin>,
     /// Bytes written to the server's stdin so far.
     written: u64,
-    rx: Receiver<std::result::Result<Value, String>>,
+    rx: Receiver<std::result::Result<Message, String>>,
     tail: Shared<VecDeque<String>>,
     /// Closed when the server's stderr reaches its end (every line is in `tail`).
     stderr_done: Receiver<()>,
@@ -357,7 +357,7 @@ fn kill_group(pid: u32) {
 
 async fn read_stdout(
     out: async_process::ChildStdout,
-    tx: Sender<std::result::Result<Value, String>>,
+    tx: Sender<std::result::Result<Message, String>>,
     name: String,
     received: Arc<std::sync::atomic::AtomicU64>,
 ) {
@@ -422,20 +422,20 @@ async fn read_stdout(
             warn(&mut noise, "not valid UTF-8");
             continue;
         }
-        match serde_json::from_slice::<Value>(text) {
-            Ok(Value::Array(batch)) => {
+        match message::parse(text) {
+            Ok(Incoming::Batch(batch)) => {
                 for msg in batch {
                     if tx.send(Ok(msg)).await.is_err() {
                         return;
                     }
                 }
             }
-            Ok(msg @ Value::Object(_)) => {
+            Ok(Incoming::One(msg)) => {
                 if tx.send(Ok(msg)).await.is_err() {
                     return;
                 }
             }
-            Ok(_) => warn(&mut noise, "a JSON value that is not a JSON-RPC message"),
+            Ok(Incoming::Other) => warn(&mut noise, "a JSON value that is not a JSON-RPC message"),
             Err(e) if e.to_string().contains("recursion limit") => {
                 let msg = format!(
                     "stdout line {number} nests JSON deeper than the 128 levels mcp-covenant reads"
@@ -624,10 +624,10 @@ impl Transport for StdioTransport {
         }
     }
 
-    fn recv(&mut self, deadline: Instant) -> Result<Value> {
+    fn recv(&mut self, deadline: Instant) -> Result<Message> {
         enum Got {
             Message(
-                std::result::Result<std::result::Result<Value, String>, smol::channel::RecvError>,
+                std::result::Result<std::result::Result<Message, String>, smol::channel::RecvError>,
             ),
             Exited,
             Timeout,

@@ -135,7 +135,7 @@ pub fn lockfile(
     package: &Package,
     opts: &PackageOptions,
     key: &cache::CaptureKey,
-    capture: &dyn Fn(Vec<String>) -> Result<crate::lockfile::Lockfile>,
+    capture: &dyn Fn(Vec<String>) -> Result<crate::lockfile::Snapshot>,
 ) -> Result<(Vec<u8>, Package)> {
     let version = resolve(package)?;
     let exact = Package {

@@ -1,0 +1,183 @@
+//! The compact surface: each element as its canonical text (exactly what a lockfile
+//! holds for it), not as a tree of values. A capture keeps this form: each element of a
+//! list reply is normalised and written as it is read, and its tree dropped (a map of
+//! serde_json takes about 630 bytes however few keys it holds: 400,000 tiny tools held as
+//! maps are 30 times their reply). The writer writes it, a live check compares it with
+//! the baseline's elements by bytes, and an element is built into values only where
+//! something must look inside it.
+
+use super::model::{key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION};
+use super::normalise::normalize_element;
+use super::write::write_element;
+use crate::error::{Error, Result};
+
+/// One element: its key and its canonical text (as a lockfile's list holds it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub key: Box<str>,
+    pub text: Box<str>,
+}
+
+impl Entry {
+    /// `element` normalised and written canonically; its values are dropped.
+    pub fn new(kind: Kind, mut element: Element) -> Entry {
+        normalize_element(kind, &mut element);
+        let mut text = String::new();
+        write_element(&mut text, &element);
+        Entry {
+            key: key_of(&element, kind.key_field()).into(),
+            text: text.into(),
+        }
+    }
+
+    /// The element built (its canonical text parsed: already normalised).
+    pub fn build(&self, kind: Kind) -> Result<Element> {
+        serde_json::from_str(&self.text).map_err(|e| {
+            Error::new(format!(
+                "an element of surface.{} does not read back: {e}",
+                kind.list_name()
+            ))
+        })
+    }
+}
+
+/// Every element of a surface in compact form, by kind, each list in key order once
+/// [`Listing::sort`]ed (as a normalised [`Surface`] is).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    lists: [Vec<Entry>; 4],
+}
+
+impl Listing {
+    pub fn list(&self, kind: Kind) -> &[Entry] {
+        &self.lists[kind as usize]
+    }
+
+    pub fn extend(&mut self, kind: Kind, entries: impl IntoIterator<Item = Entry>) {
+        self.lists[kind as usize].extend(entries);
+    }
+
+    /// Each list in key order (stable: a key given twice keeps the server's order).
+    pub fn sort(&mut self) {
+        for list in &mut self.lists {
+            list.sort_by(|a, b| a.key.cmp(&b.key));
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lists.iter().map(Vec::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A surface (normalised) in compact form.
+    pub fn of(surface: &Surface) -> Listing {
+        let mut out = Listing::default();
+        for kind in Kind::ALL {
+            out.extend(
+                kind,
+                surface.list(kind).iter().map(|e| {
+                    let mut text = String::new();
+                    write_element(&mut text, e);
+                    Entry {
+                        key: key_of(e, kind.key_field()).into(),
+                        text: text.into(),
+                    }
+                }),
+            );
+        }
+        out
+    }
+
+    /// Every element built.
+    pub fn build(&self) -> Result<Surface> {
+        let mut surface = Surface::default();
+        for kind in Kind::ALL {
+            *surface.list_mut(kind) = self
+                .list(kind)
+                .iter()
+                .map(|e| e.build(kind))
+                .collect::<Result<_>>()?;
+        }
+        Ok(surface)
+    }
+}
+
+/// A lockfile whose elements are in compact form: what a capture makes and `snapshot`
+/// writes. [`Snapshot::build`] gives the [`Lockfile`] the engine reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub covenant_version: String,
+    pub captured_at_unix: u64,
+    pub server: ServerInfo,
+    pub listing: Listing,
+}
+
+impl Snapshot {
+    pub fn new(server: ServerInfo, mut listing: Listing, captured_at_unix: u64) -> Snapshot {
+        listing.sort();
+        Snapshot {
+            covenant_version: COVENANT_VERSION.to_string(),
+            captured_at_unix,
+            server,
+            listing,
+        }
+    }
+
+    /// A built lockfile in compact form.
+    pub fn of(lock: &Lockfile) -> Snapshot {
+        Snapshot {
+            covenant_version: lock.covenant_version.clone(),
+            captured_at_unix: lock.captured_at_unix,
+            server: lock.server.clone(),
+            listing: Listing::of(&lock.surface),
+        }
+    }
+
+    /// Every element built: the lockfile.
+    pub fn build(&self) -> Result<Lockfile> {
+        Ok(Lockfile {
+            covenant_version: self.covenant_version.clone(),
+            captured_at_unix: self.captured_at_unix,
+            server: self.server.clone(),
+            surface: self.listing.build()?,
+        })
+    }
+
+    /// `N tool(s), N resource(s), N template(s), N prompt(s)`.
+    pub fn counts(&self) -> String {
+        let n = |k| self.listing.list(k).len();
+        format!(
+            "{} tool(s), {} resource(s), {} template(s), {} prompt(s)",
+            n(Kind::Tool),
+            n(Kind::Resource),
+            n(Kind::Template),
+            n(Kind::Prompt)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_is_its_elements_canonical_text_and_builds_back() {
+        let text = r#"{"covenant_version":"0.1.1","captured_at_unix":5,"server":{"name":"s"},
+            "surface":{"tools":[{"name":"b","_meta":{"progressToken":1},"inputSchema":{"required":["y","x"]}},{"name":"a"}]}}"#;
+        let lock = Lockfile::parse(text.as_bytes(), "t").unwrap();
+        let snap = Snapshot::of(&lock);
+        assert_eq!(snap.to_text(), lock.to_text());
+        assert_eq!(snap.build().unwrap(), lock);
+        let map = serde_json::json!({"name": "b", "_meta": {"progressToken": 1},
+            "inputSchema": {"required": ["y", "x"]}});
+        let entry = Entry::new(Kind::Tool, map.as_object().unwrap().clone());
+        assert_eq!(&entry, &snap.listing.list(Kind::Tool)[1]);
+        assert_eq!(
+            snap.counts(),
+            "2 tool(s), 0 resource(s), 0 template(s), 0 prompt(s)"
+        );
+    }
+}
