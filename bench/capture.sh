@@ -4,22 +4,25 @@
 # server, one that never answers a method it does not know (the era probe must cost no
 # wait: goal <= 10 ms overhead), and a stateless-era server; then peak RSS.
 #
-# Then memory: the peak RSS of capturing a ~64 MB tools/list reply over stdio and HTTP,
-# against the reply's size, for a schema-heavy reply (many small objects) and a
-# text-heavy one (long descriptions). The fixture streams the reply from a file, so it
+# Then memory: the peak RSS of capturing a large tools/list reply over stdio and HTTP,
+# against the reply's size, for a schema-heavy reply of ~64 MB (many small objects), a
+# text-heavy one (long descriptions), and 400,000 tiny tools in 20.4 MB (the worst shape
+# per byte when elements were held as maps). SHAPES="tiny" measures only some; LATENCY=0
+# skips the start-up overhead. The fixture streams the reply from a file, so it
 # stays small, and /usr/bin/time (which counts the children it reaps) measures
 # mcp-covenant.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q --bins --examples
 N=${N:-21}
+SHAPES=${SHAPES:-schema text tiny}
 out=$(mktemp -d)
 fx=target/release/examples/fixture-server
 tools='"tools":[{"name":"a","inputSchema":{"type":"object"}}],"generateTools":'"${TOOLS:-0}"
 echo "{$tools}" > "$out/legacy.json"
 echo "{$tools,\"silentOnUnknown\":true}" > "$out/silent.json"
 echo "{$tools,\"era\":\"modern\",\"silentOnUnknown\":true}" > "$out/modern.json"
-python3 - "$N" "$out" <<'PY'
+[ "${LATENCY:-1}" = 0 ] || python3 - "$N" "$out" <<'PY'
 import statistics, subprocess, sys, time
 n, out = int(sys.argv[1]), sys.argv[2]
 fx = "target/release/examples/fixture-server"
@@ -37,7 +40,7 @@ for case, what in [("legacy", "handshake era"), ("silent", "handshake era, silen
     status = "" if rc == 0 else f" (snapshot FAILED, exit {rc})"
     print(f"{what}: server start-up to exit {start:.1f} ms; snapshot {cap:.1f} ms; overhead {cap - start:.1f} ms (median of {n}){status}")
 PY
-/usr/bin/time -f "peak RSS of snapshot: %M KB" target/release/mcp-covenant snapshot -o "$out/x.lock" -- "$fx" "$out/legacy.json" 2>&1 | grep peak
+[ "${LATENCY:-1}" = 0 ] || /usr/bin/time -f "peak RSS of snapshot: %M KB" target/release/mcp-covenant snapshot -o "$out/x.lock" -- "$fx" "$out/legacy.json" 2>&1 | grep peak
 
 python3 - "$out" <<'PY'
 import json, sys
@@ -51,13 +54,14 @@ schema = [{"name": f"gen_{i:05}", "description": "generated",
 text = [{"name": f"doc_{i:04}", "description": "x" * 64000,
          "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "y" * 1000}}}}
         for i in range(1000)]
-for name, tools in [("schema", schema), ("text", text)]:
+tiny = [{"name": f"t{i:06}", "inputSchema": {"type": "object"}} for i in range(400000)]
+for name, tools in [("schema", schema), ("text", text), ("tiny", tiny)]:
     with open(f"{out}/{name}.json", "w") as f:
         json.dump({"tools": tools}, f, separators=(",", ":"))
     with open(f"{out}/{name}-spec.json", "w") as f:
         json.dump({"tools": [], "toolsListFile": f"{out}/{name}.json"}, f)
 PY
-for shape in schema text; do
+for shape in $SHAPES; do
   size=$(stat -c %s "$out/$shape.json")
   /usr/bin/time -f "%M" -o "$out/rss" target/release/mcp-covenant snapshot --timeout 300 \
     -o "$out/$shape-stdio.lock" -- "$fx" "$out/$shape-spec.json" 2>/dev/null

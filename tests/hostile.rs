@@ -1261,3 +1261,41 @@ fn thousands_of_changed_properties_keep_the_witness_search_bounded() {
         eprintln!("{before} → {after}: {took:?}, {exhausted} past the witness budget");
     }
 }
+
+/// Many tiny tools in one reply: each element is kept as its canonical text as the
+/// reply is read, never as a tree of maps (a serde_json map takes about 630 bytes
+/// however few keys it holds: 200,000 tiny tools held as maps peaked at about 30 times
+/// their 10 MB reply). Under an address-space cap that a capture holding them as maps
+/// exceeds, the capture succeeds and writes every tool.
+#[test]
+fn many_tiny_tools_are_captured_within_a_few_times_their_reply() {
+    let d = tmpdir("tiny-tools");
+    let n = 200_000;
+    let tools: Vec<Value> = (0..n)
+        .map(|i| json!({"name": format!("t{i:06}"), "inputSchema": {"type": "object"}}))
+        .collect();
+    fs::write(d.join("tools.json"), json!({ "tools": tools }).to_string()).unwrap();
+    let spec = write_spec(
+        &d,
+        &json!({"tools": [], "toolsListFile": d.join("tools.json").to_str().unwrap()}),
+    );
+    let mut cmd = std::process::Command::new("sh");
+    cmd.current_dir(&d).env_remove("NO_COLOR").args([
+        "-c",
+        // Address space, not RSS: the cap holds whatever the allocator does.
+        "ulimit -v 393216 && exec \"$0\" \"$@\"",
+        env!("CARGO_BIN_EXE_mcp-covenant"),
+        "snapshot",
+        "--timeout",
+        "300",
+        "-o",
+        "out.lock",
+        "--",
+        fixture().to_str().unwrap(),
+        spec.to_str().unwrap(),
+    ]);
+    let o = output_within(cmd, 400);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let text = fs::read_to_string(d.join("out.lock")).unwrap();
+    assert_eq!(text.matches("\"name\": \"t").count(), n);
+}
