@@ -22,10 +22,15 @@ impl Entry {
     /// `element` normalised and written canonically; its values are dropped.
     pub fn new(kind: Kind, mut element: Element) -> Entry {
         normalize_element(kind, &mut element);
+        Entry::of(kind, &element)
+    }
+
+    /// A normalised element written canonically.
+    fn of(kind: Kind, element: &Element) -> Entry {
         let mut text = String::new();
-        write_element(&mut text, &element);
+        write_element(&mut text, element);
         Entry {
-            key: key_of(&element, kind.key_field()).into(),
+            key: key_of(element, kind.key_field()).into(),
             text: text.into(),
         }
     }
@@ -76,17 +81,7 @@ impl Listing {
     pub fn of(surface: &Surface) -> Listing {
         let mut out = Listing::default();
         for kind in Kind::ALL {
-            out.extend(
-                kind,
-                surface.list(kind).iter().map(|e| {
-                    let mut text = String::new();
-                    write_element(&mut text, e);
-                    Entry {
-                        key: key_of(e, kind.key_field()).into(),
-                        text: text.into(),
-                    }
-                }),
-            );
+            out.extend(kind, surface.list(kind).iter().map(|e| Entry::of(kind, e)));
         }
         out
     }

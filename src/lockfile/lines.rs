@@ -20,7 +20,7 @@ impl Lockfile {
     /// element's own lines are always there), and the canonical text it counted.
     pub fn line_map_for(&self, wanted: Option<&HashSet<(Kind, String)>>) -> (LineMap, String) {
         let mut map = LineMap::default();
-        let text = self.render(Some((&mut map, wanted)));
+        let text = self.render(&mut map, wanted);
         (map, text)
     }
 }

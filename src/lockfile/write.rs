@@ -20,7 +20,7 @@ use crate::io::{read_input, write_atomic_with, MAX_READ_BYTES};
 impl Lockfile {
     /// The canonical text of this lockfile.
     pub fn to_text(&self) -> String {
-        self.render(None)
+        Snapshot::of(self).to_text()
     }
 
     /// Write to `path` atomically, as [`Snapshot::write`] does.
@@ -31,11 +31,12 @@ impl Lockfile {
         Ok(())
     }
 
-    /// The canonical text, with line tracking when `lines` is given.
-    #[allow(clippy::type_complexity)]
+    /// The canonical text, recording in `map` the lines of each list and element, and of
+    /// the values inside the elements `wanted` names (all when `None`).
     pub(super) fn render(
         &self,
-        mut lines: Option<(&mut LineMap, Option<&HashSet<(Kind, String)>>)>,
+        map: &mut LineMap,
+        wanted: Option<&HashSet<(Kind, String)>>,
     ) -> String {
         let mut out = String::with_capacity(1 << 16);
         write_envelope(
@@ -56,36 +57,24 @@ impl Lockfile {
         };
         for (k, kind) in Kind::ALL.into_iter().enumerate() {
             canon::indent(&mut out, 2);
-            if let Some((m, _)) = lines.as_mut() {
-                m.lists.insert(kind, line_now(&out));
-            }
+            map.lists.insert(kind, line_now(&out));
             let list = self.surface.list(kind);
             open_list(&mut out, kind, list.is_empty());
             for (i, element) in list.iter().enumerate() {
                 canon::indent(&mut out, 3);
-                match lines.as_mut() {
-                    Some((m, wanted)) => {
-                        let start = line_now(&out);
-                        let key = (kind, key_of(element, kind.key_field()).to_string());
-                        let spans = if wanted.is_none_or(|w| w.contains(&key)) {
-                            let mut track = canon::Track::at(&out, start);
-                            canon::write_object_tracked(
-                                &mut out,
-                                element,
-                                Ctx::Element,
-                                3,
-                                Some(&mut track),
-                            );
-                            track.spans
-                        } else {
-                            canon::write_object(&mut out, element, Ctx::Element, 3);
-                            Default::default()
-                        };
-                        let end = line_now(&out);
-                        m.elements.insert(key, (start, end, spans));
-                    }
-                    None => write_element(&mut out, element),
-                }
+                let start = line_now(&out);
+                let key = (kind, key_of(element, kind.key_field()).to_string());
+                let mut track = canon::Track::at(&out, start);
+                let tracked = wanted.is_none_or(|w| w.contains(&key));
+                canon::write_object_tracked(
+                    &mut out,
+                    element,
+                    Ctx::Element,
+                    3,
+                    tracked.then_some(&mut track),
+                );
+                let end = line_now(&out);
+                map.elements.insert(key, (start, end, track.spans));
                 out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
             }
             close_list(&mut out, k, list.is_empty());

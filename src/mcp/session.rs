@@ -503,6 +503,8 @@ impl<'t> Session<'t> {
                 (_, Some(_)) => {} // a notification: logging, list_changed, progress
                 (Some(rid), None) if matched(rid).is_some() => {
                     let id = matched(rid).unwrap_or_default();
+                    // The lists of this reply, and none left from an earlier one.
+                    self.lists = std::mem::take(&mut incoming.lists);
                     if let Some(err) = incoming.value.get("error") {
                         let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
                         let text = err.get("message").and_then(Value::as_str).unwrap_or("");
@@ -514,7 +516,6 @@ impl<'t> Session<'t> {
                             },
                         ));
                     }
-                    self.lists = std::mem::take(&mut incoming.lists);
                     let result = incoming
                         .value
                         .as_object_mut()
