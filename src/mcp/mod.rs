@@ -76,6 +76,7 @@ pub struct CaptureOptions {
 #[derive(Clone, Debug)]
 pub struct Captured {
     pub server: ServerInfo,
+    /// Each element as its canonical text, in the order the server listed them.
     pub surface: Listing,
 }
 

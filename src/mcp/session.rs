@@ -137,7 +137,6 @@ impl<'t> Session<'t> {
             let items = self.list_all(method, capability, kind)?;
             surface.extend(kind, items);
         }
-        surface.sort();
         if server.name.is_empty() {
             if let Some(info) = self.listed_identity.take() {
                 let found = server_info(&info, "");
