@@ -13,7 +13,7 @@ use super::source::{capture, snapshot_command, Live};
 use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
-use crate::lockfile::{key_of, Element, Kind, Lockfile, Snapshot};
+use crate::lockfile::{key_of, Element, Kind, Lockfile, Raw, Snapshot};
 use crate::policy;
 use crate::report::{self, Format, Report};
 use crate::rules::{Rules, Severity};
@@ -72,7 +72,9 @@ fn snapshot_check(
         }
         Err(e) => return Err(e),
     };
-    let previous = Lockfile::parse(&old, &output.display().to_string())?;
+    // Read (every element checked) but not built: an up-to-date file is compared by its
+    // bytes, and only a file that is not is built for the report.
+    let previous = Raw::read(&old, &output.display().to_string(), true)?;
     // Writing keeps the file's capture time when nothing else changed.
     lock.captured_at_unix = previous.captured_at_unix;
     if lock.is_text_of(&old) {
@@ -99,6 +101,7 @@ fn snapshot_check(
         output.display(),
         snapshot_command(live, opts, output)
     );
+    let previous = previous.build()?;
     let changes = diff::diff(rules, &previous.surface, &lock.listing.build()?);
     let versions = (
         previous.server.version.as_deref(),
