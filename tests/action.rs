@@ -661,20 +661,27 @@ fn an_approve_label_given_before_new_commits_does_not_approve_them() {
     assert_eq!(o.status.code(), Some(1), "{}", both(&o));
     let out = stdout(&o);
     assert!(
-        out.contains("the approve label `breaking-ok` was on the pull request before these commits"),
+        out.contains(
+            "the approve label `breaking-ok` was on the pull request before these commits"
+        ),
         "{out}"
     );
     assert!(out.contains("the label `breaking-ok` is removed"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("::error")), "{out}");
     assert!(
-        gh.requests()
-            .contains(&("DELETE".into(), "/repos/o/r/issues/7/labels/breaking-ok".into())),
+        gh.requests().contains(&(
+            "DELETE".into(),
+            "/repos/o/r/issues/7/labels/breaking-ok".into()
+        )),
         "{:?}",
         gh.requests()
     );
     assert!(gh.api.lock().unwrap().labels.is_empty());
     let summary = fs::read_to_string(pr.summary()).unwrap();
-    assert!(summary.contains("was on the pull request before"), "{summary}");
+    assert!(
+        summary.contains("was on the pull request before"),
+        "{summary}"
+    );
     assert!(!summary.contains("**Approved**"), "{summary}");
 
     // A token that may not remove it (a fork's): still not approved, and said.
@@ -697,8 +704,20 @@ fn an_approve_label_given_before_new_commits_does_not_approve_them() {
     // Added after the push (the run re-run, or started by adding it): approved.
     for (name, payload) in [
         ("rerun", event(&pr, "rerun", "synchronize", &[], None)),
-        ("labeled", event(&pr, "labeled", "labeled", &["breaking-ok"], Some("breaking-ok"))),
-        ("opened", event(&pr, "opened", "opened", &["breaking-ok"], None)),
+        (
+            "labeled",
+            event(
+                &pr,
+                "labeled",
+                "labeled",
+                &["breaking-ok"],
+                Some("breaking-ok"),
+            ),
+        ),
+        (
+            "opened",
+            event(&pr, "opened", "opened", &["breaking-ok"], None),
+        ),
     ] {
         let gh = FakeGitHub::start(Api {
             labels: vec!["breaking-ok".into()],

@@ -493,4 +493,17 @@ fn a_package_from_a_local_registry_is_installed_once_and_compared_with_the_relea
         err.contains("asking") && !err.contains("installing"),
         "{err}"
     );
+    // lint reads a package as check does: from the cache, nothing installed.
+    let o = run(&[
+        "lint",
+        "--from",
+        "npm:fixture-mcp-server@1.1.0",
+        "--format",
+        "json",
+    ]);
+    let err = stderr(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
+    assert!(!err.contains("installing"), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON report");
+    assert!(report["findings"].is_array(), "{report}");
 }

@@ -206,8 +206,9 @@ pub struct HelpArgs {
 
 #[derive(Args, Debug)]
 pub struct LintArgs {
-    /// Lint this lockfile instead of a live server (a path, or git:REF:PATH to read it
-    /// at a git revision).
+    /// Lint this lockfile instead of a live server: a path, git:REF:PATH to read it at a
+    /// git revision, or a published package, npm:NAME@VERSION or pypi:NAME==VERSION
+    /// (installed, captured, cached).
     #[arg(long, value_name = "LOCKFILE", conflicts_with_all = ["http", "command"])]
     pub from: Option<PathBuf>,
 

@@ -128,6 +128,8 @@ pub(super) struct LintSettings<'c> {
     /// `--output`.
     pub output: Option<PathBuf>,
     pub source: LiveSource,
+    /// covenant.toml: a package `--from` is installed with its `[[server]]` options.
+    pub config: &'c Config,
 }
 
 impl<'c> LintSettings<'c> {
@@ -147,6 +149,7 @@ impl<'c> LintSettings<'c> {
             format: args.format,
             output: args.output,
             source: args.source,
+            config,
         })
     }
 }
