@@ -235,7 +235,9 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
             snapshot::run(&rules, &config, settings, out)
         }
         Command::Check(args) => {
-            config.warn_expired();
+            for w in config.ignore_warnings() {
+                eprintln!("warning: {w}");
+            }
             // Compared with a revision: this covenant.toml is held to that revision's, so
             // a pull request cannot loosen its own gate.
             // (A covenant.toml outside the repository, `--config /abs/path`, is not the

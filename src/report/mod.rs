@@ -112,7 +112,8 @@ impl<'r> Report<'r> {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// A report format (`check --format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// For people: grouped by severity, coloured on a terminal.
     Human,
