@@ -47,6 +47,7 @@ pub use crate::config::{FailOn, LintFailOn};
 use crate::error::Result;
 use crate::lint::LintRules;
 use crate::mcp;
+use crate::notice::{Notice, Notices};
 use crate::rules::Rules;
 use crate::stdout::PipeTolerant;
 
@@ -73,6 +74,21 @@ pub(crate) fn pasteable(path: &std::path::Path) -> String {
 /// `--config FILE` as given (absolute), for the commands a message suggests.
 pub(crate) fn explicit_config() -> Option<std::path::PathBuf> {
     EXPLICIT_CONFIG.get().cloned()
+}
+
+/// Where the lower layers' notices go: stderr, as it comes, each line through
+/// `error::log` (secrets masked, server and repository text escaped); status lines are
+/// silenced by `-q`, warnings never.
+pub(crate) fn notices() -> Notices {
+    Notices::new(|n| {
+        let log = crate::error::log;
+        match n {
+            Notice::Status(s) => status!("mcp-covenant: {}", log(&s)),
+            Notice::Warning(s) => eprintln!("warning: {}", log(&s)),
+            Notice::Server(s) => eprintln!("server: {}", log(&s)),
+            Notice::Tool(s) => eprintln!("  {}", log(&s)),
+        }
+    })
 }
 
 /// `-q/--quiet`: status lines are not printed.

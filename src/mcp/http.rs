@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::{Outgoing, Transport};
 use crate::error::{Error, Result};
+use crate::notice::Notices;
 
 /// The largest response body we accept (a hostile server cannot exhaust memory): no
 /// more than all list pages together may bring (a lockfile's worth).
@@ -33,10 +34,16 @@ pub struct HttpTransport {
     stream: Option<Stream>,
     /// Bytes of response bodies and event data received so far.
     received: u64,
+    notices: Notices,
 }
 
 impl HttpTransport {
-    pub fn new(url: &str, headers: &[(String, String)], _timeout: Duration) -> Result<Self> {
+    pub fn new(
+        url: &str,
+        headers: &[(String, String)],
+        _timeout: Duration,
+        notices: &Notices,
+    ) -> Result<Self> {
         crate::redact::register_endpoint(url, headers);
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(Error::new(format!(
@@ -58,6 +65,7 @@ impl HttpTransport {
             queue: VecDeque::new(),
             stream: None,
             received: 0,
+            notices: notices.clone(),
         })
     }
 
@@ -153,10 +161,10 @@ impl HttpTransport {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Array(batch)) => self.queue.extend(batch),
             Ok(v @ Value::Object(_)) => self.queue.push_back(v),
-            Ok(_) => eprintln!(
-                "warning: {}: skipped a JSON value that is not a message",
+            Ok(_) => self.notices.warn(format!(
+                "{}: skipped a JSON value that is not a message",
                 crate::redact::url(&self.url)
-            ),
+            )),
             Err(e) if e.to_string().contains("recursion limit") => {
                 return Err(Error::new(
                     "sent JSON nested deeper than the 128 levels mcp-covenant reads",

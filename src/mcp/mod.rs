@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::lockfile::{ServerInfo, Surface};
+use crate::notice::{Notice, Notices};
 
 /// The protocol revisions we speak. The first is the stateless era.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
@@ -69,6 +70,8 @@ pub struct CaptureOptions {
     pub client_capabilities: Vec<String>,
     /// Pass the server's stderr through as it comes (otherwise shown on failure only).
     pub show_server_stderr: bool,
+    /// Where warnings and the server's stderr lines go (the command line prints them).
+    pub notices: Notices,
 }
 
 /// What a capture found.
@@ -133,9 +136,9 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
     let (result, tail) = match (&first, &opts.protocol, &opts.endpoint) {
         (Err(e), Protocol::Auto, Endpoint::Stdio(_)) if probe_killed(e) => {
             let fallback = LEGACY_VERSIONS[0];
-            eprintln!(
-                "warning: the server exited before answering the era probe (some servers accept nothing before `initialize`); starting it again with --protocol {fallback}"
-            );
+            opts.notices.warn(format!(
+                "the server exited before answering the era probe (some servers accept nothing before `initialize`); starting it again with --protocol {fallback}"
+            ));
             let mut again = opts.clone();
             again.protocol = Protocol::Version(fallback.to_string());
             capture_once(&again)
@@ -145,7 +148,8 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
     // The server's last words, once: those of the attempt that failed last.
     if result.is_err() && !opts.show_server_stderr {
         for line in &tail {
-            eprintln!("server: {}", crate::error::log(&shorten(line)));
+            opts.notices
+                .send(Notice::Server(shorten(line).into_owned()));
         }
     }
     result.map_err(|e| match e.kind() {
@@ -214,10 +218,10 @@ fn capture_once(opts: &CaptureOptions) -> (Result<Captured>, Vec<String>) {
         None => return (Err(Error::new("--timeout is too large")), Vec::new()),
     };
     let transport: Result<Box<dyn Transport>> = match &opts.endpoint {
-        Endpoint::Stdio(cmd) => stdio::StdioTransport::spawn(cmd, opts.show_server_stderr)
+        Endpoint::Stdio(cmd) => stdio::StdioTransport::spawn(cmd, opts.show_server_stderr, &opts.notices)
             .map(|t| Box::new(t) as Box<dyn Transport>),
         #[cfg(feature = "http")]
-        Endpoint::Http { url, headers } => http::HttpTransport::new(url, headers, opts.timeout)
+        Endpoint::Http { url, headers } => http::HttpTransport::new(url, headers, opts.timeout, &opts.notices)
             .map(|t| Box::new(t) as Box<dyn Transport>),
         #[cfg(not(feature = "http"))]
         Endpoint::Http { .. } => Err(Error::new(

@@ -305,7 +305,7 @@ impl<'t> Session<'t> {
             .unwrap_or(offer)
             .to_string();
         if !LEGACY_VERSIONS.contains(&version.as_str()) {
-            eprintln!("warning: {}", crate::error::log(&format!("{} negotiated protocol version {version}, which mcp-covenant does not know; listing anyway", self.transport.describe())));
+            self.opts.notices.warn(format!("{} negotiated protocol version {version}, which mcp-covenant does not know; listing anyway", self.transport.describe()));
         }
         self.transport.set_protocol_version(&version);
         self.notify("notifications/initialized")?;
@@ -334,10 +334,10 @@ impl<'t> Session<'t> {
             let (_, reply) = self.await_reply(&[id], method)?;
             let mut result = match reply {
                 Reply::Error { code, .. } if code == METHOD_NOT_FOUND && page == 0 => {
-                    eprintln!(
-                        "warning: {} declares the `{capability}` capability but answers {method} with -32601 (method not found); recorded as no {field}",
+                    self.opts.notices.warn(format!(
+                        "{} declares the `{capability}` capability but answers {method} with -32601 (method not found); recorded as no {field}",
                         self.transport.describe()
-                    );
+                    ));
                     return Ok(items);
                 }
                 reply => self.result_of(method, reply)?,
