@@ -112,20 +112,14 @@ impl<'r> Report<'r> {
     }
 }
 
-/// A report format (`check --format`).
+/// A report format (`check --format`; `cli::args::FormatArg` says what each is for).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
-    /// For people: grouped by severity, coloured on a terminal.
     Human,
-    /// One JSON object with counts and every change (stable key order).
     Json,
-    /// A pull-request comment: the bump, then a table per severity.
     Markdown,
-    /// GitHub Actions workflow commands (`::error file=...,line=...::`).
     Github,
-    /// SARIF 2.1.0 for code scanning, anchored to lines of the lockfile.
     Sarif,
-    /// JUnit XML: one testcase per element, failures at or above --fail-on.
     Junit,
 }
 
