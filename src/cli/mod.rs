@@ -165,47 +165,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
         command => command,
     };
     let mut command = command;
-    // The nearest covenant.toml, here or in a parent: the command runs in its directory
-    // (so its paths and its server command mean what they say there), with the command
-    // line's paths made relative to it.
-    // A server given on the command line runs where the user is: the command stays
-    // here and reads the file by its path (its paths are still relative to it).
-    let cli_server = match &command {
-        Command::Snapshot(a) => a.source.given(),
-        Command::Check(a) => a.source.given(),
-        Command::Lint(a) => a.source.given(),
-        _ => false,
-    };
-    let mut moved_to = None;
-    let mut found = None;
-    if cli.config.is_none() {
-        let cwd = std::env::current_dir().map_err(|e| {
-            crate::error::Error::new(format!("cannot read the current directory: {e}"))
-        })?;
-        let parent = crate::config::find(&cwd).filter(|d| *d != cwd);
-        if let (Some(dir), true) = (&parent, cli_server) {
-            let up = cwd
-                .strip_prefix(dir)
-                .map(|p| p.components().count())
-                .unwrap_or(0);
-            let mut rel = std::path::PathBuf::new();
-            for _ in 0..up {
-                rel.push("..");
-            }
-            found = Some(rel.join(crate::config::DEFAULT_FILE));
-        } else if let Some(dir) = parent {
-            std::env::set_current_dir(&dir).map_err(|e| {
-                crate::error::Error::new(format!("cannot enter {}: {e}", dir.display()))
-            })?;
-            if let Ok(prefix) = cwd.strip_prefix(&dir) {
-                settings::rebase(&mut command, prefix);
-            }
-            let _ = MOVED_FROM.set(cwd);
-            moved_to = Some(dir);
-        }
-    } else if let Some(c) = &cli.config {
-        let _ = EXPLICIT_CONFIG.set(std::path::absolute(c).unwrap_or_else(|_| c.clone()));
-    }
+    let (found, moved_to) = enter_config_dir(cli.config.as_deref(), &mut command)?;
     let mut rules = Rules::from_tables(tables)?;
     let mut lint_rules = LintRules::embedded()?;
     let config = Config::discover(
@@ -215,21 +175,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     )?;
     // (`--config` names the file already.)
     if cli.verbose && cli.config.is_none() {
-        match (&config.file, &moved_to) {
-            (Some(f), Some(dir)) => eprintln!(
-                "mcp-covenant: using {} (found above the current directory; paths are relative to {})",
-                dir.join(f).display(),
-                dir.display()
-            ),
-            (Some(f), None) if found.is_some() => eprintln!(
-                "mcp-covenant: using {} (found above the current directory; the server given here runs here)",
-                f.display()
-            ),
-            (Some(f), None) => eprintln!("mcp-covenant: using {}", f.display()),
-            (None, _) => eprintln!(
-                "mcp-covenant: no covenant.toml here or in a parent directory up to the repository's root; using the defaults"
-            ),
-        }
+        say_which_config(&config, found.as_deref(), moved_to.as_deref());
     }
     for w in &config.warnings {
         eprintln!("warning: {w}");
@@ -286,6 +232,78 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
         Command::Help(_) | Command::Init(_) | Command::Completions(_) => {
             unreachable!("handled above")
         }
+    }
+}
+
+/// The nearest covenant.toml, here or in a parent, when `--config` names none: the
+/// command runs in its directory (so its paths and its server command mean what they
+/// say there), with the command line's paths made relative to it. A server given on the
+/// command line runs where the user is: the command stays here and reads the file by
+/// its path (its paths are still relative to it). Returns that path (`found`) or the
+/// directory entered (`moved_to`).
+fn enter_config_dir(
+    explicit: Option<&std::path::Path>,
+    command: &mut Command,
+) -> Result<(Option<std::path::PathBuf>, Option<std::path::PathBuf>)> {
+    let cli_server = match &*command {
+        Command::Snapshot(a) => a.source.given(),
+        Command::Check(a) => a.source.given(),
+        Command::Lint(a) => a.source.given(),
+        _ => false,
+    };
+    let mut moved_to = None;
+    let mut found = None;
+    if explicit.is_none() {
+        let cwd = std::env::current_dir().map_err(|e| {
+            crate::error::Error::new(format!("cannot read the current directory: {e}"))
+        })?;
+        let parent = crate::config::find(&cwd).filter(|d| *d != cwd);
+        if let (Some(dir), true) = (&parent, cli_server) {
+            let up = cwd
+                .strip_prefix(dir)
+                .map(|p| p.components().count())
+                .unwrap_or(0);
+            let mut rel = std::path::PathBuf::new();
+            for _ in 0..up {
+                rel.push("..");
+            }
+            found = Some(rel.join(crate::config::DEFAULT_FILE));
+        } else if let Some(dir) = parent {
+            std::env::set_current_dir(&dir).map_err(|e| {
+                crate::error::Error::new(format!("cannot enter {}: {e}", dir.display()))
+            })?;
+            if let Ok(prefix) = cwd.strip_prefix(&dir) {
+                settings::rebase(command, prefix);
+            }
+            let _ = MOVED_FROM.set(cwd);
+            moved_to = Some(dir);
+        }
+    } else if let Some(c) = explicit {
+        let _ = EXPLICIT_CONFIG.set(std::path::absolute(c).unwrap_or_else(|_| c.to_path_buf()));
+    }
+    Ok((found, moved_to))
+}
+
+/// `-v`: which covenant.toml applies, and where the command runs.
+fn say_which_config(
+    config: &Config,
+    found: Option<&std::path::Path>,
+    moved_to: Option<&std::path::Path>,
+) {
+    match (&config.file, moved_to) {
+        (Some(f), Some(dir)) => eprintln!(
+            "mcp-covenant: using {} (found above the current directory; paths are relative to {})",
+            dir.join(f).display(),
+            dir.display()
+        ),
+        (Some(f), None) if found.is_some() => eprintln!(
+            "mcp-covenant: using {} (found above the current directory; the server given here runs here)",
+            f.display()
+        ),
+        (Some(f), None) => eprintln!("mcp-covenant: using {}", f.display()),
+        (None, _) => eprintln!(
+            "mcp-covenant: no covenant.toml here or in a parent directory up to the repository's root; using the defaults"
+        ),
     }
 }
 
