@@ -84,11 +84,17 @@ pub(crate) fn notices() -> Notices {
         let log = crate::error::log;
         match n {
             Notice::Status(s) => status!("mcp-covenant: {}", log(&s)),
-            Notice::Warning(s) => eprintln!("warning: {}", log(&s)),
+            Notice::Warning(s) => warn(&s),
             Notice::Server(s) => eprintln!("server: {}", log(&s)),
             Notice::Tool(s) => eprintln!("  {}", log(&s)),
         }
     })
+}
+
+/// A `warning:` line on stderr (never silenced): secrets masked, control and bidi
+/// characters escaped.
+pub(crate) fn warn(line: &str) {
+    eprintln!("warning: {}", crate::error::log(line));
 }
 
 /// `-q/--quiet`: status lines are not printed.
@@ -177,8 +183,9 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     if cli.verbose && cli.config.is_none() {
         say_which_config(&config, found.as_deref(), moved_to.as_deref());
     }
+    // covenant.toml's text is the repository's: escaped as a server's is.
     for w in &config.warnings {
-        eprintln!("warning: {w}");
+        warn(w);
     }
     rules.set_overrides(config.severity.clone());
     lint_rules.set_overrides(config.lint.clone());
@@ -198,7 +205,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
         }
         Command::Check(args) => {
             for w in config.ignore_warnings() {
-                eprintln!("warning: {w}");
+                warn(&w);
             }
             // Compared with a revision: this covenant.toml is held to that revision's, so
             // a pull request cannot loosen its own gate.
@@ -210,9 +217,9 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
                     let base = check::base_config(&rules, &config, rev)?.unwrap_or_default();
                     let (held, loosened) = config.held_to(&base, &rules);
                     for l in &loosened {
-                        eprintln!(
-                            "warning: {l}; this check applies {rev}'s stricter policy (the looser one applies once merged)"
-                        );
+                        warn(&format!(
+                            "{l}; this check applies {rev}'s stricter policy (the looser one applies once merged)"
+                        ));
                     }
                     rules.set_overrides(held.severity.clone());
                     held
