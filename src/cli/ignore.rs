@@ -13,16 +13,7 @@ use crate::rules::Rules;
 
 pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8> {
     let (path, text) = match &config.file {
-        Some(f) => {
-            let bytes = crate::io::read_input(f, "config")?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                Error::new(format!(
-                    "cannot read config {}: it is not UTF-8",
-                    f.display()
-                ))
-            })?;
-            (f.clone(), text)
-        }
+        Some(f) => (f.clone(), crate::config::read_text(f)?),
         None => (PathBuf::from(crate::config::DEFAULT_FILE), String::new()),
     };
     let name = path.display().to_string();

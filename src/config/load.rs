@@ -71,15 +71,20 @@ pub(super) struct RawIgnore {
     pub(super) until: Option<Spanned<toml::Value>>,
 }
 
+/// The text of the covenant.toml at `path`: a regular file, bounded, UTF-8.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = crate::io::read_input(path, "config")?;
+    String::from_utf8(bytes).map_err(|_| {
+        Error::new(format!(
+            "cannot read config {}: it is not UTF-8",
+            path.display()
+        ))
+    })
+}
+
 impl Config {
     pub fn load(path: &Path, rules: &Rules, lint: &LintRules) -> Result<Config> {
-        let bytes = crate::io::read_input(path, "config")?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            Error::new(format!(
-                "cannot read config {}: it is not UTF-8",
-                path.display()
-            ))
-        })?;
+        let text = read_text(path)?;
         Config::parse(&text, &path.display().to_string(), rules, lint).map(|mut c| {
             // A [[server]]'s lockfile is relative to the config file.
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
