@@ -15,7 +15,6 @@ use serde_json::Value;
 
 use super::{Outgoing, Transport};
 use crate::error::{Error, Result};
-use crate::notice::Notices;
 
 /// The largest response body we accept (a hostile server cannot exhaust memory): no
 /// more than all list pages together may bring (a lockfile's worth).
@@ -34,7 +33,7 @@ pub struct HttpTransport {
     stream: Option<Stream>,
     /// Bytes of response bodies and event data received so far.
     received: u64,
-    notices: Notices,
+    notices: crate::notice::Notices,
 }
 
 impl HttpTransport {
@@ -42,7 +41,7 @@ impl HttpTransport {
         url: &str,
         headers: &[(String, String)],
         _timeout: Duration,
-        notices: &Notices,
+        notices: &crate::notice::Notices,
     ) -> Result<Self> {
         crate::redact::register_endpoint(url, headers);
         if !(url.starts_with("http://") || url.starts_with("https://")) {

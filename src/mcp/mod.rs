@@ -17,7 +17,6 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::lockfile::{ServerInfo, Surface};
-use crate::notice::{Notice, Notices};
 
 /// The protocol revisions we speak. The first is the stateless era.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
@@ -71,7 +70,7 @@ pub struct CaptureOptions {
     /// Pass the server's stderr through as it comes (otherwise shown on failure only).
     pub show_server_stderr: bool,
     /// Where warnings and the server's stderr lines go (the command line prints them).
-    pub notices: Notices,
+    pub notices: crate::notice::Notices,
 }
 
 /// What a capture found.
@@ -149,7 +148,7 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
     if result.is_err() && !opts.show_server_stderr {
         for line in &tail {
             opts.notices
-                .send(Notice::Server(shorten(line).into_owned()));
+                .send(crate::notice::Notice::Server(shorten(line).into_owned()));
         }
     }
     result.map_err(|e| match e.kind() {
