@@ -172,7 +172,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     };
     let mut command = command;
     let (found, moved_to) = enter_config_dir(cli.config.as_deref(), &mut command)?;
-    let mut rules = Rules::from_tables(tables)?;
+    let rules = Rules::from_tables(tables)?;
     let mut lint_rules = LintRules::embedded()?;
     let config = Config::discover(
         cli.config.as_deref().or(found.as_deref()),
@@ -187,7 +187,6 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     for w in &config.warnings {
         warn(w);
     }
-    rules.set_overrides(config.severity.clone());
     lint_rules.set_overrides(config.lint.clone());
     match command {
         Command::Snapshot(mut args) => {
@@ -221,7 +220,6 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
                             "{l}; this check applies {rev}'s stricter policy (the looser one applies once merged)"
                         ));
                     }
-                    rules.set_overrides(held.severity.clone());
                     held
                 }
                 _ => config,

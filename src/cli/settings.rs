@@ -164,6 +164,8 @@ pub(super) struct RulesSettings {
     pub comparators: bool,
     /// The config the effective severities come from, as the listing names it.
     pub config: String,
+    /// Its `[severity]` entries (with its `profile`'s), applied by `policy::Policy`.
+    pub severity: std::collections::HashMap<String, crate::rules::Override>,
 }
 
 impl RulesSettings {
@@ -183,6 +185,7 @@ impl RulesSettings {
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| "no covenant.toml".into()),
+            severity: config.severity.clone(),
         }
     }
 }

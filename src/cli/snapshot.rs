@@ -14,7 +14,7 @@ use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
 use crate::lockfile::{key_of, Element, Kind, Lockfile};
-use crate::policy;
+use crate::policy::{self, Policy};
 use crate::report::{self, Format, Report};
 use crate::rules::{Rules, Severity};
 
@@ -99,7 +99,8 @@ fn snapshot_check(
         output.display(),
         snapshot_command(live, opts, output)
     );
-    let changes = diff::diff(rules, &previous.surface, &lock.surface);
+    let policy = Policy::new(rules, &config.severity);
+    let changes = diff::diff(&policy, &previous.surface, &lock.surface);
     let versions = (
         previous.server.version.as_deref(),
         lock.server.version.as_deref(),

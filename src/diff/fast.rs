@@ -16,12 +16,11 @@
 //! a changed element from the writer's own span tracking.
 
 use super::surface::diff_recorded;
-use super::{diff_server, Change};
+use super::{diff_server, Change, Classify};
 use crate::error::{Error, Result};
 use crate::lockfile::{
     key_of, write_element, Element, Kind, LineMap, Lockfile, Raw, ServerInfo, Surface, Wanted,
 };
-use crate::rules::Rules;
 
 /// What an offline check needs from the two files.
 pub struct Compared {
@@ -36,7 +35,7 @@ pub struct Compared {
 
 /// Compare two lockfiles given as bytes.
 pub fn compare_files(
-    rules: &Rules,
+    rules: &dyn Classify,
     a: (&[u8], &str),
     b: (&[u8], &str),
     budget: usize,
@@ -46,7 +45,7 @@ pub fn compare_files(
 
 /// [`compare_files`], with the line map of each file.
 pub fn compare_files_with_lines(
-    rules: &Rules,
+    rules: &dyn Classify,
     a: (&[u8], &str),
     b: (&[u8], &str),
     budget: usize,
@@ -55,7 +54,7 @@ pub fn compare_files_with_lines(
 }
 
 fn compare(
-    rules: &Rules,
+    rules: &dyn Classify,
     a: (&[u8], &str),
     b: (&[u8], &str),
     budget: usize,
@@ -144,7 +143,7 @@ impl Baseline<'_> {
     /// empty).
     pub fn compare(
         &self,
-        rules: &Rules,
+        rules: &dyn Classify,
         current: &Lockfile,
         budget: usize,
         with_lines: bool,

@@ -17,6 +17,27 @@ use serde_json::Value;
 
 use crate::rules::{render_message, Certainty, Condition, Direction, Rules, Severity};
 
+/// The severity a classified change gets. The tables answer with their defaults
+/// (`Rules` itself); the policy step answers with covenant.toml's `[severity]` and
+/// `profile` applied (`policy::Policy`), which the tables never hold. The diff asks
+/// because a breaking change gets a witness: it reports the answer, it does not decide.
+pub trait Classify {
+    /// The rule tables.
+    fn rules(&self) -> &Rules;
+    /// The severity of a change that row `rule` classifies, in `direction`.
+    fn severity(&self, rule: usize, direction: Option<Direction>) -> Severity;
+}
+
+impl Classify for Rules {
+    fn rules(&self) -> &Rules {
+        self
+    }
+
+    fn severity(&self, rule: usize, direction: Option<Direction>) -> Severity {
+        Rules::severity(self, rule, direction)
+    }
+}
+
 pub use surface::{diff, diff_server, diff_with_budget};
 pub use walker::DEFAULT_WORK_BUDGET;
 
@@ -82,15 +103,18 @@ impl<'a> Event<'a> {
 /// Turns events into changes: row lookup, severity per direction, message, fingerprint.
 pub(crate) struct Emitter<'r> {
     pub rules: &'r Rules,
+    /// Where each change's severity comes from.
+    pub classify: &'r dyn Classify,
     pub changes: Vec<Change>,
     /// Validator steps left for building witnesses in this comparison.
     pub witness_budget: usize,
 }
 
 impl<'r> Emitter<'r> {
-    pub fn new(rules: &'r Rules) -> Self {
+    pub fn new(classify: &'r dyn Classify) -> Self {
         Emitter {
-            rules,
+            rules: classify.rules(),
+            classify,
             changes: Vec::new(),
             witness_budget: witness::TOTAL_STEPS,
         }
@@ -107,7 +131,7 @@ impl<'r> Emitter<'r> {
         ev: Event<'_>,
     ) {
         let row = &self.rules.rows[rule];
-        let severity = self.rules.severity(rule, direction);
+        let severity = self.classify.severity(rule, direction);
         let show = |v: &Option<Value>| match v {
             Some(v) => compact(v),
             None => "(absent)".to_string(),

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
-use super::{compare, walker, witness, Change, Emitter, Event};
+use super::{compare, walker, witness, Change, Classify, Emitter, Event};
 use crate::elements::{self, Form};
 use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
 use crate::rules::{Binding, Comparator, Condition, Direction, Rules, Scope};
@@ -21,13 +21,13 @@ fn schema_fields(kind: Kind) -> impl Iterator<Item = (&'static str, Direction, F
 }
 
 /// Every classified change from `before` to `after`, unsorted.
-pub fn diff(rules: &Rules, before: &Surface, after: &Surface) -> Vec<Change> {
+pub fn diff(rules: &dyn Classify, before: &Surface, after: &Surface) -> Vec<Change> {
     diff_with_budget(rules, before, after, walker::DEFAULT_WORK_BUDGET)
 }
 
 /// `diff` with a work budget per schema comparison (node pairs; see `--walk-budget`).
 pub fn diff_with_budget(
-    rules: &Rules,
+    rules: &dyn Classify,
     before: &Surface,
     after: &Surface,
     budget: usize,
@@ -40,7 +40,7 @@ pub fn diff_with_budget(
 /// the new side has as added, which is true of the two files; guessing which baselines
 /// are old once hid real changes.
 pub fn diff_recorded(
-    rules: &Rules,
+    rules: &dyn Classify,
     before: &Surface,
     after: &Surface,
     budget: usize,
@@ -146,8 +146,13 @@ pub fn diff_recorded(
 /// Changes to what the server says about itself: its `instructions`, by the
 /// `server.instructions.*` rows (the version is checked by the report, against the
 /// bump the changes require).
-pub fn diff_server(rules: &Rules, before: &ServerInfo, after: &ServerInfo) -> Vec<Change> {
-    let mut em = Emitter::new(rules);
+pub fn diff_server(
+    classify: &dyn Classify,
+    before: &ServerInfo,
+    after: &ServerInfo,
+) -> Vec<Change> {
+    let mut em = Emitter::new(classify);
+    let rules = classify.rules();
     // An empty name is no name (a capture that found no identity).
     let text = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(|s| Value::String(s.into()));
     let fields = [
