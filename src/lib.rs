@@ -41,6 +41,7 @@ pub(crate) mod git;
 pub(crate) mod keywords;
 pub(crate) mod notice;
 pub(crate) mod reference;
+pub(crate) mod schema;
 pub(crate) mod stdout;
 // Parts of these serve only HTTP capture (feature `http`).
 #[cfg_attr(not(feature = "http"), allow(dead_code))]

@@ -7,7 +7,6 @@
 
 mod compare;
 pub mod fast;
-mod pattern;
 mod surface;
 pub mod version;
 mod walker;

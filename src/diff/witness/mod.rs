@@ -18,11 +18,10 @@
 
 mod candidates;
 mod instance;
-mod validate;
 
+use crate::schema::validate::validate_counted;
+pub use crate::schema::validate::{validate, Truth};
 use candidates::Gen;
-use validate::validate_counted;
-pub use validate::{validate, Truth};
 
 use serde_json::{Map, Value};
 
@@ -35,7 +34,6 @@ use crate::rules::{Certainty, Comparator, Direction, Rule, Rules, Scope, Severit
 /// Candidates tried per change, and validator steps per candidate: a witness is a
 /// convenience, never a reason for a slow or unbounded check.
 const MAX_CANDIDATES: usize = 400;
-const MAX_STEPS: usize = 20_000;
 
 /// Other changes tried, for one whose undoing explains a shared witness.
 const MAX_SIBLINGS: usize = 32;
