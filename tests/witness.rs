@@ -133,7 +133,8 @@ fn every_witness_is_proven_by_an_independent_validator() {
             continue;
         };
         for change in diff::diff(&rules, &a.surface, &b.surface) {
-            let (Some(dir), Some(path)) = (change.direction, change.path.as_deref()) else {
+            let path_text = change.path.as_ref().map(ToString::to_string);
+            let (Some(dir), Some(path)) = (change.direction, path_text.as_deref()) else {
                 continue;
             };
             if change.severity == Severity::Breaking {
@@ -142,8 +143,8 @@ fn every_witness_is_proven_by_an_independent_validator() {
             let Some(w) = &change.witness else { continue };
             let field = path.split(['.', '[']).next().unwrap_or(path);
             let (Some(sa), Some(sb)) = (
-                element_schema(&ja, &change.subject, field),
-                element_schema(&jb, &change.subject, field),
+                element_schema(&ja, &change.subject.to_string(), field),
+                element_schema(&jb, &change.subject.to_string(), field),
             ) else {
                 failures.push(format!(
                     "{}: {} {path}: no schema",
@@ -238,14 +239,15 @@ fn every_witness_proves_its_own_change() {
                 }
                 continue;
             }
-            let (Some(dir), Some(path)) = (change.direction, change.path.as_deref()) else {
+            let path_text = change.path.as_ref().map(ToString::to_string);
+            let (Some(dir), Some(path)) = (change.direction, path_text.as_deref()) else {
                 failures.push(format!("{place}: a witness without a schema"));
                 continue;
             };
             let field = path.split(['.', '[']).next().unwrap_or(path);
             let (Some(sa), Some(sb)) = (
-                element_schema(&ja, &change.subject, field),
-                element_schema(&jb, &change.subject, field),
+                element_schema(&ja, &change.subject.to_string(), field),
+                element_schema(&jb, &change.subject.to_string(), field),
             ) else {
                 continue;
             };
@@ -479,8 +481,8 @@ fn no_instance_breaks_without_a_breaking_change() {
                 c.severity == Severity::Breaking
                     && c.direction == Some(dir)
                     && c.path
-                        .as_deref()
-                        .map(unindexed)
+                        .as_ref()
+                        .map(|p| unindexed(&p.to_string()))
                         .is_some_and(|p| in_defs || at.starts_with(&p) || p.starts_with(&at))
             });
             // Samples: candidates of both schemas around the mutated node.

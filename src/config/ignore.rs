@@ -41,8 +41,11 @@ impl Ignore {
             return false;
         }
         let glob = |g: &Option<Glob>, s: &str| g.as_ref().is_none_or(|g| g.is_match(s));
-        glob(&self.subject, &c.subject)
-            && glob(&self.path, c.path.as_deref().unwrap_or(""))
+        glob(&self.subject, &c.subject.to_string())
+            && glob(
+                &self.path,
+                &c.path.as_ref().map(|p| p.to_string()).unwrap_or_default(),
+            )
             && glob(&self.code, &c.code)
             && self
                 .fingerprint

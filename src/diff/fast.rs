@@ -16,7 +16,7 @@
 //! a changed element from the writer's own span tracking.
 
 use super::surface::diff_recorded;
-use super::{diff_server, Change, Classify};
+use super::{diff_server, Change, Classify, Subject};
 use crate::error::{Error, Result};
 use crate::lockfile::{
     key_of, write_element, Element, Kind, LineMap, Lockfile, Raw, ServerInfo, Surface, Wanted,
@@ -69,7 +69,7 @@ fn compare(
         let (ia, ib) = (&ia[k], &ib[k]);
         let (mut la, mut lb) = (Vec::new(), Vec::new());
         for (name, text) in ia {
-            subjects.push(format!("{}:{name}", kind.word()));
+            subjects.push(Subject::element(kind, name).to_string());
             match ib.get(name) {
                 Some(other) if other == text => {} // the same bytes: no change
                 _ => la.push(*text),
@@ -80,7 +80,7 @@ fn compare(
                 Some(other) if other == text => {}
                 Some(_) => lb.push(*text),
                 None => {
-                    subjects.push(format!("{}:{name}", kind.word()));
+                    subjects.push(Subject::element(kind, name).to_string());
                     lb.push(*text);
                 }
             }
@@ -167,7 +167,7 @@ impl Baseline<'_> {
             let mut same = std::collections::HashSet::new();
             for element in current.surface.list(kind) {
                 let key = key_of(element, kind.key_field());
-                subjects.insert(format!("{}:{key}", kind.word()));
+                subjects.insert(Subject::element(kind, key).to_string());
                 let unchanged = !repeated
                     && index.get(key).is_some_and(|raw| {
                         text.clear();
@@ -180,7 +180,7 @@ impl Baseline<'_> {
                 }
             }
             for (name, raw) in index {
-                subjects.insert(format!("{}:{name}", kind.word()));
+                subjects.insert(Subject::element(kind, name).to_string());
                 if !same.contains(name) {
                     la.push(self.raw.build_element(raw, kind)?);
                 }
@@ -210,12 +210,8 @@ impl Baseline<'_> {
 fn wanted(changes: &[Change]) -> Wanted {
     let mut wanted = Wanted::default();
     for c in changes {
-        if let Some((kind, key)) = c
-            .subject
-            .split_once(':')
-            .and_then(|(word, key)| Some((Kind::from_word(word)?, key)))
-        {
-            wanted.add(kind, key, c.path.as_deref());
+        if let Some((kind, key)) = c.subject.element_key() {
+            wanted.add(kind, key, c.path.as_ref());
         }
     }
     wanted

@@ -7,6 +7,7 @@
 
 mod compare;
 pub mod fast;
+mod subject;
 mod surface;
 pub mod version;
 mod walker;
@@ -37,6 +38,8 @@ impl Classify for Rules {
     }
 }
 
+pub use crate::path::{Path, Segment};
+pub use subject::{Subject, SubjectKind};
 pub use surface::{diff, diff_server, diff_with_budget};
 pub use walker::DEFAULT_WORK_BUDGET;
 
@@ -47,8 +50,8 @@ pub struct Change {
     pub rule: usize,
     pub code: String,
     pub severity: Severity,
-    pub subject: String,
-    pub path: Option<String>,
+    pub subject: Subject,
+    pub path: Option<Path>,
     pub direction: Option<Direction>,
     pub message: String,
     pub before: Option<Value>,
@@ -120,10 +123,11 @@ impl<'r> Emitter<'r> {
     }
 
     /// Record `ev` as classified by row `rule`. `name` fills `{keyword}` / `{field}`.
+    /// `path` is as the walker writes it (with `path::join`), read back into a `Path`.
     pub fn emit(
         &mut self,
         rule: usize,
-        subject: &str,
+        subject: &Subject,
         path: Option<&str>,
         direction: Option<Direction>,
         name: &str,
@@ -157,13 +161,25 @@ impl<'r> Emitter<'r> {
             Some(v) => (Some(v), None),
             None => (ev.before, ev.after),
         };
-        let fingerprint = fingerprint(row.fingerprint_id(), subject, path, &before, &after);
+        let path = path.map(|p| {
+            p.parse::<Path>().unwrap_or_else(|_| {
+                debug_assert!(false, "a path not written by path::join: {p:?}");
+                Path::name(p)
+            })
+        });
+        let fingerprint = fingerprint(
+            row.fingerprint_id(),
+            &subject.to_string(),
+            path.as_ref().map(Path::to_string).as_deref(),
+            &before,
+            &after,
+        );
         self.changes.push(Change {
             rule,
             code: row.id.clone(),
             severity,
-            subject: subject.to_string(),
-            path: path.map(str::to_string),
+            subject: subject.clone(),
+            path,
             direction,
             message,
             before,
@@ -222,7 +238,8 @@ pub fn legacy_fingerprint(c: &Change) -> String {
         h ^= 0xff;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     };
-    for part in fingerprint_parts(&c.code, &c.subject, c.path.as_deref(), &c.before, &c.after) {
+    let (subject, path) = (c.subject.to_string(), c.path.as_ref().map(Path::to_string));
+    for part in fingerprint_parts(&c.code, &subject, path.as_deref(), &c.before, &c.after) {
         feed(part.as_bytes());
     }
     format!("{:012x}", h >> 16)

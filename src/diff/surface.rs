@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
-use super::{compare, walker, witness, Change, Classify, Emitter, Event};
+use super::{compare, walker, witness, Change, Classify, Emitter, Event, Subject};
 use crate::elements::{self, Form};
 use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
 use crate::rules::{Binding, Comparator, Condition, Direction, Rules, Scope};
@@ -103,7 +103,7 @@ pub fn diff_recorded(
             }
         };
         for name in names {
-            let subject = format!("{}:{name}", kind.word());
+            let subject = Subject::element(kind, name);
             match (ia.get(name), ib.get(name)) {
                 (Some(&i), None) => {
                     let hint = match kind {
@@ -153,6 +153,7 @@ pub fn diff_server(
 ) -> Vec<Change> {
     let mut em = Emitter::new(classify);
     let rules = classify.rules();
+    let server = Subject::server();
     // An empty name is no name (a capture that found no identity).
     let text = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(|s| Value::String(s.into()));
     let fields = [
@@ -180,7 +181,7 @@ pub fn diff_server(
                 .copied()
                 .find(|&i| rules.rows[i].event == ev.event)
                 .unwrap_or_else(|| rules.surface_unhandled());
-            em.emit(rule, "server", Some(field), None, field, ev);
+            em.emit(rule, &server, Some(field), None, field, ev);
         }
     }
     em.changes
@@ -189,7 +190,7 @@ pub fn diff_server(
 fn element_presence(
     em: &mut Emitter<'_>,
     kind: Kind,
-    subject: &str,
+    subject: &Subject,
     event: &'static str,
     hint: Option<String>,
 ) {
@@ -221,7 +222,7 @@ fn element_presence(
 /// A change in an element field no row models: reported, never dropped.
 fn unhandled_field(
     em: &mut Emitter<'_>,
-    subject: &str,
+    subject: &Subject,
     field: &str,
     a: Option<&Value>,
     b: Option<&Value>,
@@ -268,7 +269,7 @@ fn read_only(element: &Element) -> bool {
 }
 
 /// Classify `ev` on element field `field` by its rows, or as unhandled.
-fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &str, field: &str, ev: Event<'_>) {
+fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &Subject, field: &str, ev: Event<'_>) {
     let rules = em.rules;
     let rule = field_binding(rules, kind, field)
         .and_then(|b| rules.pick_value(b, ev.event, ev.cond, ev.value.as_ref()));
@@ -285,7 +286,7 @@ fn compare_elements(
     em: &mut Emitter<'_>,
     budget: usize,
     kind: Kind,
-    subject: &str,
+    subject: &Subject,
     a: &Element,
     b: &Element,
 ) {
@@ -394,7 +395,8 @@ fn flatten<'v>(
 ) {
     for (key, value) in map {
         let path = if prefix.is_empty() {
-            key.clone()
+            // Quoted too when it is no plain word: a top-level key `a.b` is not `a` → `b`.
+            crate::path::segment(key)
         } else {
             // `_meta` keys are often dotted names (`io.modelcontextprotocol/...`): quoted.
             crate::path::join(prefix, key)
@@ -644,6 +646,30 @@ mod tests {
         let bare = Map::new();
         let (pairs, _) = rename_pairs(Kind::Tool, &[("a", bare.clone())], &[("c", bare)]);
         assert!(pairs.is_empty());
+    }
+
+    /// A top-level key that is no plain word is quoted in the path, so it cannot pose
+    /// as a nested field (`annotations.destructiveHint` the key is not the hint).
+    #[test]
+    fn a_dotted_top_level_key_is_not_a_nested_field() {
+        let rules = Rules::embedded().unwrap();
+        let tool = |v: bool| {
+            let mut m = Map::new();
+            m.insert("name".into(), Value::from("t"));
+            m.insert("annotations.destructiveHint".into(), Value::from(v));
+            m
+        };
+        let (mut a, mut b) = (Surface::default(), Surface::default());
+        a.tools.push(tool(false));
+        b.tools.push(tool(true));
+        let changes = diff(&rules, &a, &b);
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        let c = &changes[0];
+        assert_eq!(c.rule, rules.surface_unhandled());
+        assert_eq!(
+            c.path.as_ref().map(|p| p.to_string()).as_deref(),
+            Some(r#"["annotations.destructiveHint"]"#)
+        );
     }
 
     #[test]

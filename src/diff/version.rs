@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 
 use serde_json::json;
 
-use super::{fingerprint, Change, Classify};
+use super::{fingerprint, Change, Classify, Path, Subject};
 use crate::rules::{render_message, Comparator, Rules, Severity};
 
 /// What a version change declares.
@@ -168,8 +168,8 @@ pub fn verify(
         rule,
         code: row.id.clone(),
         severity,
-        subject: "server".into(),
-        path: Some("version".into()),
+        subject: Subject::server(),
+        path: Some(Path::name("version")),
         direction: None,
         message,
         fingerprint: fingerprint(row.fingerprint_id(), "server", Some("version"), &vb, &va),

@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use super::{compare, Emitter, Event};
+use super::{compare, Emitter, Event, Subject};
 use crate::keywords::{self, Role};
 use crate::path::join;
 use crate::rules::{Condition, Direction, ANY_KEYWORD, EXTENSION_KEYWORD};
@@ -48,7 +48,7 @@ const REF_EXPANSIONS: u8 = 8;
 pub(crate) fn compare_schemas(
     em: &mut Emitter<'_>,
     budget: usize,
-    subject: &str,
+    subject: &Subject,
     direction: Direction,
     path: &str,
     flat: bool,
@@ -110,7 +110,7 @@ struct Task<'v> {
 
 struct Walk<'w, 'r, 'v> {
     em: &'w mut Emitter<'r>,
-    subject: &'w str,
+    subject: &'w Subject,
     direction: Direction,
     roots: [&'v Value; 2],
     work: Vec<Task<'v>>,

@@ -95,8 +95,7 @@ pub(crate) fn attach(
     // one step per node, so thousands of changes in one huge schema stay bounded.
     let mut copy_cost = None;
     let segs_of = |change: &Change| -> Option<Vec<Seg>> {
-        let rest = change.path.as_deref()?.strip_prefix(field)?;
-        let mut segs = parse_path(rest);
+        let mut segs = after_field(change, field)?.to_vec();
         // A list of named arguments is compared as an object schema's properties.
         if form == Form::Arguments && !segs.is_empty() {
             segs.insert(0, Seg::Name("properties".into()));
@@ -206,7 +205,7 @@ pub fn undo(
     before: &Value,
     after: &Value,
 ) -> Option<Value> {
-    let mut segs = parse_path(change.path.as_deref()?.strip_prefix(field)?);
+    let mut segs = after_field(change, field)?.to_vec();
     if arguments && !segs.is_empty() {
         segs.insert(0, Seg::Name("properties".into()));
     }
@@ -699,53 +698,20 @@ pub fn candidates(src: &Value, other: &Value, segs: &[Seg]) -> Vec<Value> {
 }
 
 /// One step of a change path: a key or a list index.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Seg {
-    Name(String),
-    Index(usize),
+pub use crate::path::Segment as Seg;
+
+/// The segments of a change's path after `field` (an element field, `inputSchema`).
+fn after_field<'p>(change: &'p Change, field: &str) -> Option<&'p [Seg]> {
+    change.path.as_ref()?.strip_prefix(&field.parse().ok()?)
 }
 
-/// `.properties.a["b.c"].anyOf[1]` → `properties`, `a`, `b.c`, `anyOf`, `1`.
+/// `.properties.a["b.c"].anyOf[1]` → `properties`, `a`, `b.c`, `anyOf`, `1`: a path
+/// after its field, read by `Path`'s decoder (empty when it is no path).
 pub fn parse_path(path: &str) -> Vec<Seg> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = path.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '.' => i += 1,
-            '[' if chars.get(i + 1) == Some(&'"') => {
-                // A quoted name: a JSON string, then `]`.
-                let mut j = i + 2;
-                while j < chars.len() && chars[j] != '"' {
-                    j += if chars[j] == '\\' { 2 } else { 1 };
-                }
-                let text: String = chars[i + 1..(j + 1).min(chars.len())].iter().collect();
-                match serde_json::from_str::<String>(&text) {
-                    Ok(name) => out.push(Seg::Name(name)),
-                    Err(_) => return out,
-                }
-                i = j + 2;
-            }
-            '[' => {
-                let end = chars[i..].iter().position(|&c| c == ']').map(|p| p + i);
-                let Some(end) = end else { return out };
-                let n: String = chars[i + 1..end].iter().collect();
-                match n.parse() {
-                    Ok(n) => out.push(Seg::Index(n)),
-                    Err(_) => return out,
-                }
-                i = end + 1;
-            }
-            _ => {
-                let start = i;
-                while i < chars.len() && chars[i] != '.' && chars[i] != '[' {
-                    i += 1;
-                }
-                out.push(Seg::Name(chars[start..i].iter().collect()));
-            }
-        }
-    }
-    out
+    let path = path.strip_prefix('.').unwrap_or(path);
+    path.parse::<crate::path::Path>()
+        .map(|p| p.0)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
