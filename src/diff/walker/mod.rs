@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use super::{compare, Emitter, Event, Subject};
 use crate::keywords::{self, Role};
 use crate::path::join;
-use crate::rules::{Condition, Direction, ANY_KEYWORD, EXTENSION_KEYWORD};
+use crate::rules::{Condition, Direction, Severity, ANY_KEYWORD, EXTENSION_KEYWORD};
 
 mod equal;
 mod structural;
@@ -74,6 +74,10 @@ pub(crate) fn compare_schemas(
         visited: 0,
         budget,
         expansions: HashMap::new(),
+        unevaluated: [a, b]
+            .iter()
+            .flatten()
+            .any(|v| v.to_string().contains("\"unevaluated")),
     };
     walk.run();
 }
@@ -102,10 +106,30 @@ struct Task<'v> {
     chain: Option<Rc<Chain>>,
     /// Compare only the value keywords of this side (it was lifted into a variant).
     values_only: [bool; 2],
-    /// Not a comparison but a bracket around a `oneOf` variant's subtree: the opening
-    /// one (`true`, popped just before it) notes how many changes there were; the
-    /// closing one (popped just after) reports the variant as changed if any came.
-    after_variant: Option<(Rc<std::cell::Cell<usize>>, bool)>,
+    /// Not a comparison but a bracket around a variant's subtree: the opening one
+    /// (`true`, popped just before it) notes how many changes there were; the closing
+    /// one (popped just after) judges the changes that came (see [`Mark`]).
+    after_variant: Option<(Rc<std::cell::Cell<usize>>, bool, Mark<'v>)>,
+}
+
+/// What the closing bracket around a variant's subtree does with the changes inside.
+#[derive(Clone)]
+enum Mark<'v> {
+    /// A `oneOf` variant whose siblings it may overlap: any change inside is reported
+    /// as the variant changed (it has no fixed direction).
+    OneOf,
+    /// An `anyOf` variant: breaking changes inside are no change to the union when
+    /// another variant covers it (see [`Cover`]).
+    Cover(Rc<Cover<'v>>),
+}
+
+/// For a pair of `anyOf` variants: in input, the old variant and the new list (every
+/// value the old variant accepted still passes when some new variant holds it whole);
+/// in output, the new variant and the old list (every value it may produce now was
+/// allowed before). Each variant of the list with its path below the union.
+struct Cover<'v> {
+    variant: &'v Value,
+    list: Rc<Vec<(String, &'v Value)>>,
 }
 
 struct Walk<'w, 'r, 'v> {
@@ -117,6 +141,10 @@ struct Walk<'w, 'r, 'v> {
     visited: usize,
     budget: usize,
     expansions: HashMap<(usize, usize), u8>,
+    /// Either schema holds `unevaluatedProperties` / `unevaluatedItems`, which see
+    /// what the variants of a union evaluate: a change inside a variant can then change
+    /// what passes even when another variant holds the old one whole.
+    unevaluated: bool,
 }
 
 impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
@@ -127,15 +155,21 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 self.exhausted(&task.path);
                 return;
             }
-            if let Some((since, opening)) = task.after_variant {
+            if let Some((since, opening, mark)) = task.after_variant {
                 if opening {
                     since.set(self.em.changes.len());
-                } else if self.em.changes.len() > since.get() {
-                    let mut ev = Event::new("variant_changed");
-                    ev.hint = Some(
-                        "with oneOf, a variant that accepts more can make values match two variants, and one that accepts less can make them match one".into(),
-                    );
-                    self.classify("oneOf", &task.path, ev);
+                    continue;
+                }
+                match mark {
+                    Mark::OneOf if self.em.changes.len() > since.get() => {
+                        let mut ev = Event::new("variant_changed");
+                        ev.hint = Some(
+                            "with oneOf, a variant that accepts more can make values match two variants, and one that accepts less can make them match one".into(),
+                        );
+                        self.classify("oneOf", &task.path, ev);
+                    }
+                    Mark::OneOf => {}
+                    Mark::Cover(cover) => self.covered(&cover, since.get(), &task.path),
                 }
                 continue;
             }

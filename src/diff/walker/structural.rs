@@ -628,26 +628,56 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 }
                 ("oneOf", ev)
             };
+        // In an `anyOf`, what a change inside a variant takes away (input) or adds
+        // (output) may be held whole by another variant: in input the new list must
+        // hold the old variant, in output the old list the new one. The list is read as
+        // `anyOf` (a `oneOf` spelling only when its variants cannot overlap), and not
+        // where `unevaluated*` sees what the variants evaluate.
+        let side = match self.direction {
+            Direction::Input => 1,
+            Direction::Output => 0,
+        };
+        let (fz, rz) = if side == 1 { (&fy, &ry) } else { (&fx, &rx) };
+        let covering = (keyword == "anyOf"
+            && !self.unevaluated
+            && rz.len() <= SMALL_UNION
+            && (spelled[side] == "anyOf" || disjoint(self.roots[side], rz)))
+        .then(|| {
+            Rc::new(
+                fz.iter()
+                    .zip(rz.iter())
+                    .map(|(f, v)| (format!("{}{}", spelled[side], f.0), *v))
+                    .collect::<Vec<_>>(),
+            )
+        });
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
                 Some(i) => {
                     let since = Rc::new(std::cell::Cell::new(0));
-                    let marker = |opening: bool| Task {
+                    let bracketed = bracket(i, j);
+                    let mark = match &covering {
+                        _ if bracketed => Some(Mark::OneOf),
+                        Some(list) => Some(Mark::Cover(Rc::new(Cover {
+                            variant: if side == 1 { rx[i] } else { ry[j] },
+                            list: list.clone(),
+                        }))),
+                        None => None,
+                    };
+                    let marker = |opening: bool, mark: Mark<'v>| Task {
                         a: None,
                         b: None,
                         path: at(&fy[j]),
                         flat: false,
                         chain: None,
                         values_only: [false, false],
-                        after_variant: Some((since.clone(), opening)),
+                        after_variant: Some((since.clone(), opening, mark)),
                     };
-                    let bracketed = bracket(i, j);
-                    if bracketed {
-                        self.work.push(marker(false));
+                    if let Some(mark) = &mark {
+                        self.work.push(marker(false, mark.clone()));
                     }
                     self.push(Some(xs[i]), Some(y), at(&fy[j]), chain);
-                    if bracketed {
-                        self.work.push(marker(true));
+                    if let Some(mark) = mark {
+                        self.work.push(marker(true, mark));
                     }
                 }
                 None => {
@@ -660,6 +690,58 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             let (class, ev) = membership(&fx[i], self.roots[0], &rx, "variant_removed");
             self.classify(class, &at_a(&fx[i]), ev);
         }
+    }
+}
+
+impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
+    /// The closing bracket of an `anyOf` variant pair: when breaking changes came from
+    /// inside it and another variant of the covering list holds the whole variant (see
+    /// [`Cover`]), no value the union accepts changed. They become one patch line at the
+    /// variant, naming the variant that covers it and what changed inside.
+    pub(super) fn covered(&mut self, cover: &Cover<'v>, since: usize, path: &str) {
+        let inside = &self.em.changes[since.min(self.em.changes.len())..];
+        if !inside.iter().any(|c| c.severity == Severity::Breaking) {
+            return;
+        }
+        let Some((by, _)) = cover.list.iter().find(|(_, v)| within(v, cover.variant)) else {
+            return;
+        };
+        let mut taken = Vec::new();
+        let mut n = since;
+        while n < self.em.changes.len() {
+            if self.em.changes[n].severity == Severity::Breaking {
+                taken.push(self.em.changes.remove(n));
+            } else {
+                n += 1;
+            }
+        }
+        taken.sort_by(|x, y| x.path.cmp(&y.path));
+        const SHOWN: usize = 8;
+        let mut said: Vec<String> = taken
+            .iter()
+            .take(SHOWN)
+            .map(|c| {
+                let at = c.path.as_deref().and_then(|p| p.strip_prefix(path));
+                match at {
+                    Some(at) if !at.is_empty() => format!("{} at `{at}`", c.message),
+                    _ => c.message.clone(),
+                }
+            })
+            .collect();
+        if taken.len() > SHOWN {
+            said.push(format!("{} more", taken.len() - SHOWN));
+        }
+        let whole = match self.direction {
+            Direction::Input => format!(
+                "`{by}` accepts every value this variant accepted before, so every value the anyOf accepted still passes"
+            ),
+            Direction::Output => format!(
+                "`{by}` allowed every value this variant allows now, so the anyOf produces no value it could not before"
+            ),
+        };
+        let mut ev = Event::new("variant_covered");
+        ev.hint = Some(format!("{whole} (inside: {})", said.join("; ")));
+        self.classify("anyOf", path, ev);
     }
 }
 
