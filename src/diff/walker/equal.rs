@@ -214,6 +214,30 @@ pub(super) fn value_keywords<'v>(view: &View<'v>) -> Keywords<'v> {
     out
 }
 
+/// The value keywords of one schema node as written (no `$ref` followed), as the walker
+/// compares them: bounds normalised (`exclusiveMinimum: 0` on an integer is `minimum:
+/// 1`). `None` when the node is not an object.
+pub(crate) fn compared_keywords(node: &Value) -> Option<std::collections::BTreeMap<String, Value>> {
+    let m = node.as_object()?;
+    let mut kv: Keywords<'_> = m
+        .iter()
+        .filter(|(k, _)| {
+            *k != "required"
+                && !matches!(
+                    keywords::role(k),
+                    Some(Role::Applicator | Role::Definitions | Role::Reference)
+                )
+        })
+        .map(|(k, v)| (k.as_str(), Cow::Borrowed(v)))
+        .collect();
+    normalise_bounds(&mut kv);
+    Some(
+        kv.into_iter()
+            .map(|(k, v)| (k.to_string(), v.into_owned()))
+            .collect(),
+    )
+}
+
 /// The largest integer a JSON number holds exactly (zod's `.int()` bounds).
 pub(super) const SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 

@@ -28,6 +28,7 @@ mod view;
 use equal::*;
 use view::*;
 
+pub(crate) use equal::compared_keywords;
 pub(crate) use view::resolve;
 
 /// The keyword rows on the boolean schema `false` (which accepts no value) are bound to.

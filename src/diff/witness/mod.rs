@@ -130,7 +130,8 @@ pub(crate) fn attach(
             Direction::Input => Truth::Yes,
             Direction::Output => Truth::No,
         };
-        let (reverted, exact) = match revert_exact(rule, a, b, &segs) {
+        let values = (&change.before, &change.after);
+        let (reverted, exact) = match revert_exact(rule, a, b, &segs, values) {
             Some((v, exact)) => (Some(v), exact),
             None => (None, false),
         };
@@ -139,7 +140,7 @@ pub(crate) fn attach(
         let applied = match &reverted {
             Some(_) if *budget > nodes(a) => {
                 *budget -= nodes(a);
-                revert(rule, b, a, &segs)
+                revert(rule, b, a, &segs, (values.1, values.0))
             }
             _ => None,
         };
@@ -165,7 +166,7 @@ pub(crate) fn attach(
                     }
                     let undone = segs_of(other).and_then(|segs| {
                         let row = rules.rows.get(other.rule)?;
-                        revert(row, a, undone_here, &segs)
+                        revert(row, a, undone_here, &segs, (&other.before, &other.after))
                     });
                     let Some(undone) = undone else { continue };
                     tried += 1;
@@ -201,15 +202,29 @@ pub(crate) fn attach(
 pub fn undo(
     rules: &Rules,
     change: &Change,
-    (field, arguments): (&str, bool),
+    field: (&str, bool),
     before: &Value,
     after: &Value,
 ) -> Option<Value> {
+    undo_exact(rules, change, field, before, after).map(|(v, _)| v)
+}
+
+/// `undo`, and whether only the change's own node was undone (`false`: a whole union
+/// above a variant, which undoes its sibling variants' changes too, so a witness that
+/// passes it may still be another change's).
+pub fn undo_exact(
+    rules: &Rules,
+    change: &Change,
+    (field, arguments): (&str, bool),
+    before: &Value,
+    after: &Value,
+) -> Option<(Value, bool)> {
     let mut segs = after_field(change, field)?.to_vec();
     if arguments && !segs.is_empty() {
         segs.insert(0, Seg::Name("properties".into()));
     }
-    revert(rules.rows.get(change.rule)?, before, after, &segs)
+    let values = (&change.before, &change.after);
+    revert_exact(rules.rows.get(change.rule)?, before, after, &segs, values)
 }
 
 /// How many values `v` holds, itself included (what copying it costs).
@@ -241,14 +256,32 @@ struct Own<'s> {
 /// else the property it is about with its `required` entry (the `fields` comparator),
 /// else the whole node it names (above any variant index, where the walker pairs
 /// variants by content, not position). `None` when none of these can be done.
-fn revert(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> Option<Value> {
-    revert_exact(rule, before, after, segs).map(|(v, _)| v)
+fn revert(
+    rule: &Rule,
+    before: &Value,
+    after: &Value,
+    segs: &[Seg],
+    values: Values<'_>,
+) -> Option<Value> {
+    revert_exact(rule, before, after, segs, values).map(|(v, _)| v)
 }
+
+/// A change's own values, `before` and `after` (as the walker compared them).
+type Values<'c> = (&'c Option<Value>, &'c Option<Value>);
 
 /// `revert`, and whether it undid the change's own node (not a whole union above a
 /// variant, which undoes its sibling variants' changes too).
-fn revert_exact(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> Option<(Value, bool)> {
+fn revert_exact(
+    rule: &Rule,
+    before: &Value,
+    after: &Value,
+    segs: &[Seg],
+    values: Values<'_>,
+) -> Option<(Value, bool)> {
     if let Some(v) = revert_keyword(rule, before, after, segs) {
+        return Some((v, true));
+    }
+    if let Some(v) = revert_by_values(rule, after, segs, values) {
         return Some((v, true));
     }
     if !matches!(rule.scope, Scope::Schema { .. }) {
@@ -549,6 +582,79 @@ fn revert_keyword(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> O
     Some(out)
 }
 
+/// `after` with the keyword a change is about set back to the change's own `before`
+/// value at the node its path names in `after`, when the old node cannot be found by
+/// that path (a union respelled, `anyOf` → `oneOf`, or variants paired out of order):
+/// the change's values say what the keyword was. Kept only when the walker would see
+/// exactly this: the node's compared keywords held the change's `after` there, and with
+/// the undo hold its `before`, every other keyword as it was. `None` otherwise.
+fn revert_by_values(rule: &Rule, after: &Value, segs: &[Seg], values: Values<'_>) -> Option<Value> {
+    let Scope::Schema { keyword } = &rule.scope else {
+        return None;
+    };
+    let keyword = keyword.as_str();
+    // Only a keyword that constrains the value itself (a type changed to a disjoint
+    // one folds the whole node, and is undone as a node).
+    let typeset_changed = rule.comparator == Comparator::Typeset && rule.event == "changed";
+    if keywords::role(keyword) != Some(keywords::Role::Assertion) || typeset_changed {
+        return None;
+    }
+    let mut node_path = segs;
+    if let Some((Seg::Name(last), parent)) = segs.split_last() {
+        if last == keyword {
+            node_path = parent;
+        }
+    }
+    let (was, is) = values;
+    let mut out = after.clone();
+    let mut cur = &mut out;
+    for seg in node_path {
+        if cur.get("$ref").is_some() {
+            return None;
+        }
+        cur = match seg {
+            Seg::Name(n) => cur.get_mut(n)?,
+            Seg::Index(i) => cur.get_mut(*i)?,
+        };
+    }
+    if cur.get("$ref").is_some() {
+        return None;
+    }
+    let seen = crate::diff::walker::compared_keywords(cur)?;
+    if seen.get(keyword) != is.as_ref() {
+        return None;
+    }
+    let group: &[&str] = match keyword {
+        "minimum" | "exclusiveMinimum" => &["minimum", "exclusiveMinimum"],
+        "maximum" | "exclusiveMaximum" => &["maximum", "exclusiveMaximum"],
+        _ => &[],
+    };
+    let others = |m: &std::collections::BTreeMap<String, Value>| {
+        let mut m = m.clone();
+        m.remove(keyword);
+        m
+    };
+    // The keyword alone first; then with its other spelling (a bound normalised from
+    // `exclusiveMinimum` is undone by removing that too).
+    for together in [&[][..], group] {
+        let mut node = cur.as_object()?.clone();
+        node.remove(keyword);
+        for k in together {
+            node.remove(*k);
+        }
+        if let Some(v) = was {
+            node.insert(keyword.to_string(), v.clone());
+        }
+        let node = Value::Object(node);
+        let undone = crate::diff::walker::compared_keywords(&node)?;
+        if undone.get(keyword) == was.as_ref() && others(&undone) == others(&seen) {
+            *cur = node;
+            return Some(out);
+        }
+    }
+    None
+}
+
 /// Steps one comparison of two surfaces may spend on witnesses in all: validator
 /// steps, schema nodes copied to undo a change, and candidate bytes built (one step per
 /// 8). Past it, further breaking changes get no witness (`witness_absent:
@@ -741,6 +847,58 @@ mod tests {
         let w = find(Direction::Input, &a, &b, &parse_path(".properties.limit")).unwrap();
         assert_eq!(validate(&a, &w), Truth::Yes);
         assert_eq!(validate(&b, &w), Truth::No);
+    }
+
+    #[test]
+    fn a_keyword_under_a_respelled_union_is_undone_by_its_own_values() {
+        let rules = Rules::embedded().unwrap();
+        let row = |id: &str, event: &str| {
+            rules
+                .rows
+                .iter()
+                .find(|r| r.id == id && r.event == event)
+                .unwrap()
+        };
+        let after = json!({"oneOf": [{"type": "string"}, {"type": "integer", "exclusiveMinimum": 0, "maximum": 8192}]});
+        let segs = parse_path(".oneOf[1]");
+        let (none, one, max) = (None, Some(json!(1)), Some(json!(8192)));
+        // The maximum alone goes; the minimum (written as exclusiveMinimum) stays.
+        let undone = revert_by_values(
+            row("schema.maximum.added", "added"),
+            &after,
+            &segs,
+            (&none, &max),
+        );
+        assert_eq!(
+            undone.unwrap()["oneOf"][1],
+            json!({"type": "integer", "exclusiveMinimum": 0})
+        );
+        let undone = revert_by_values(
+            row("schema.minimum.added", "added"),
+            &after,
+            &segs,
+            (&none, &one),
+        );
+        assert_eq!(
+            undone.unwrap()["oneOf"][1],
+            json!({"type": "integer", "maximum": 8192})
+        );
+        // A node that does not hold the change's `after` is not this change's node.
+        let two = Some(json!(2));
+        assert!(revert_by_values(
+            row("schema.minimum.added", "added"),
+            &after,
+            &segs,
+            (&none, &two)
+        )
+        .is_none());
+        assert!(revert_by_values(
+            row("schema.minimum.added", "added"),
+            &after,
+            &parse_path(".oneOf[0]"),
+            (&none, &one)
+        )
+        .is_none());
     }
 
     #[test]
