@@ -188,6 +188,15 @@ pub(super) fn any_string(v: Option<&Value>) -> bool {
         })
 }
 
+/// A schema of annotations only (a `description`, a `title`): it constrains nothing.
+pub(super) fn annotations_only(v: Option<&Value>) -> bool {
+    let Some(Value::Object(m)) = v else {
+        return false;
+    };
+    m.keys()
+        .all(|k| matches!(keywords::role(k), Some(Role::Annotation | Role::Identifier)))
+}
+
 /// A schema's value keywords (everything but applicators, definitions and a followed
 /// `$ref`), as compared by the rows.
 pub(super) type Keywords<'v> = std::collections::BTreeMap<&'v str, Cow<'v, Value>>;

@@ -42,14 +42,35 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             let (a, b) = (va.get(kw), vb.get(kw));
             // `contains: {}` still asks for one element; elsewhere `{}` means nothing, and
             // so does `propertyNames: {type: string}` (zod 4 writes it on every record):
-            // a property name is always a string.
+            // a property name is always a string. Nor do annotations alone.
             let present = |v: Option<&Value>| match kw {
                 "contains" => v.is_some(),
-                "propertyNames" => !trivial(v) && !any_string(v),
+                "propertyNames" => !trivial(v) && !any_string(v) && !annotations_only(v),
                 _ => !trivial(v),
             };
             let child = format!("{path}.{kw}");
             match (present(a), present(b)) {
+                // Neither constrains anything, but their annotations may differ (a
+                // description added): compared as schemas, the side that is absent
+                // standing for `{type: string}` when the other says so (what it means
+                // for a name), so only the annotations show.
+                (false, false) if kw == "propertyNames" && a != b => {
+                    static ANY_STRING: std::sync::LazyLock<Value> =
+                        std::sync::LazyLock::new(|| serde_json::json!({"type": "string"}));
+                    let stand_in = |x: Option<&'v Value>, y: Option<&'v Value>| {
+                        if trivial(x) && any_string(y) {
+                            Some(&*ANY_STRING)
+                        } else {
+                            x
+                        }
+                    };
+                    let (x, y) = (stand_in(a, b), stand_in(b, a));
+                    // Typed on one side only, with annotations on the other: a `type`
+                    // that means nothing here would show as a change; left out.
+                    if any_string(x) == any_string(y) {
+                        self.push(x, y, child, chain);
+                    }
+                }
                 (false, false) => {}
                 (false, true) => self.classify(kw, &child, Event::new("added").values(a, b)),
                 (true, false) => self.classify(kw, &child, Event::new("removed").values(a, b)),
