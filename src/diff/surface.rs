@@ -351,6 +351,7 @@ fn compare_elements(
     for (side, element) in [a, b].into_iter().enumerate() {
         flatten(rules, kind, element, "", &skip, side, &mut leaves);
     }
+    emptied_containers(&mut leaves);
     // A read-only tool does not modify its environment, so it was not destructive,
     // whatever its destructiveHint said (the spec gives the hint meaning only when
     // readOnlyHint is false). A tool that stops being read-only is compared with that:
@@ -404,12 +405,54 @@ fn flatten<'v>(
         if prefix.is_empty() && skip.contains(&key.as_str()) {
             continue;
         }
+        // Inside `_meta` a key is a declaration even when its value is `{}` (a marker:
+        // kubernetes-mcp-server's `rbac.none: {}`, "needs no permission"): a leaf.
+        let in_meta = prefix.split(['.', '[']).next() == Some("_meta");
         match value {
+            Value::Object(inner) if inner.is_empty() && in_meta => {
+                out.entry(path).or_default()[side] = Some(value)
+            }
             Value::Object(inner) if rules.element_binding(kind, Some(&path)).is_none() => {
-                // An empty object has no leaves: `{}` and absent compare equal.
+                // An empty object has no leaves elsewhere: `{}` and absent compare equal
+                // (`annotations: {}` says what no annotations say).
                 flatten(rules, kind, inner, &path, skip, side, out);
             }
             _ => out.entry(path).or_default()[side] = Some(value),
+        }
+    }
+}
+
+/// A `_meta` object emptied (or filled) on one side while the other holds keys under
+/// it (`csp: {frameDomains: [...]}` → `csp: {}`): those keys' own lines say what changed,
+/// so the `{}` is no leaf of its own there.
+fn emptied_containers(leaves: &mut BTreeMap<String, [Option<&Value>; 2]>) {
+    let empty = |v: Option<&Value>| matches!(v, Some(Value::Object(m)) if m.is_empty());
+    let mut drop = Vec::new();
+    for (path, sides) in leaves.iter() {
+        for side in 0..2 {
+            if !empty(sides[side]) {
+                continue;
+            }
+            let under = leaves
+                .range::<str, _>((
+                    std::ops::Bound::Excluded(path.as_str()),
+                    std::ops::Bound::Unbounded,
+                ))
+                .take_while(|(p, _)| p.starts_with(path.as_str()))
+                .any(|(p, other)| {
+                    p[path.len()..].starts_with(['.', '[']) && other[1 - side].is_some()
+                });
+            if under {
+                drop.push((path.clone(), side));
+            }
+        }
+    }
+    for (path, side) in drop {
+        if let Some(sides) = leaves.get_mut(&path) {
+            sides[side] = None;
+            if sides.iter().all(Option::is_none) {
+                leaves.remove(&path);
+            }
         }
     }
 }
