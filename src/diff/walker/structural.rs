@@ -724,18 +724,32 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         if !inside.iter().any(|c| c.severity == Severity::Breaking) {
             return;
         }
-        let Some((by, _)) = cover.list.iter().find(|(_, v)| within(v, cover.variant)) else {
-            return;
-        };
-        let mut taken = Vec::new();
-        let mut n = since;
-        while n < self.em.changes.len() {
-            if self.em.changes[n].severity == Severity::Breaking {
-                taken.push(self.em.changes.remove(n));
-            } else {
-                n += 1;
+        // Each containment test reads both schemas whole: that work counts against the
+        // walk budget, and past it the changes stay as they are (conservative), so a
+        // hostile union of huge variants costs no more than the walk may spend.
+        let mut by = None;
+        for (at, v) in cover.list.iter() {
+            let left = self.budget.saturating_sub(self.visited);
+            let cost = size_up_to(v, left).saturating_add(size_up_to(cover.variant, left));
+            if cost >= left {
+                return;
+            }
+            self.visited += cost;
+            if within(v, cover.variant) {
+                by = Some(at);
+                break;
             }
         }
+        let Some(by) = by else {
+            return;
+        };
+        let (mut taken, kept): (Vec<_>, Vec<_>) = self
+            .em
+            .changes
+            .split_off(since.min(self.em.changes.len()))
+            .into_iter()
+            .partition(|c| c.severity == Severity::Breaking);
+        self.em.changes.extend(kept);
         taken.sort_by(|x, y| x.path.cmp(&y.path));
         const SHOWN: usize = 8;
         let mut said: Vec<String> = taken
@@ -764,6 +778,24 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         ev.hint = Some(format!("{whole} (inside: {})", said.join("; ")));
         self.classify("anyOf", path, ev);
     }
+}
+
+/// How many values `v` holds, itself included, counted up to `limit`.
+fn size_up_to(v: &Value, limit: usize) -> usize {
+    let mut stack = vec![v];
+    let mut n = 0;
+    while let Some(v) = stack.pop() {
+        n += 1;
+        if n >= limit {
+            break;
+        }
+        match v {
+            Value::Array(xs) => stack.extend(xs),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    n
 }
 
 /// The variants of an `anyOf` / `oneOf`, with each variant that is (through its
