@@ -79,6 +79,7 @@ pub(crate) fn compare_schemas(
             .iter()
             .flatten()
             .any(|v| v.to_string().contains("\"unevaluated")),
+        cover_budget: budget,
     };
     walk.run();
 }
@@ -127,10 +128,17 @@ enum Mark<'v> {
 /// For a pair of `anyOf` variants: in input, the old variant and the new list (every
 /// value the old variant accepted still passes when some new variant holds it whole);
 /// in output, the new variant and the old list (every value it may produce now was
-/// allowed before). Each variant of the list with its path below the union.
+/// allowed before).
 struct Cover<'v> {
     variant: &'v Value,
-    list: Rc<Vec<(String, &'v Value)>>,
+    list: Rc<CoverList<'v>>,
+}
+
+/// The variants a [`Cover`] may find its variant in, each with its path below the
+/// union; their sizes, smallest first, once a test needs them (`None`: past the budget).
+struct CoverList<'v> {
+    variants: Vec<(String, &'v Value)>,
+    by_size: std::cell::OnceCell<Option<Vec<(usize, usize)>>>,
 }
 
 struct Walk<'w, 'r, 'v> {
@@ -146,6 +154,9 @@ struct Walk<'w, 'r, 'v> {
     /// what the variants of a union evaluate: a change inside a variant can then change
     /// what passes even when another variant holds the old one whole.
     unevaluated: bool,
+    /// Schema values the containment tests for covered `anyOf` variants may still read
+    /// (as many as the walk may visit node pairs).
+    cover_budget: usize,
 }
 
 impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {

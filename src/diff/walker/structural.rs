@@ -664,12 +664,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             && rz.len() <= SMALL_UNION
             && (spelled[side] == "anyOf" || disjoint(self.roots[side], rz)))
         .then(|| {
-            Rc::new(
-                fz.iter()
+            Rc::new(CoverList {
+                variants: fz
+                    .iter()
                     .zip(rz.iter())
                     .map(|(f, v)| (format!("{}{}", spelled[side], f.0), *v))
-                    .collect::<Vec<_>>(),
-            )
+                    .collect(),
+                by_size: std::cell::OnceCell::new(),
+            })
         });
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
@@ -724,17 +726,33 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         if !inside.iter().any(|c| c.severity == Severity::Breaking) {
             return;
         }
-        // Each containment test reads both schemas whole: that work counts against the
-        // walk budget, and past it the changes stay as they are (conservative), so a
-        // hostile union of huge variants costs no more than the walk may spend.
-        let mut by = None;
-        for (at, v) in cover.list.iter() {
-            let left = self.budget.saturating_sub(self.visited);
-            let cost = size_up_to(v, left).saturating_add(size_up_to(cover.variant, left));
-            if cost >= left {
-                return;
+        // Each containment test reads both schemas whole: that work has a budget of its
+        // own, and past it the changes stay as they are (conservative), so a hostile
+        // union of huge variants costs no more than the walk itself may.
+        // The list is sized once, when first needed, and tried smallest first (a
+        // `{type: object}` beside big variants).
+        let list = &cover.list;
+        let by_size = list.by_size.get_or_init(|| {
+            let mut sized = Vec::with_capacity(list.variants.len());
+            for (k, (_, v)) in list.variants.iter().enumerate() {
+                let size = size_up_to(v, self.cover_budget);
+                self.cover_budget = self.cover_budget.checked_sub(size)?;
+                sized.push((k, size));
             }
-            self.visited += cost;
+            sized.sort_by_key(|s| s.1);
+            Some(sized)
+        });
+        let Some(by_size) = by_size else {
+            return;
+        };
+        let mut by = None;
+        let size = size_up_to(cover.variant, self.cover_budget);
+        for &(k, v_size) in by_size {
+            let Some(left) = self.cover_budget.checked_sub(size + v_size) else {
+                return;
+            };
+            self.cover_budget = left;
+            let (at, v) = &list.variants[k];
             if within(v, cover.variant) {
                 by = Some(at);
                 break;
