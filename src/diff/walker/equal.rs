@@ -489,7 +489,12 @@ pub(super) fn within(s: &Value, v: &Value) -> bool {
         "contains",
         "if",
     ];
+    // Every keyword `v` adds takes values away, but OpenAPI's `nullable: true`, which
+    // may let null past `type`.
     let adds = vp.rest.keys().any(|k| !sp.rest.contains_key(k));
+    if !sp.rest.contains_key("nullable") && vp.rest.get("nullable") == Some(&Value::Bool(true)) {
+        return false;
+    }
     let rest_ok = sp.rest.iter().all(|(k, x)| vp.rest.get(k) == Some(x))
         && !(adds
             && sp
@@ -500,17 +505,20 @@ pub(super) fn within(s: &Value, v: &Value) -> bool {
 }
 
 /// The JSON types every value `v` accepts has, by its own `type` (an empty list for
-/// `false`, which accepts nothing); `None` when `v` does not say, or says it beside a
-/// reference (draft-07 ignores the keywords beside `$ref`).
+/// `false`, which accepts nothing); `None` when `v` does not say, says it beside a
+/// reference (draft-07 ignores the keywords beside `$ref`) or beside OpenAPI's
+/// `nullable: true`.
 fn only_types(v: &Value) -> Option<Vec<String>> {
     let m = match v {
         Value::Bool(false) => return Some(Vec::new()),
         Value::Object(m) => m,
         _ => return None,
     };
+    // OpenAPI's `nullable: true` may let null past `type` too.
     if ["$ref", "$dynamicRef", "$recursiveRef"]
         .iter()
         .any(|k| m.contains_key(*k))
+        || m.get("nullable") == Some(&Value::Bool(true))
     {
         return None;
     }
@@ -1014,6 +1022,10 @@ mod tests {
             json!({"properties": {"a": {}}})
         ));
         assert!(!within_(any_object.clone(), json!(true)));
+        assert!(!within_(
+            json!({"type": "string"}),
+            json!({"type": "string", "nullable": true})
+        ));
         // Beside a `$ref`, draft-07 ignores `type`: the target may be anything.
         assert!(!within_(
             any_object.clone(),
