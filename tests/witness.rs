@@ -284,9 +284,10 @@ fn every_witness_proves_its_own_change() {
                 .entry(format!("{set} specific, undone with its union"))
                 .or_default() += 1;
             for other in &changes {
-                let Some(p) = other.path.as_deref() else {
+                let Some(p) = other.path.as_ref().map(ToString::to_string) else {
                     continue;
                 };
+                let p = p.as_str();
                 // Changes above or below this one are part of it (a variant changed
                 // because of what changed inside; a property whose undo restores its
                 // whole schema; a `oneOf` variant changed, at its own path, because of
@@ -352,7 +353,8 @@ fn keyword_undone(sb: &Value, field: &str, change: &diff::Change) -> Option<Valu
     if event.contains('.') {
         return None;
     }
-    let rest = change.path.as_deref()?.strip_prefix(field)?;
+    let full = change.path.as_ref()?.to_string();
+    let rest = full.strip_prefix(field)?;
     let mut out = sb.clone();
     let mut cur = &mut out;
     for seg in parse_path(rest) {

@@ -774,7 +774,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             .iter()
             .take(SHOWN)
             .map(|c| {
-                let at = c.path.as_deref().and_then(|p| p.strip_prefix(path));
+                let full = c.path.as_ref().map(ToString::to_string);
+                let at = full.as_deref().and_then(|p| p.strip_prefix(path));
                 match at {
                     Some(at) if !at.is_empty() => format!("{} at `{at}`", c.message),
                     _ => c.message.clone(),
