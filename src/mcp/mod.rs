@@ -3,8 +3,10 @@
 //! `session` holds the protocol logic (both eras, listing, pagination, answering
 //! server requests) and talks to a `Transport`: `stdio` (a child process, on smol and
 //! async-process) or `http` (Streamable HTTP on blocking ureq, behind the `http`
-//! feature). It is read-only: it never calls a tool or reads a resource.
+//! feature). It is read-only: it never calls a tool, and reads no resource but the
+//! MCP Apps `ui://` templates tools name and `resources/list` leaves out (`apps`).
 
+pub mod apps;
 pub mod session;
 pub mod stdio;
 

@@ -15,6 +15,9 @@ use crate::lockfile::{Element, ServerInfo, Surface};
 /// How long `--protocol auto` waits for an answer to its `server/discover` probe.
 const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// How long one `resources/read` of an unlisted `ui://` resource may take.
+const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Pages one list may have before we call it a loop.
 const PAGE_CAP: usize = 10_000;
 
@@ -135,6 +138,7 @@ impl<'t> Session<'t> {
                 _ => surface.prompts = items,
             }
         }
+        self.read_unlisted_ui(&mut surface);
         if server.name.is_empty() {
             if let Some(info) = self.listed_identity.take() {
                 let found = server_info(&info, "");
@@ -402,6 +406,50 @@ impl<'t> Session<'t> {
             "{}: {method} had more than {PAGE_CAP} pages; giving up",
             self.transport.describe()
         )))
+    }
+
+    /// MCP Apps: read each `ui://` resource a tool names that `resources/list` did not
+    /// return, and record it from the read result (`"listed": false`, never its body).
+    /// At most one read per tool, each within [`READ_TIMEOUT`]. A failure is a warning:
+    /// the listed surface stands. A timeout, a broken transport or a capture past
+    /// [`MAX_PAGES_BYTES`] ends the reading.
+    fn read_unlisted_ui(&mut self, surface: &mut Surface) {
+        use super::apps;
+        let uris = apps::unlisted_ui_uris(&surface.tools, &surface.resources);
+        let warn = |what: String| eprintln!("warning: {}", crate::error::log(&what));
+        for uri in uris {
+            let full = self.deadline;
+            self.deadline = full.min(Instant::now() + READ_TIMEOUT);
+            let outcome = self.request("resources/read", json!({ "uri": uri }));
+            self.deadline = full;
+            let server = self.transport.describe();
+            let not_recorded = |why: &str| {
+                format!("a tool names the MCP Apps resource {uri}, which resources/list does not return and resources/read could not read: {why}; not recorded")
+            };
+            match outcome.map(|result| apps::element_from_read(&uri, &result)) {
+                Ok(Ok(element)) => surface.resources.push(element),
+                Ok(Err(why)) => warn(not_recorded(&format!("{server} answered with {why}"))),
+                // A JSON-RPC error: this resource only.
+                Err(e) if e.kind() == ErrorKind::Rejected => warn(not_recorded(e.message())),
+                // A timeout, a transport failure: the server will not answer the rest.
+                Err(e) if e.kind() == ErrorKind::Timeout => {
+                    let waited = READ_TIMEOUT.min(self.opts.timeout).as_secs_f64();
+                    warn(not_recorded(&format!("no answer within {waited} s")));
+                    return;
+                }
+                Err(e) => {
+                    warn(not_recorded(e.message()));
+                    return;
+                }
+            }
+            if self.transport.received() > MAX_PAGES_BYTES {
+                warn(format!(
+                    "{server} sent more than {} MiB; no more ui:// resources are read",
+                    MAX_PAGES_BYTES >> 20
+                ));
+                return;
+            }
+        }
     }
 
     fn with_meta(&self, mut params: Value) -> Value {
