@@ -43,6 +43,7 @@
 //!                  group) and sleeps for an hour, its stdio on /dev/null
 //!   envLog         write the names of the environment variables it got to this file
 //!   errorOn        answer this method with a JSON-RPC error
+//!   silentOn       never answer this method
 //!   toolsNotArray  answer tools/list with `tools: "nope"`
 //!   cursorLoop     always answer with the same nextCursor
 //!   cursorPadding  pad every nextCursor with this many bytes (`page-N-xxx...`)
@@ -238,6 +239,9 @@ impl Server {
             );
         }
         let error = |code: i64, text: &str| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}});
+        if spec.get("silentOn").and_then(Value::as_str) == Some(method.as_str()) {
+            return out;
+        }
         if spec.get("errorOn").and_then(Value::as_str) == Some(method.as_str()) {
             out.push(error(-32603, "internal error (scripted)"));
             return out;

@@ -313,6 +313,30 @@ fn an_unlisted_ui_resource_a_tool_names_is_read_and_recorded() {
 }
 
 #[test]
+fn a_server_that_never_answers_resources_read_costs_one_wait_and_a_warning() {
+    let d = tmpdir("apps-silent-read");
+    let mut spec = apps_spec("legacy", &[]);
+    spec["silentOn"] = json!("resources/read");
+    let started = std::time::Instant::now();
+    let (o, out) = snapshot(&d, &spec, &["--timeout", "3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    let err = stderr(&o);
+    assert!(
+        err.contains("ui://demo/chart") && err.contains("no answer within 3 s"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("warning:").count(),
+        1,
+        "after a timeout the rest is not read: {err}"
+    );
+    let lock = read(&out);
+    assert_eq!(lock["surface"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(lock["surface"]["resources"].as_array().unwrap().len(), 1);
+}
+
+#[test]
 fn live_check_sees_a_csp_only_resources_read_shows() {
     let d = tmpdir("apps-csp");
     let (o, out) = snapshot(&d, &apps_spec("legacy", &["https://api.example.com"]), &[]);
