@@ -208,7 +208,7 @@ fn an_unlisted_ui_resource_is_read_over_http_in_both_eras() {
                     "mimeType": "text/html;profile=mcp-app", "text": "<html>body</html>",
                     "readMeta": {"ui": {"permissions": {"camera": {}}}}}]}),
         );
-        let o = snapshot_http(&d, &server.url(), &[]);
+        let o = snapshot_http(&d, &server.url(), &["--read-ui-resources"]);
         assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
         assert_eq!(
             lock(&d)["surface"]["resources"],

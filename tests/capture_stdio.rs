@@ -285,7 +285,22 @@ fn apps_spec(era: &str, connect: &[&str]) -> Value {
 fn an_unlisted_ui_resource_a_tool_names_is_read_and_recorded() {
     for era in ["legacy", "modern"] {
         let d = tmpdir(&format!("apps-unlisted-{era}"));
+        // By default a capture only lists: nothing is read, the listed resource alone is
+        // recorded.
         let (o, out) = snapshot(&d, &apps_spec(era, &["https://api.example.com"]), &[]);
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert_eq!(
+            read(&out)["surface"]["resources"],
+            json!([{"name": "listed", "uri": "ui://demo/listed",
+                    "mimeType": "text/html;profile=mcp-app"}]),
+            "{era}: nothing read without --read-ui-resources"
+        );
+        assert!(!stderr(&o).contains("warning"), "{era}: {}", stderr(&o));
+        let (o, out) = snapshot(
+            &d,
+            &apps_spec(era, &["https://api.example.com"]),
+            &["--read-ui-resources"],
+        );
         assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
         let lock = read(&out);
         assert_eq!(
@@ -318,7 +333,7 @@ fn a_server_that_never_answers_resources_read_costs_one_wait_and_a_warning() {
     let mut spec = apps_spec("legacy", &[]);
     spec["silentOn"] = json!("resources/read");
     let started = std::time::Instant::now();
-    let (o, out) = snapshot(&d, &spec, &["--timeout", "3"]);
+    let (o, out) = snapshot(&d, &spec, &["--timeout", "3", "--read-ui-resources"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
     let err = stderr(&o);
@@ -339,7 +354,11 @@ fn a_server_that_never_answers_resources_read_costs_one_wait_and_a_warning() {
 #[test]
 fn live_check_sees_a_csp_only_resources_read_shows() {
     let d = tmpdir("apps-csp");
-    let (o, out) = snapshot(&d, &apps_spec("legacy", &["https://api.example.com"]), &[]);
+    let (o, out) = snapshot(
+        &d,
+        &apps_spec("legacy", &["https://api.example.com"]),
+        &["--read-ui-resources"],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let spec_path = write_spec(
         &d,
@@ -349,7 +368,7 @@ fn live_check_sees_a_csp_only_resources_read_shows() {
         ),
     );
     let o = bin()
-        .args(["check", "--baseline"])
+        .args(["check", "--read-ui-resources", "--baseline"])
         .arg(&out)
         .arg("--")
         .arg(fixture())
@@ -373,7 +392,7 @@ fn live_check_sees_a_csp_only_resources_read_shows() {
     spec["unlistedResources"] = json!([]);
     let spec_path = write_spec(&d, &spec);
     let o = bin()
-        .args(["check", "--baseline"])
+        .args(["check", "--read-ui-resources", "--baseline"])
         .arg(&out)
         .arg("--")
         .arg(fixture())

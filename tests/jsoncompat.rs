@@ -360,10 +360,10 @@ fn jsoncompat_finds_no_break_we_call_compatible() {
                     let ours: Vec<&diff::Change> = changes
                         .iter()
                         .filter(|c| {
-                            c.subject == subject
+                            c.subject.to_string() == subject
                                 && c.severity == Severity::Breaking
-                                && c.path.as_deref().is_some_and(|p| {
-                                    p == field
+                                && c.path.as_ref().map(ToString::to_string).is_some_and(|p| {
+                                    p == *field
                                         || p.starts_with(&format!("{field}."))
                                         || p.starts_with(&format!("{field}["))
                                 })

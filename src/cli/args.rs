@@ -389,6 +389,13 @@ pub struct LiveSource {
     #[arg(long)]
     pub show_server_stderr: bool,
 
+    /// Also read (resources/read) each MCP Apps ui:// resource a tool names that
+    /// resources/list leaves out, and record its _meta (CSP, permissions), never its
+    /// body. Off by default: a capture only lists. Give it to every capture of the
+    /// server, or the resources it records look removed.
+    #[arg(long)]
+    pub read_ui_resources: bool,
+
     /// The command that starts the server on stdio (after `--`; run without a shell).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -444,6 +451,7 @@ impl LiveSource {
             protocol: self.protocol.clone(),
             client_capabilities: self.client_capabilities.clone(),
             show_server_stderr: self.show_server_stderr,
+            read_ui_resources: self.read_ui_resources,
             command: Vec::new(),
         }
     }

@@ -79,6 +79,7 @@ fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Lock
         protocol: source.protocol.clone(),
         client_capabilities: capabilities(source),
         show_server_stderr: source.show_server_stderr,
+        read_ui_resources: source.read_ui_resources,
         notices: super::notices(),
     };
     let captured = {
@@ -161,6 +162,7 @@ fn package_lockfile(
             mcp::Protocol::Version(v) => v.clone(),
         },
         client_capabilities: capabilities(source),
+        read_ui_resources: source.read_ui_resources,
     };
     registry::lockfile(
         package,

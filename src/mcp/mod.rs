@@ -71,6 +71,9 @@ pub struct CaptureOptions {
     pub client_capabilities: Vec<String>,
     /// Pass the server's stderr through as it comes (otherwise shown on failure only).
     pub show_server_stderr: bool,
+    /// MCP Apps: also read the `ui://` resources tools name that `resources/list` leaves
+    /// out (off by default: a capture only lists).
+    pub read_ui_resources: bool,
     /// Where warnings and the server's stderr lines go (the command line prints them).
     pub notices: crate::notice::Notices,
 }

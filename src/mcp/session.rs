@@ -138,7 +138,9 @@ impl<'t> Session<'t> {
                 _ => surface.prompts = items,
             }
         }
-        self.read_unlisted_ui(&mut surface);
+        if self.opts.read_ui_resources {
+            self.read_unlisted_ui(&mut surface);
+        }
         if server.name.is_empty() {
             if let Some(info) = self.listed_identity.take() {
                 let found = server_info(&info, "");
@@ -416,7 +418,8 @@ impl<'t> Session<'t> {
     fn read_unlisted_ui(&mut self, surface: &mut Surface) {
         use super::apps;
         let uris = apps::unlisted_ui_uris(&surface.tools, &surface.resources);
-        let warn = |what: String| eprintln!("warning: {}", crate::error::log(&what));
+        let notices = self.opts.notices.clone();
+        let warn = |what: String| notices.warn(what);
         for uri in uris {
             let full = self.deadline;
             self.deadline = full.min(Instant::now() + READ_TIMEOUT);
