@@ -64,6 +64,32 @@ pr_has_label() {
   return "$found"
 }
 
+# Whether label $1 was already on the pull request when the commits of this run were
+# pushed: the run's event (GITHUB_EVENT_PATH) is `synchronize` or `reopened` and its
+# payload lists the label. An approval is for the changes it was given on; commits
+# pushed after it are not approved by it. No event file (not a workflow run): no.
+pr_label_predates_push() {
+  local want=$1 event=${GITHUB_EVENT_PATH:-}
+  [ -n "$event" ] && [ -f "$event" ] && command -v jq >/dev/null || return 1
+  jq -e --arg want "$want" '
+    (.action == "synchronize" or .action == "reopened")
+    and any(.pull_request.labels[]?; .name == $want)' "$event" >/dev/null 2>&1
+}
+
+# Take label $1 off the pull request; a notice when that cannot be done.
+pr_remove_label() {
+  local want=$1 name sink
+  pr_ready "label removal" || return 0
+  name=$(jq -rn --arg s "$want" '$s | @uri')
+  sink=$(mktemp)
+  pr_api DELETE "/repos/$GITHUB_REPOSITORY/issues/$INPUT_PR_NUMBER/labels/$name" "$sink"
+  rm -f "$sink"
+  case $pr_status in
+    200 | 404) echo "mcp-covenant: the label \`$want\` is removed: add it again to approve the changes as they are now" ;;
+    *) echo "::notice::mcp-covenant: cannot remove the label \`$want\` (HTTP $pr_status; a fork's token is read-only, or the workflow lacks \`pull-requests: write\`): remove it and add it again to approve the changes as they are now" ;;
+  esac
+}
+
 # Create or update the one comment that carries the marker, with the report in file $1.
 pr_comment() {
   local report=$1 body payload page comments ids="" id="" sink tried=0

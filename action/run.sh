@@ -25,7 +25,8 @@
 #     its hidden marker and updated in place on every push; a token that may not write
 #     (a fork's) leaves the step summary only, with a notice.
 #   INPUT_APPROVE_LABEL=NAME: when the pull request carries that label, the verdict's
-#     failures are reported as approved (by that label) and do not fail the job.
+#     failures are reported as approved (by that label) and do not fail the job. Commits
+#     pushed while it is on are not approved by it: that run fails and removes it.
 #   INPUT_ANNOTATIONS=error|warning|notice|none caps the level of the verdict's
 #     workflow annotations (`github` format).
 set -uo pipefail
@@ -118,15 +119,26 @@ if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
   # new: everything in it is reported as added).
   check=("$bin" check --baseline-rev "$remote_ref" "${lockfile[@]}")
   # The approve label, read before the verdict (no label read: not approved).
+  # A label that was on before this run's commits were pushed approved earlier changes,
+  # not these: it counts again once added again.
   approved=0
+  stale=0
   if [ -n "${INPUT_APPROVE_LABEL:-}" ] && pr_has_label "$INPUT_APPROVE_LABEL"; then
-    approved=1
+    if pr_label_predates_push "$INPUT_APPROVE_LABEL"; then
+      stale=1
+      echo "::notice::mcp-covenant: the approve label \`$(escape "$INPUT_APPROVE_LABEL")\` was on the pull request before these commits were pushed: it approved the changes it was given on, not these"
+    else
+      approved=1
+    fi
   fi
   # Extra renderings first, quietly: the last run prints any error, and its status.
   report="${RUNNER_TEMP:-/tmp}/mcp-covenant-report.md"
   "${check[@]}" --format markdown --fail-on never >"$report" 2>/dev/null
   if [ "$approved" = 1 ]; then
     approval="**Approved** by the label \`$INPUT_APPROVE_LABEL\`: the changes below are intended, and do not fail this check."
+    { printf '%s\n\n' "$approval"; cat "$report"; } >"$report.tmp" && mv "$report.tmp" "$report"
+  elif [ "$stale" = 1 ]; then
+    approval="**Not approved:** the label \`$INPUT_APPROVE_LABEL\` was on the pull request before its latest commits were pushed, so it does not approve them. Add it again to approve the changes as they are now."
     { printf '%s\n\n' "$approval"; cat "$report"; } >"$report.tmp" && mv "$report.tmp" "$report"
   fi
   summary <"$report"
@@ -155,6 +167,11 @@ if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
   if [ "$rc" = 1 ] && [ "$approved" = 1 ]; then
     echo "mcp-covenant: the verdict fails at \`${INPUT_FAIL_ON:-breaking}\`, approved by the label \`$INPUT_APPROVE_LABEL\`"
     rc=0
+  fi
+  # Off, so that no later run of these commits counts it, and adding it again (a
+  # `labeled` run) approves what is there now.
+  if [ "$rc" = 1 ] && [ "$stale" = 1 ]; then
+    pr_remove_label "$INPUT_APPROVE_LABEL"
   fi
   worst "$rc"
 elif on "${INPUT_VERDICT:-true}"; then

@@ -43,6 +43,7 @@
 //!                  group) and sleeps for an hour, its stdio on /dev/null
 //!   envLog         write the names of the environment variables it got to this file
 //!   errorOn        answer this method with a JSON-RPC error
+//!   silentOn       never answer this method
 //!   toolsNotArray  answer tools/list with `tools: "nope"`
 //!   cursorLoop     always answer with the same nextCursor
 //!   cursorPadding  pad every nextCursor with this many bytes (`page-N-xxx...`)
@@ -59,6 +60,12 @@
 //!                  ["a", "b", "c"] rotated by the counter, which each start increments
 //!                  (a server that builds a list from a set: another order every run)
 //!   envValues      write NAME=VALUE of the environment variables it got to this file
+//!   unlistedResources  resources that resources/read serves but resources/list omits
+//!                  (MCP Apps lets a server leave its ui:// resources out of the list).
+//!                  resources/read answers for these and the listed `resources`: one
+//!                  content item with the resource's `uri`, `mimeType`, `text` and
+//!                  `_meta` (`readMeta` for its `_meta`, when given); an unknown URI
+//!                  is JSON-RPC error -32002
 //!   HTTP only:     httpStatus (answer every POST with it; httpBody: its body), announceLength (answer with
 //!                  this Content-Length and a short body), redirectLoop, sse (answer
 //!                  with an event stream: priming event, progress, result),
@@ -152,6 +159,7 @@ impl Server {
         for (list, cap) in [
             ("tools", "tools"),
             ("resources", "resources"),
+            ("unlistedResources", "resources"),
             ("resourceTemplates", "resources"),
             ("prompts", "prompts"),
         ] {
@@ -231,6 +239,9 @@ impl Server {
             );
         }
         let error = |code: i64, text: &str| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}});
+        if spec.get("silentOn").and_then(Value::as_str) == Some(method.as_str()) {
+            return out;
+        }
         if spec.get("errorOn").and_then(Value::as_str) == Some(method.as_str()) {
             out.push(error(-32603, "internal error (scripted)"));
             return out;
@@ -311,6 +322,26 @@ impl Server {
                     result["nextCursor"] = json!("same");
                 }
                 result
+            }
+            "resources/read" => {
+                let uri = msg.pointer("/params/uri").and_then(Value::as_str);
+                let known = ["resources", "unlistedResources"]
+                    .iter()
+                    .filter_map(|k| spec.get(*k).and_then(Value::as_array))
+                    .flatten()
+                    .find(|r| uri.is_some() && r.get("uri").and_then(Value::as_str) == uri);
+                let Some(resource) = known else {
+                    out.push(error(-32002, "resource not found"));
+                    return out;
+                };
+                let mut item = json!({"uri": resource["uri"], "text": resource.get("text").cloned().unwrap_or(json!(""))});
+                if let Some(m) = resource.get("mimeType") {
+                    item["mimeType"] = m.clone();
+                }
+                if let Some(m) = resource.get("readMeta").or_else(|| resource.get("_meta")) {
+                    item["_meta"] = m.clone();
+                }
+                json!({"contents": [item]})
             }
             _ if flag(&spec, "silentOnUnknown") => return out,
             _ => {

@@ -17,6 +17,9 @@ for tool in node npm python3; do
 done
 tests/servers/setup.sh
 MATURIN=tests/servers/.venv-dist/bin/maturin scripts/dist.sh
+# The jsoncompat oracle of tests/jsoncompat.rs: a package of its own (tests/oracle/Cargo.toml
+# says why), about 170 crates, ~2 CPU-minutes to build from scratch.
+cargo build --locked --manifest-path tests/oracle/Cargo.toml --target-dir target/oracle
 
 skip=()
 if [ "$(id -u)" != 0 ]; then

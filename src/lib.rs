@@ -39,7 +39,9 @@ pub(crate) mod error;
 pub(crate) mod escape;
 pub(crate) mod git;
 pub(crate) mod keywords;
+pub(crate) mod notice;
 pub(crate) mod reference;
+pub(crate) mod schema;
 pub(crate) mod stdout;
 // Parts of these serve only HTTP capture (feature `http`).
 #[cfg_attr(not(feature = "http"), allow(dead_code))]

@@ -1,9 +1,12 @@
 //! The policy step, between `diff` and `report`: the project's covenant.toml applied to
 //! what the diff found (docs/architecture.md, "Data flow").
 //!
-//! `diff` classifies every change with the rule tables (a `[severity]` override is
-//! already in the severity the tables give: `Rules::set_overrides`). This step decides
-//! what the report shows and what the exit code is:
+//! covenant.toml's `[severity]` entries (and its `profile`, which config turns into
+//! entries) are applied here, by [`Policy`]: the rule tables give the defaults and never
+//! hold a project's overrides. `diff` asks a `Policy` for each change's severity (a
+//! breaking change gets a witness), through the `diff::Classify` it implements.
+//!
+//! [`apply`] then decides what the report shows and what the exit code is:
 //! - a change at severity `none` is dropped; when covenant.toml's `[severity]` made it
 //!   `none` it is listed as ignored (so nothing is hidden unseen), when the table row is
 //!   `none` by default (not interface) it is not;
@@ -14,9 +17,39 @@
 //!
 //! `report/` renders the outcome and decides nothing.
 
+use std::collections::HashMap;
+
 use crate::config::Config;
-use crate::diff::{self, Change};
-use crate::rules::{Rules, Severity};
+use crate::diff::{self, Change, Classify};
+use crate::rules::{Direction, Override, Rules, Severity};
+
+/// The rule tables with covenant.toml's `[severity]` applied: a change's severity is
+/// the entry for its rule id in its direction, else the table's default.
+pub struct Policy<'a> {
+    rules: &'a Rules,
+    overrides: &'a HashMap<String, Override>,
+}
+
+impl<'a> Policy<'a> {
+    /// `rules` with `overrides` (a config's `severity`) applied.
+    pub fn new(rules: &'a Rules, overrides: &'a HashMap<String, Override>) -> Self {
+        Policy { rules, overrides }
+    }
+}
+
+impl Classify for Policy<'_> {
+    fn rules(&self) -> &Rules {
+        self.rules
+    }
+
+    fn severity(&self, rule: usize, direction: Option<Direction>) -> Severity {
+        let id = &self.rules.rows[rule].id;
+        match self.overrides.get(id).and_then(|o| o.get(direction)) {
+            Some(s) => s,
+            None => self.rules.severity(rule, direction),
+        }
+    }
+}
 
 /// What a comparison comes to once covenant.toml is applied.
 #[derive(Debug)]
@@ -70,7 +103,8 @@ pub fn apply(
         (&a.0.subject, &a.0.path, &a.0.code).cmp(&(&b.0.subject, &b.0.path, &b.0.code))
     });
     // The version finding, judged on the changes kept; itself subject to ignores.
-    if let Some(change) = diff::version::verify(rules, &kept, versions.0, versions.1) {
+    let policy = Policy::new(rules, &config.severity);
+    if let Some(change) = diff::version::verify(&policy, &kept, versions.0, versions.1) {
         match reason(&change) {
             Some(why) => ignored.push((change, why)),
             None if change.severity == Severity::None => {}
@@ -94,4 +128,58 @@ pub fn apply(
 /// A change of `severity` fails the gate at `fail_on` (`None`: never).
 pub fn fails(severity: Severity, fail_on: Option<Severity>) -> bool {
     fail_on.is_some_and(|level| severity <= level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::LintRules;
+    use crate::lockfile::Lockfile;
+
+    const BEFORE: &str = include_str!("../golden/config-severity-overrides/before.lock");
+    const AFTER: &str = include_str!("../golden/config-severity-overrides/after.lock");
+    const CONFIG: &str = include_str!("../golden/config-severity-overrides/covenant.toml");
+
+    /// covenant.toml's `[severity]` reaches the changes through the policy, and the
+    /// rule tables are the same before and after: they never hold a project's entries.
+    #[test]
+    fn overrides_apply_without_touching_the_rules() {
+        let rules = Rules::embedded().unwrap();
+        let pristine = format!("{rules:?}");
+        let config = Config::parse(
+            CONFIG,
+            "covenant.toml",
+            &rules,
+            &LintRules::embedded().unwrap(),
+        )
+        .unwrap();
+        let (a, b) = (
+            Lockfile::parse(BEFORE.as_bytes(), "a").unwrap(),
+            Lockfile::parse(AFTER.as_bytes(), "b").unwrap(),
+        );
+        let policy = Policy::new(&rules, &config.severity);
+        let changes = diff::diff(&policy, &a.surface, &b.surface);
+        let defaults = diff::diff(&rules, &a.surface, &b.surface);
+        let of = |cs: &[Change], code: &str, d: Option<Direction>| {
+            cs.iter()
+                .find(|c| c.code == code && c.direction == d)
+                .map(|c| c.severity)
+        };
+        let added = "tool.added";
+        assert_eq!(of(&changes, added, None), Some(Severity::Breaking));
+        assert_eq!(of(&defaults, added, None), Some(Severity::Minor));
+        let described = "tool.description.changed";
+        assert_eq!(of(&changes, described, None), Some(Severity::None));
+        assert_eq!(of(&defaults, described, None), Some(Severity::Patch));
+        let outcome = apply(
+            &rules,
+            &config,
+            changes,
+            (None, None),
+            Some(Severity::Breaking),
+        );
+        assert!(outcome.fails);
+        assert!(outcome.ignored.iter().any(|(c, _)| c.code == described));
+        assert_eq!(format!("{rules:?}"), pristine);
+    }
 }

@@ -347,7 +347,7 @@ struct Api {
 }
 
 /// A local server that mimics the endpoints the Action uses (list, create and update
-/// issue comments; list issue labels) for repository o/r, pull request 7.
+/// issue comments; list and remove issue labels) for repository o/r, pull request 7.
 struct FakeGitHub {
     url: String,
     api: std::sync::Arc<std::sync::Mutex<Api>>,
@@ -415,10 +415,20 @@ impl FakeGitHub {
                         let list: Vec<_> = api.labels.iter().map(|l| json!({"name": l})).collect();
                         ("200 OK", text(&json!(list)))
                     }
-                    ("POST" | "PATCH", _) if api.read_only => (
+                    ("POST" | "PATCH" | "DELETE", _) if api.read_only => (
                         "403 Forbidden",
                         text(&json!({"message": "Resource not accessible by integration"})),
                     ),
+                    ("DELETE", p) if p.starts_with("/repos/o/r/issues/7/labels/") => {
+                        let name = p.rsplit('/').next().unwrap().replace("%2F", "/");
+                        match api.labels.iter().position(|l| *l == name) {
+                            Some(i) => {
+                                api.labels.remove(i);
+                                ("200 OK", "[]".into())
+                            }
+                            None => ("404 Not Found", "{}".into()),
+                        }
+                    }
                     ("POST", "/repos/o/r/issues/7/comments") => {
                         let id = 100 + api.comments.len() as u64;
                         api.comments.push((id, posted()));
@@ -615,6 +625,115 @@ fn the_approve_label_turns_a_failing_verdict_into_an_approved_pass() {
         "{}",
         both(&o)
     );
+}
+
+/// The webhook payload of a `pull_request` event: its action, the labels the pull
+/// request had when it happened, and the label a `labeled` event added.
+fn event(pr: &Pr, name: &str, action: &str, labels: &[&str], label: Option<&str>) -> String {
+    let mut payload = json!({
+        "action": action,
+        "number": 7,
+        "pull_request": {"number": 7, "labels": labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>()},
+    });
+    if let Some(l) = label {
+        payload["label"] = json!({"name": l});
+    }
+    let path = pr.dir.join(format!("event-{name}.json"));
+    fs::write(&path, payload.to_string()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn an_approve_label_given_before_new_commits_does_not_approve_them() {
+    let pr = pull_request("approve-stale");
+    // Commits pushed while the label was on: it approved the earlier changes, not these.
+    // The job fails, says why, and takes the label off, so that adding it again (a
+    // `labeled` run) approves what is there now, and no later run counts the old one.
+    let gh = FakeGitHub::start(Api {
+        labels: vec!["breaking-ok".into()],
+        ..Api::default()
+    });
+    let pushed = event(&pr, "sync", "synchronize", &["breaking-ok"], None);
+    let o = pr.run(&gh.inputs(&[
+        ("INPUT_APPROVE_LABEL", "breaking-ok"),
+        ("GITHUB_EVENT_PATH", &pushed),
+    ]));
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "the approve label `breaking-ok` was on the pull request before these commits"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("the label `breaking-ok` is removed"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("::error")), "{out}");
+    assert!(
+        gh.requests().contains(&(
+            "DELETE".into(),
+            "/repos/o/r/issues/7/labels/breaking-ok".into()
+        )),
+        "{:?}",
+        gh.requests()
+    );
+    assert!(gh.api.lock().unwrap().labels.is_empty());
+    let summary = fs::read_to_string(pr.summary()).unwrap();
+    assert!(
+        summary.contains("was on the pull request before"),
+        "{summary}"
+    );
+    assert!(!summary.contains("**Approved**"), "{summary}");
+
+    // A token that may not remove it (a fork's): still not approved, and said.
+    let gh = FakeGitHub::start(Api {
+        labels: vec!["breaking-ok".into()],
+        read_only: true,
+        ..Api::default()
+    });
+    let o = pr.run(&gh.inputs(&[
+        ("INPUT_APPROVE_LABEL", "breaking-ok"),
+        ("GITHUB_EVENT_PATH", &pushed),
+    ]));
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    assert!(
+        stdout(&o).contains("cannot remove the label `breaking-ok` (HTTP 403;"),
+        "{}",
+        both(&o)
+    );
+
+    // Added after the push (the run re-run, or started by adding it): approved.
+    for (name, payload) in [
+        ("rerun", event(&pr, "rerun", "synchronize", &[], None)),
+        (
+            "labeled",
+            event(
+                &pr,
+                "labeled",
+                "labeled",
+                &["breaking-ok"],
+                Some("breaking-ok"),
+            ),
+        ),
+        (
+            "opened",
+            event(&pr, "opened", "opened", &["breaking-ok"], None),
+        ),
+    ] {
+        let gh = FakeGitHub::start(Api {
+            labels: vec!["breaking-ok".into()],
+            ..Api::default()
+        });
+        let o = pr.run(&gh.inputs(&[
+            ("INPUT_APPROVE_LABEL", "breaking-ok"),
+            ("GITHUB_EVENT_PATH", &payload),
+        ]));
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", both(&o));
+        assert!(
+            !gh.requests().iter().any(|(m, _)| m == "DELETE"),
+            "{name}: {:?}",
+            gh.requests()
+        );
+    }
 }
 
 #[test]

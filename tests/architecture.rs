@@ -411,3 +411,80 @@ fn no_rule_id_is_matched_in_rust() {
     let seen = string_literals("if code == \"schema.type.changed\" { f('\"') } // \"x.y\"");
     assert_eq!(seen, ["schema.type.changed"]);
 }
+
+/// The identifiers of `code` (comments and string literals already stripped), each
+/// with whether a `!` follows it (a macro call).
+fn words(code: &str) -> Vec<(&str, bool)> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let bang = b.get(i) == Some(&b'!') && b.get(i + 1) != Some(&b'=');
+            out.push((&code[start..i], bang));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Output is the command line's: below src/cli nothing prints (a lower layer hands its
+/// warnings and progress to the `notice::Notices` it is given, or returns them), and
+/// clap (its derives, `ValueEnum`) is the command line's alone: the other layers have
+/// their own types, which src/cli maps clap's onto. main.rs calls the command line;
+/// stdout.rs is the standard output the command line writes to.
+#[test]
+fn only_the_command_line_prints_or_speaks_clap() {
+    // The one exception: the signal handler's `error:` line, written just before it
+    // ends the process; there is no caller left to hand it to.
+    let exceptions: BTreeSet<(&str, &str)> = [("mcp/stdio.rs", "eprint")].into();
+    let printing = ["print", "println", "eprint", "eprintln", "dbg"];
+    let src = root().join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let (mut found, mut seen) = (Vec::new(), BTreeSet::new());
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let shown = rel.to_string_lossy().replace('\\', "/");
+        if shown.starts_with("cli/") || shown == "main.rs" || shown == "stdout.rs" {
+            continue;
+        }
+        let code = strip_comments(&fs::read_to_string(file).unwrap());
+        for (word, bang) in words(&code) {
+            let prints = bang && printing.contains(&word);
+            if !(prints || word == "clap" || word == "ValueEnum") {
+                continue;
+            }
+            let pair = (shown.as_str(), word);
+            if let Some(e) = exceptions.iter().find(|e| **e == pair) {
+                seen.insert(*e);
+                continue;
+            }
+            found.push(format!(
+                "src/{shown}: `{word}{}`",
+                if bang { "!" } else { "" }
+            ));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "printing or clap below src/cli:\n  {}",
+        found.join("\n  ")
+    );
+    assert_eq!(
+        seen.len(),
+        exceptions.len(),
+        "an exception no longer occurs: strike it"
+    );
+    // The scanner sees what it must, and not what a string or a comment holds.
+    let code = strip_comments("eprintln!(\"println!\"); // dbg!(x)\nif a != b { clap::x() }");
+    let calls: Vec<_> = words(&code).into_iter().filter(|w| w.1).collect();
+    assert_eq!(calls, [("eprintln", true)]);
+    assert!(words(&code).contains(&("clap", false)));
+}

@@ -193,3 +193,32 @@ fn a_token_echoed_across_the_cut_is_masked_whole() {
     assert!(!err.contains("tok-across"), "{err}");
     assert!(!err.contains("0123456789"), "{err}");
 }
+
+#[test]
+fn an_unlisted_ui_resource_is_read_over_http_in_both_eras() {
+    for era in ["legacy", "modern"] {
+        let d = tmpdir(&format!("http-apps-{era}"));
+        let log = d.join("headers.log");
+        let server = fixture_http(
+            &d,
+            &json!({"era": era, "headerLog": log.display().to_string(), "sse": era == "legacy",
+                "tools": [{"name": "chart", "inputSchema": {"type": "object"},
+                           "_meta": {"ui": {"resourceUri": "ui://demo/chart"}}}],
+                "unlistedResources": [{"uri": "ui://demo/chart",
+                    "mimeType": "text/html;profile=mcp-app", "text": "<html>body</html>",
+                    "readMeta": {"ui": {"permissions": {"camera": {}}}}}]}),
+        );
+        let o = snapshot_http(&d, &server.url(), &["--read-ui-resources"]);
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert_eq!(
+            lock(&d)["surface"]["resources"],
+            json!([{"uri": "ui://demo/chart", "mimeType": "text/html;profile=mcp-app",
+                    "listed": false, "_meta": {"ui": {"permissions": {"camera": {}}}}}]),
+            "{era}"
+        );
+        if era == "modern" {
+            let sent = fs::read_to_string(&log).unwrap();
+            assert!(sent.contains("mcp-method=resources/read"), "{sent}");
+        }
+    }
+}

@@ -257,6 +257,156 @@ fn a_declared_but_missing_list_is_recorded_empty_with_a_warning() {
     );
 }
 
+/// MCP Apps: tools naming ui:// resources, one listed, one only served by
+/// resources/read (with its CSP in the read result's `_meta`), one that does not exist.
+fn apps_spec(era: &str, connect: &[&str]) -> Value {
+    json!({"era": era,
+        "tools": [
+            {"name": "chart", "inputSchema": {"type": "object"},
+             "_meta": {"ui": {"resourceUri": "ui://demo/chart"}}},
+            {"name": "chart_again", "inputSchema": {"type": "object"},
+             "_meta": {"ui": {"resourceUri": "ui://demo/chart", "visibility": ["app"]}}},
+            {"name": "listed", "inputSchema": {"type": "object"},
+             "_meta": {"ui": {"resourceUri": "ui://demo/listed"}}},
+            {"name": "ghost", "inputSchema": {"type": "object"},
+             "_meta": {"ui/resourceUri": "ui://demo/ghost"}},
+            {"name": "web", "inputSchema": {"type": "object"},
+             "_meta": {"ui": {"resourceUri": "https://example.com/not-ui"}}}
+        ],
+        "resources": [{"uri": "ui://demo/listed", "name": "listed",
+                       "mimeType": "text/html;profile=mcp-app"}],
+        "unlistedResources": [{"uri": "ui://demo/chart", "mimeType": "text/html;profile=mcp-app",
+            "text": "<!DOCTYPE html><html>the page body</html>",
+            "readMeta": {"ui": {"csp": {"connectDomains": connect}, "prefersBorder": true},
+                         "traceparent": "00-abc-01"}}]})
+}
+
+#[test]
+fn an_unlisted_ui_resource_a_tool_names_is_read_and_recorded() {
+    for era in ["legacy", "modern"] {
+        let d = tmpdir(&format!("apps-unlisted-{era}"));
+        // By default a capture only lists: nothing is read, the listed resource alone is
+        // recorded.
+        let (o, out) = snapshot(&d, &apps_spec(era, &["https://api.example.com"]), &[]);
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        assert_eq!(
+            read(&out)["surface"]["resources"],
+            json!([{"name": "listed", "uri": "ui://demo/listed",
+                    "mimeType": "text/html;profile=mcp-app"}]),
+            "{era}: nothing read without --read-ui-resources"
+        );
+        assert!(!stderr(&o).contains("warning"), "{era}: {}", stderr(&o));
+        let (o, out) = snapshot(
+            &d,
+            &apps_spec(era, &["https://api.example.com"]),
+            &["--read-ui-resources"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{era}: {}", stderr(&o));
+        let lock = read(&out);
+        assert_eq!(
+            lock["surface"]["resources"],
+            json!([
+                {"uri": "ui://demo/chart", "mimeType": "text/html;profile=mcp-app",
+                 "listed": false,
+                 "_meta": {"ui": {"csp": {"connectDomains": ["https://api.example.com"]},
+                                  "prefersBorder": true}}},
+                {"name": "listed", "uri": "ui://demo/listed",
+                 "mimeType": "text/html;profile=mcp-app"}
+            ]),
+            "{era}: read once although two tools name it; the listed one is not read; \
+             neither the body nor per-request _meta is kept; https:// is never read"
+        );
+        let err = stderr(&o);
+        assert!(
+            err.contains("warning: a tool names the MCP Apps resource ui://demo/ghost")
+                && err.contains("JSON-RPC error -32002")
+                && err.contains("not recorded"),
+            "{era}: a resource that cannot be read is a warning: {err}"
+        );
+        assert_eq!(err.matches("warning:").count(), 1, "{era}: {err}");
+    }
+}
+
+#[test]
+fn a_server_that_never_answers_resources_read_costs_one_wait_and_a_warning() {
+    let d = tmpdir("apps-silent-read");
+    let mut spec = apps_spec("legacy", &[]);
+    spec["silentOn"] = json!("resources/read");
+    let started = std::time::Instant::now();
+    let (o, out) = snapshot(&d, &spec, &["--timeout", "3", "--read-ui-resources"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    let err = stderr(&o);
+    assert!(
+        err.contains("ui://demo/chart") && err.contains("no answer within 3 s"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("warning:").count(),
+        1,
+        "after a timeout the rest is not read: {err}"
+    );
+    let lock = read(&out);
+    assert_eq!(lock["surface"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(lock["surface"]["resources"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn live_check_sees_a_csp_only_resources_read_shows() {
+    let d = tmpdir("apps-csp");
+    let (o, out) = snapshot(
+        &d,
+        &apps_spec("legacy", &["https://api.example.com"]),
+        &["--read-ui-resources"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let spec_path = write_spec(
+        &d,
+        &apps_spec(
+            "legacy",
+            &["https://api.example.com", "https://evil.example"],
+        ),
+    );
+    let o = bin()
+        .args(["check", "--read-ui-resources", "--baseline"])
+        .arg(&out)
+        .arg("--")
+        .arg(fixture())
+        .arg(&spec_path)
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&o).contains("resource:ui://demo/chart")
+            && stdout(&o).contains("https://evil.example")
+            && stdout(&o).contains("[resource.csp.widened]"),
+        "{}\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    // The same resource, now listed (the server lists what it used to leave out).
+    let mut spec = apps_spec("legacy", &["https://api.example.com"]);
+    let chart = spec["unlistedResources"][0].clone();
+    spec["resources"].as_array_mut().unwrap().push(json!({
+        "uri": chart["uri"], "mimeType": chart["mimeType"],
+        "_meta": chart["readMeta"]["ui"].clone().as_object().map(|ui| json!({"ui": ui})).unwrap()}));
+    spec["unlistedResources"] = json!([]);
+    let spec_path = write_spec(&d, &spec);
+    let o = bin()
+        .args(["check", "--read-ui-resources", "--baseline"])
+        .arg(&out)
+        .arg("--")
+        .arg(fixture())
+        .arg(&spec_path)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("[resource.listed]") && !stdout(&o).contains("removed"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 #[test]
 fn live_check_classifies_changed_instructions() {
     let d = tmpdir("live-instructions");

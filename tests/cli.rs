@@ -485,6 +485,58 @@ fn ignore_appends_an_entry_keeping_the_file() {
     }
 }
 
+/// An entry `ignore` refuses is told as the entry it would have added, never by a line
+/// and column of the text it did not write (the user cannot open it), whether
+/// covenant.toml exists or not.
+#[test]
+fn a_refused_ignore_entry_is_not_placed_in_a_file_never_written() {
+    let d = tmpdir("ignore-refused");
+    let bad_day = [
+        "ignore",
+        "--code",
+        "tool.*",
+        "--reason",
+        "x",
+        "--until",
+        "2026-02-30",
+    ];
+    let cases: [(&[&str], &str); 4] = [
+        (&["ignore", "abc", "--reason", "x"], "fingerprint `abc`"),
+        (
+            &["ignore", "--code", "*", "--reason", "x"],
+            "matches everything",
+        ),
+        (&bad_day, "invalid `until` date \"2026-02-30\""),
+        (
+            &["ignore", "--code", "tool.nope", "--reason", "x"],
+            "unknown rule id `tool.nope`",
+        ),
+    ];
+    for existing in [Some("fail_on = \"breaking\"\n"), None] {
+        let file = d.join("covenant.toml");
+        match existing {
+            Some(text) => fs::write(&file, text).unwrap(),
+            None => {
+                let _ = fs::remove_file(&file);
+            }
+        }
+        for (args, needle) in cases {
+            let o = bin().current_dir(&d).args(args).output().unwrap();
+            assert_fails_cleanly(&o, needle);
+            let err = stderr(&o);
+            assert!(
+                !err.contains("covenant.toml:"),
+                "a place in an unwritten file: {err}"
+            );
+            assert!(
+                err.contains("the [[ignore]] entry for covenant.toml"),
+                "{err}"
+            );
+            assert_eq!(fs::read_to_string(&file).ok().as_deref(), existing);
+        }
+    }
+}
+
 fn stdout_of(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

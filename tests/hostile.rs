@@ -510,12 +510,7 @@ fn a_planted_temp_symlink_is_never_followed() {
     mcp_covenant::io::write_atomic(&out, b"new\n").unwrap();
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
     assert_eq!(fs::read_to_string(&out).unwrap(), "new\n");
-    let tmp: Vec<_> = fs::read_dir(&d)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
+    let tmp = common::temporary_files(&d);
     let left: Vec<_> = tmp
         .iter()
         .filter(|n| {
@@ -1052,12 +1047,7 @@ fn snapshot_refuses_a_lockfile_larger_than_a_reader_accepts_before_writing() {
     let o = snapshot_fixture(&out, &spec, &["--timeout", "120"]);
     assert_fails_cleanly(&o, "larger than the 256 MiB a lockfile reader accepts");
     assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n");
-    let left: Vec<_> = fs::read_dir(&d)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
+    let left = common::temporary_files(&d);
     assert!(left.is_empty(), "temporary files left: {left:?}");
 }
 

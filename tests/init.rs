@@ -5,8 +5,35 @@
 mod common;
 
 use std::fs;
+use std::path::Path;
+use std::process::Output;
 
 use common::*;
+
+/// `mcp-covenant ARGS` run in `dir`.
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    bin().current_dir(dir).args(args).output().unwrap()
+}
+
+/// `mcp-covenant init FLAGS -- FIXTURE SPEC` run in `dir`.
+fn init_fixture(dir: &Path, flags: &[&str], fixture: &Path, spec: &Path) -> Output {
+    bin()
+        .current_dir(dir)
+        .arg("init")
+        .args(flags)
+        .arg("--")
+        .arg(fixture)
+        .arg(spec)
+        .output()
+        .unwrap()
+}
+
+/// The run's stderr, once it is known to have exited with `code`.
+fn exited(o: &Output, code: i32) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    err
+}
 
 /// In a fresh repository, `init -- CMD` captures the server and writes covenant.toml
 /// (with the command), the lockfile and the workflow; then `check`, `snapshot --check`
@@ -25,16 +52,7 @@ fn init_finishes_the_job_and_the_config_is_found_from_any_subdirectory() {
         ]}),
     );
     let fixture = fixture();
-    let o = bin()
-        .current_dir(&d)
-        .arg("init")
-        .arg("--")
-        .arg(&fixture)
-        .arg(&spec)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let err = stderr(&o);
+    let err = exited(&init_fixture(&d, &[], &fixture, &spec), 0);
     for needle in [
         "wrote covenant.toml",
         "wrote mcp-covenant.lock (2 tool(s)",
@@ -68,16 +86,10 @@ fn init_finishes_the_job_and_the_config_is_found_from_any_subdirectory() {
     // From a subdirectory, with no arguments.
     let sub = d.join("src/deep");
     fs::create_dir_all(&sub).unwrap();
-    let run = |args: &[&str]| bin().current_dir(&sub).args(args).output().unwrap();
-    let o = run(&["snapshot", "--check"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("mcp-covenant.lock is up to date"),
-        "{}",
-        stderr(&o)
-    );
-    let o = run(&["check"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let run = |args: &[&str]| run_in(&sub, args);
+    let err = exited(&run(&["snapshot", "--check"]), 0);
+    assert!(err.contains("mcp-covenant.lock is up to date"), "{err}");
+    exited(&run(&["check"]), 0);
     let o = run(&["lint"]);
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
     let o = run(&["-v", "check"]);
@@ -98,19 +110,15 @@ fn init_finishes_the_job_and_the_config_is_found_from_any_subdirectory() {
     )
     .unwrap();
     let o = run(&["check"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    exited(&o, 1);
     assert!(stdout(&o).contains("tool:legacy"), "{}", stdout(&o));
-    let o = run(&["snapshot", "--check"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = exited(&run(&["snapshot", "--check"]), 1);
     assert!(
-        stderr(&o).contains("run `mcp-covenant snapshot` and commit it"),
-        "{}",
-        stderr(&o)
+        err.contains("run `mcp-covenant snapshot` and commit it"),
+        "{err}"
     );
-    let o = run(&["snapshot"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = run(&["snapshot", "--check"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    exited(&run(&["snapshot"]), 0);
+    exited(&run(&["snapshot", "--check"]), 0);
     // A server given on the command line runs here (its relative paths are from here);
     // the lockfile is still covenant.toml's.
     fs::copy(&spec, sub.join("local.json")).unwrap();
@@ -121,7 +129,7 @@ fn init_finishes_the_job_and_the_config_is_found_from_any_subdirectory() {
         .arg("local.json")
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    exited(&o, 0);
     assert!(
         stdout(&o).contains("0 change(s)") || stdout(&o).contains("no change"),
         "{}",
@@ -129,28 +137,13 @@ fn init_finishes_the_job_and_the_config_is_found_from_any_subdirectory() {
     );
     // A second init writes nothing and says which file is in the way.
     let before = fs::read(d.join("mcp-covenant.lock")).unwrap();
-    let o = bin()
-        .current_dir(&d)
-        .arg("init")
-        .arg("--")
-        .arg(&fixture)
-        .arg(&spec)
-        .output()
-        .unwrap();
+    let o = init_fixture(&d, &[], &fixture, &spec);
     assert_fails_cleanly(&o, "covenant.toml already exists; init never overwrites");
     assert!(stderr(&o).contains("init --force"), "{}", stderr(&o));
     assert_eq!(fs::read(d.join("mcp-covenant.lock")).unwrap(), before);
     // --force says what it replaced and what it kept.
     fs::write(d.join("covenant.toml"), "fail_on = \"minor\"\n").unwrap();
-    let o = bin()
-        .current_dir(&d)
-        .args(["init", "--force", "--"])
-        .arg(&fixture)
-        .arg(&spec)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let err = stderr(&o);
+    let err = exited(&init_fixture(&d, &["--force"], &fixture, &spec), 0);
     assert!(err.contains("replaced covenant.toml"), "{err}");
     assert!(
         err.contains("kept (unchanged) .github/workflows/mcp-covenant.yml"),
@@ -163,16 +156,16 @@ fn init_finishes_the_job_and_the_config_is_found_from_any_subdirectory() {
 #[test]
 fn the_starter_config_is_valid_uncommented() {
     let d = tmpdir("init-starter");
-    let o = bin()
-        .current_dir(&d)
-        .args(["init", "--no-capture", "--", "node", "dist/server.js"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = exited(
+        &run_in(
+            &d,
+            &["init", "--no-capture", "--", "node", "dist/server.js"],
+        ),
+        0,
+    );
     assert!(
-        stderr(&o).contains("next: capture the first lockfile with `mcp-covenant snapshot`"),
-        "{}",
-        stderr(&o)
+        err.contains("next: capture the first lockfile with `mcp-covenant snapshot`"),
+        "{err}"
     );
     assert!(!d.join("mcp-covenant.lock").exists());
     let config = fs::read_to_string(d.join("covenant.toml")).unwrap();
@@ -183,8 +176,7 @@ fn the_starter_config_is_valid_uncommented() {
     assert!(config.contains("# [[server]]"), "{config}");
     assert!(config.contains("# until = "), "{config}");
     // The starter changes nothing else: every rule keeps its default.
-    let o = bin().current_dir(&d).arg("rules").output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    exited(&run_in(&d, &["rules"]), 0);
     let uncommented: String = config
         .lines()
         .filter(|l| !l.starts_with("command = "))
@@ -196,16 +188,15 @@ fn the_starter_config_is_valid_uncommented() {
         .collect::<Vec<_>>()
         .join("\n");
     fs::write(d.join("uncommented.toml"), &uncommented).unwrap();
-    let o = bin()
-        .current_dir(&d)
-        .args([
+    let o = run_in(
+        &d,
+        &[
             "--config",
             "uncommented.toml",
             "rules",
             "tool.description.changed",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{uncommented}\n{}", stderr(&o));
 }
 
@@ -222,22 +213,16 @@ fn init_reads_the_ecosystem_and_the_declared_command() {
     .unwrap();
     fs::write(d.join("package-lock.json"), "{}").unwrap();
     // Not built yet: init says how to build it, and writes nothing.
-    let o = bin().current_dir(&d).arg("init").output().unwrap();
+    let o = run_in(&d, &["init"]);
     assert_fails_cleanly(
         &o,
         "dist/server.js, which does not exist yet: build it first (`npm run build`)",
     );
     assert!(!d.join("covenant.toml").exists());
-    let o = bin()
-        .current_dir(&d)
-        .args(["init", "--no-capture"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = exited(&run_in(&d, &["init", "--no-capture"]), 0);
     assert!(
-        stderr(&o).contains("from package.json `bin`: node dist/server.js"),
-        "{}",
-        stderr(&o)
+        err.contains("from package.json `bin`: node dist/server.js"),
+        "{err}"
     );
     let workflow = fs::read_to_string(d.join(".github/workflows/mcp-covenant.yml")).unwrap();
     for needle in [
@@ -256,12 +241,7 @@ fn init_reads_the_ecosystem_and_the_declared_command() {
     )
     .unwrap();
     fs::write(d.join("uv.lock"), "").unwrap();
-    let o = bin()
-        .current_dir(&d)
-        .args(["init", "--no-capture"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    exited(&run_in(&d, &["init", "--no-capture"]), 0);
     let workflow = fs::read_to_string(d.join(".github/workflows/mcp-covenant.yml")).unwrap();
     for needle in [
         "astral-sh/setup-uv@",
@@ -278,7 +258,7 @@ fn init_reads_the_ecosystem_and_the_declared_command() {
     );
     let d = tmpdir("init-go");
     fs::write(d.join("go.mod"), "module x\n").unwrap();
-    let o = bin().current_dir(&d).arg("init").output().unwrap();
+    let o = run_in(&d, &["init"]);
     assert_fails_cleanly(&o, "no server command");
     assert!(
         stderr(&o).contains("`-- go run ./cmd/server`"),
@@ -287,19 +267,14 @@ fn init_reads_the_ecosystem_and_the_declared_command() {
     );
     assert!(!d.join("covenant.toml").exists());
     let d = tmpdir("init-nothing");
-    let o = bin().current_dir(&d).arg("init").output().unwrap();
+    let o = run_in(&d, &["init"]);
     assert_fails_cleanly(
         &o,
         "give it after `--`, e.g. `mcp-covenant init -- node dist/server.js`",
     );
     // A server that does not start: nothing is written.
-    let o = bin()
-        .current_dir(&d)
-        .args(["init", "--", "/nonexistent/server"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("init --no-capture"), "{}", stderr(&o));
+    let err = exited(&run_in(&d, &["init", "--", "/nonexistent/server"]), 2);
+    assert!(err.contains("init --no-capture"), "{err}");
     assert!(!d.join("covenant.toml").exists());
 }
 
@@ -314,12 +289,8 @@ fn help_config_is_the_reference_and_help_points_to_it() {
     // It works where covenant.toml is broken: that is when it is needed.
     let d = tmpdir("help-config");
     fs::write(d.join("covenant.toml"), "fial_on = 1\n").unwrap();
-    let o = bin()
-        .current_dir(&d)
-        .args(["help", "config"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_in(&d, &["help", "config"]);
+    exited(&o, 0);
     let text = stdout(&o);
     for key in [
         "fail_on",
@@ -359,20 +330,14 @@ fn init_writes_both_files_or_neither() {
         d.join(".github/workflows/mcp-covenant.yml"),
     )
     .unwrap();
-    let o = bin()
-        .current_dir(&d)
-        .args(["init", "--no-capture", "--", "node", "x.js"])
-        .output()
-        .unwrap();
+    let o = run_in(&d, &["init", "--no-capture", "--", "node", "x.js"]);
     assert_fails_cleanly(&o, "already exists");
     assert!(!d.join("covenant.toml").exists(), "{}", stderr(&o));
     let d = tmpdir("init-file-as-dir");
     fs::write(d.join(".github"), "not a directory\n").unwrap();
-    let o = bin()
-        .current_dir(&d)
-        .args(["init", "--no-capture", "--", "node", "x.js"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(!d.join("covenant.toml").exists(), "{}", stderr(&o));
+    let err = exited(
+        &run_in(&d, &["init", "--no-capture", "--", "node", "x.js"]),
+        2,
+    );
+    assert!(!d.join("covenant.toml").exists(), "{err}");
 }

@@ -8,15 +8,11 @@
 mod common;
 
 use std::fs;
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
-use common::{stderr, stdout, tmpdir};
+use common::{stderr, stdout, tmpdir, HttpServer};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -40,59 +36,16 @@ fn archive_name() -> String {
     format!("mcp-covenant-{VERSION}-{}.tar.gz", target())
 }
 
-/// A static file server on 127.0.0.1 for one directory, counting the requests.
-struct Server {
-    port: u16,
-    requests: Arc<AtomicUsize>,
-}
-
-impl Server {
-    fn start(root: PathBuf) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(AtomicUsize::new(0));
-        let count = requests.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-                    head.push(byte[0]);
-                }
-                count.fetch_add(1, Ordering::SeqCst);
-                let line = String::from_utf8_lossy(&head);
-                let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-                let file = root.join(path.trim_start_matches('/'));
-                let (status, body) = match fs::read(&file) {
-                    Ok(b) if !path.contains("..") => ("200 OK", b),
-                    _ => ("404 Not Found", b"not found".to_vec()),
-                };
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = stream.write_all(&body);
-            }
-        });
-        Server { port, requests }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/download/v{VERSION}", self.port)
-    }
-
-    fn requests(&self) -> usize {
-        self.requests.load(Ordering::SeqCst)
-    }
+/// The release directory's URL on `server`.
+fn release_url(server: &HttpServer) -> String {
+    format!("{}/download/v{VERSION}", server.url())
 }
 
 /// A runner's directories (names with spaces) and a release directory served over HTTP.
 struct Runner {
     dir: PathBuf,
     release: PathBuf,
-    server: Server,
+    server: HttpServer,
 }
 
 impl Runner {
@@ -113,7 +66,7 @@ impl Runner {
         for d in ["tool cache", "runner temp"] {
             fs::create_dir_all(dir.join(d)).unwrap();
         }
-        let server = Server::start(served);
+        let server = HttpServer::files(served);
         Runner {
             dir,
             release,
@@ -142,7 +95,7 @@ impl Runner {
             .env("RUNNER_TEMP", self.dir.join("runner temp"))
             .env("GITHUB_PATH", self.github_path())
             .env("INPUT_VERSION", VERSION)
-            .env("MCP_COVENANT_RELEASE_URL", self.server.url())
+            .env("MCP_COVENANT_RELEASE_URL", release_url(&self.server))
             .env("ACTION_PATH", repo())
             .env_remove("MCP_COVENANT_INSTALL_DIR")
             .env_remove("INPUT_BUILD_FROM_SOURCE");
@@ -311,7 +264,7 @@ fn an_archive_without_a_regular_binary_installs_nothing() {
 fn a_missing_release_is_an_error_unless_building_is_asked_for() {
     let r = Runner::new("missing");
     // No such release: HTTP 404.
-    let url = r.server.url().replace(VERSION, "9.9.9");
+    let url = release_url(&r.server).replace(VERSION, "9.9.9");
     let o = r.run(&[
         ("INPUT_VERSION", "9.9.9"),
         ("MCP_COVENANT_RELEASE_URL", &url),

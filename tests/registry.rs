@@ -102,25 +102,11 @@ fn a_package_server_whose_env_is_unset_is_an_error_naming_it() {
 /// A registry on 127.0.0.1 that answers every request with `body` and `status`.
 #[cfg(feature = "http")]
 fn registry(status: &'static str, body: String) -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-                head.push(byte[0]);
-            }
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    format!("http://127.0.0.1:{port}")
+    common::HttpServer::start(move |_| {
+        let json = "Content-Type: application/json\r\n";
+        (status, json, body.clone().into_bytes())
+    })
+    .url()
 }
 
 #[cfg(feature = "http")]
@@ -186,6 +172,33 @@ fn an_unreachable_or_failing_registry_fails_closed() {
             .unwrap();
         assert_fails_cleanly(&o, needle);
         assert!(stderr(&o).contains("acme-server"), "{}", stderr(&o));
+    }
+}
+
+/// `-q` silences the progress a package source reports (asking a registry, installing,
+/// capturing), never its warnings or its error.
+#[cfg(feature = "http")]
+#[test]
+fn quiet_silences_the_registry_progress_but_not_the_error() {
+    let dir = tmpdir("registry-quiet");
+    fs::write(
+        dir.join("pyproject.toml"),
+        "[project]\nname = \"acme-server\"\nversion = \"1.2.0\"\n",
+    )
+    .unwrap();
+    let url = registry("503 Service Unavailable", "{}".into());
+    for quiet in [false, true] {
+        let o = bin()
+            .current_dir(&dir)
+            .env("MCP_COVENANT_CACHE", dir.join("cache"))
+            .env("MCP_COVENANT_PYPI_URL", &url)
+            .args(quiet.then_some("-q"))
+            .args(["check", "--baseline", "published", "--against", "x.lock"])
+            .output()
+            .unwrap();
+        assert_fails_cleanly(&o, "HTTP 503");
+        let err = stderr(&o);
+        assert_eq!(err.contains("mcp-covenant: asking"), !quiet, "{err}");
     }
 }
 
@@ -334,38 +347,6 @@ process.stdin.on('data', (d) => {
 });
 "#;
 
-/// A local npm registry serving files from `root` (the package document and tarballs).
-#[cfg(feature = "http")]
-fn file_registry(root: std::path::PathBuf) -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-                head.push(byte[0]);
-            }
-            let line = String::from_utf8_lossy(&head).to_string();
-            let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-            let file = root.join(path.trim_start_matches('/'));
-            let (status, body) = match fs::read(&file) {
-                Ok(b) if !path.contains("..") => ("200 OK", b),
-                _ => ("404 Not Found", b"{}".to_vec()),
-            };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all(&body);
-        }
-    });
-    url
-}
-
 /// Offline, from a local registry: a `[[server]] package` is installed (scripts off),
 /// started through its `bin`, snapshotted and checked, its capture cached (the rerun
 /// installs nothing); `--baseline published` compares it with the release below it.
@@ -376,7 +357,7 @@ fn a_package_from_a_local_registry_is_installed_once_and_compared_with_the_relea
     let dir = tmpdir("registry-local");
     let reg = dir.join("registry");
     fs::create_dir_all(&reg).unwrap();
-    let url = file_registry(reg.clone());
+    let url = common::HttpServer::files(reg.clone()).url();
     let mut versions = serde_json::Map::new();
     for (version, tools) in [("1.0.0", "['a', 'b']"), ("1.1.0", "['a']")] {
         let pkg = dir.join(format!("build-{version}")).join("package");
@@ -479,18 +460,35 @@ fn a_package_from_a_local_registry_is_installed_once_and_compared_with_the_relea
     let o = run(&["snapshot", "--check"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(dir.join("POSTINSTALL_RAN").exists(), "{}", stderr(&o));
-    // @latest asks the registry, then uses the cache.
-    let o = run(&[
+    let latest = [
         "check",
         "--baseline",
         "npm:fixture-mcp-server@latest",
         "--against",
         "npm:fixture-mcp-server@1.1.0",
-    ]);
+    ];
+    // `-q`: the registry is asked and the cache used, and nothing of it is said.
+    let o = run(&[&["-q"][..], &latest[..]].concat());
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
+    // @latest asks the registry, then uses the cache.
+    let o = run(&latest);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
         err.contains("asking") && !err.contains("installing"),
         "{err}"
     );
+    // lint reads a package as check does: from the cache, nothing installed.
+    let o = run(&[
+        "lint",
+        "--from",
+        "npm:fixture-mcp-server@1.1.0",
+        "--format",
+        "json",
+    ]);
+    let err = stderr(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
+    assert!(!err.contains("installing"), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON report");
+    assert!(report["findings"].is_array(), "{report}");
 }

@@ -185,7 +185,7 @@ fn a_rename_moves_no_fingerprint() {
         let b = Lockfile::read(&golden("after.lock")).unwrap();
         let mut all: Vec<(String, String)> = diff::diff(rules, &a.surface, &b.surface)
             .into_iter()
-            .map(|c| (c.subject, c.fingerprint))
+            .map(|c| (c.subject.to_string(), c.fingerprint))
             .collect();
         all.sort();
         all
@@ -435,7 +435,7 @@ fn example_change() -> mcp_covenant::diff::Change {
         rule: 0,
         code: String::new(),
         severity: Severity::Patch,
-        subject: "tool:search".into(),
+        subject: "tool:search".parse().unwrap(),
         path: None,
         direction: None,
         message: String::new(),

@@ -206,15 +206,16 @@ pub struct HelpArgs {
 
 #[derive(Args, Debug)]
 pub struct LintArgs {
-    /// Lint this lockfile instead of a live server (a path, or git:REF:PATH to read it
-    /// at a git revision).
+    /// Lint this lockfile instead of a live server: a path, git:REF:PATH to read it at a
+    /// git revision, or a published package, npm:NAME@VERSION or pypi:NAME==VERSION
+    /// (installed, captured, cached).
     #[arg(long, value_name = "LOCKFILE", conflicts_with_all = ["http", "command"])]
     pub from: Option<PathBuf>,
 
     /// Exit 1 when a finding is at or above this level [default: error, or
     /// `lint_fail_on` in covenant.toml].
     #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
-    pub fail_on: Option<LintFailOn>,
+    pub fail_on: Option<LintFailOnArg>,
 
     /// Report format.
     #[arg(long, help_heading = REPORT, value_enum, default_value_t = LintFormat::Human)]
@@ -329,11 +330,11 @@ pub struct CheckArgs {
     /// Exit 1 when a change is at or above this level [default: breaking, or `fail_on`
     /// in covenant.toml].
     #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
-    pub fail_on: Option<FailOn>,
+    pub fail_on: Option<FailOnArg>,
 
     /// Report format.
-    #[arg(long, help_heading = REPORT, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, help_heading = REPORT, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
 
     /// Node pairs one schema comparison may visit; past it the schema is reported as
     /// `schema.walk.truncated` (breaking), never silently passed.
@@ -387,6 +388,13 @@ pub struct LiveSource {
     /// the capture fails).
     #[arg(long)]
     pub show_server_stderr: bool,
+
+    /// Also read (resources/read) each MCP Apps ui:// resource a tool names that
+    /// resources/list leaves out, and record its _meta (CSP, permissions), never its
+    /// body. Off by default: a capture only lists. Give it to every capture of the
+    /// server, or the resources it records look removed.
+    #[arg(long)]
+    pub read_ui_resources: bool,
 
     /// The command that starts the server on stdio (after `--`; run without a shell).
     #[arg(last = true, value_name = "CMD")]
@@ -443,6 +451,7 @@ impl LiveSource {
             protocol: self.protocol.clone(),
             client_capabilities: self.client_capabilities.clone(),
             show_server_stderr: self.show_server_stderr,
+            read_ui_resources: self.read_ui_resources,
             command: Vec::new(),
         }
     }
@@ -450,5 +459,77 @@ impl LiveSource {
     /// A server was given on the command line (`-- CMD` or `--http`).
     pub(crate) fn given(&self) -> bool {
         self.http.is_some() || !self.command.is_empty()
+    }
+}
+
+/// `check --fail-on`: [`FailOn`] as clap reads it (the words of `FailOn::NAMES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    /// `major` too: the bump a breaking change owes.
+    #[value(alias = "major")]
+    Breaking,
+    Minor,
+    Patch,
+    Never,
+}
+
+impl From<FailOnArg> for FailOn {
+    fn from(a: FailOnArg) -> FailOn {
+        match a {
+            FailOnArg::Breaking => FailOn::Breaking,
+            FailOnArg::Minor => FailOn::Minor,
+            FailOnArg::Patch => FailOn::Patch,
+            FailOnArg::Never => FailOn::Never,
+        }
+    }
+}
+
+/// `lint --fail-on`: [`LintFailOn`] as clap reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LintFailOnArg {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl From<LintFailOnArg> for LintFailOn {
+    fn from(a: LintFailOnArg) -> LintFailOn {
+        match a {
+            LintFailOnArg::Error => LintFailOn::Error,
+            LintFailOnArg::Warning => LintFailOn::Warning,
+            LintFailOnArg::Info => LintFailOn::Info,
+            LintFailOnArg::Never => LintFailOn::Never,
+        }
+    }
+}
+
+/// `check --format`: a report [`Format`] as clap reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// For people: grouped by severity, coloured on a terminal.
+    Human,
+    /// One JSON object with counts and every change (stable key order).
+    Json,
+    /// A pull-request comment: the bump, then a table per severity.
+    Markdown,
+    /// GitHub Actions workflow commands (`::error file=...,line=...::`).
+    Github,
+    /// SARIF 2.1.0 for code scanning, anchored to lines of the lockfile.
+    Sarif,
+    /// JUnit XML: one testcase per element, failures at or above --fail-on.
+    Junit,
+}
+
+impl From<FormatArg> for Format {
+    fn from(a: FormatArg) -> Format {
+        match a {
+            FormatArg::Human => Format::Human,
+            FormatArg::Json => Format::Json,
+            FormatArg::Markdown => Format::Markdown,
+            FormatArg::Github => Format::Github,
+            FormatArg::Sarif => Format::Sarif,
+            FormatArg::Junit => Format::Junit,
+        }
     }
 }

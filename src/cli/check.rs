@@ -14,7 +14,7 @@ use crate::diff;
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
 use crate::lockfile;
-use crate::policy;
+use crate::policy::{self, Policy};
 use crate::report::{self, anchor, Format, Report};
 use crate::rules::Rules;
 
@@ -42,15 +42,15 @@ impl From<diff::fast::Compared> for Compared {
 }
 
 fn compare(
-    rules: &Rules,
+    policy: &Policy<'_>,
     settings: &CheckSettings<'_>,
     base: &LockSource,
     against: Option<&LockSource>,
     live: &Live<'_>,
 ) -> Result<Compared> {
     match against {
-        Some(against) => compare_files(rules, settings, base, against),
-        None => compare_live(rules, settings, base, live),
+        Some(against) => compare_files(policy, settings, base, against),
+        None => compare_live(policy, settings, base, live),
     }
 }
 
@@ -58,7 +58,7 @@ fn compare(
 /// capture ends every child process it does not know, such as the other side's `npm` or
 /// `git`); only the elements whose bytes differ are built.
 fn compare_files(
-    rules: &Rules,
+    policy: &Policy<'_>,
     settings: &CheckSettings<'_>,
     base: &LockSource,
     against: &LockSource,
@@ -80,8 +80,8 @@ fn compare_files(
     let pair = ((&a[..], &na[..]), (&b[..], &nb[..]));
     let budget = settings.walk_budget;
     Ok(match settings.format.needs_anchors() {
-        true => diff::fast::compare_files_with_lines(rules, pair.0, pair.1, budget)?,
-        false => diff::fast::compare_files(rules, pair.0, pair.1, budget)?,
+        true => diff::fast::compare_files_with_lines(policy, pair.0, pair.1, budget)?,
+        false => diff::fast::compare_files(policy, pair.0, pair.1, budget)?,
     }
     .into())
 }
@@ -89,7 +89,7 @@ fn compare_files(
 /// A live server against the baseline, which is read (and so found readable) before
 /// the capture; only its elements that differ from the capture are built.
 fn compare_live(
-    rules: &Rules,
+    policy: &Policy<'_>,
     settings: &CheckSettings<'_>,
     base: &LockSource,
     live: &Live<'_>,
@@ -108,7 +108,7 @@ fn compare_live(
     let current = capture(live, &settings.source)?;
     let anchors = settings.format.needs_anchors();
     Ok(baseline
-        .compare(rules, &current, settings.walk_budget, anchors)?
+        .compare(policy, &current, settings.walk_budget, anchors)?
         .into())
 }
 
@@ -339,7 +339,8 @@ fn check_one<'r>(
     target: &CheckTarget<'_>,
 ) -> Result<Report<'r>> {
     let (base, against) = (&target.base, target.against.as_ref());
-    let compared = compare(rules, settings, base, against, &target.live)?;
+    let policy = Policy::new(rules, &config.severity);
+    let compared = compare(&policy, settings, base, against, &target.live)?;
     let versions = (
         compared.versions.0.as_deref(),
         compared.versions.1.as_deref(),

@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
 use crate::lockfile::Lockfile;
-use crate::policy;
+use crate::policy::{self, Policy};
 use crate::report::{self, Format, Report};
 use crate::rules::Rules;
 
@@ -39,7 +39,7 @@ pub(super) fn run(
     let (a, b) = (read(old, "before")?, read(new, "after")?);
     let (na, nb) = (format!("a/{name}"), format!("b/{name}"));
     let compared = diff::fast::compare_files(
-        rules,
+        &Policy::new(rules, &config.severity),
         (&a[..], &na[..]),
         (&b[..], &nb[..]),
         diff::DEFAULT_WORK_BUDGET,

@@ -13,16 +13,7 @@ use crate::rules::Rules;
 
 pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8> {
     let (path, text) = match &config.file {
-        Some(f) => {
-            let bytes = crate::io::read_input(f, "config")?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                Error::new(format!(
-                    "cannot read config {}: it is not UTF-8",
-                    f.display()
-                ))
-            })?;
-            (f.clone(), text)
-        }
+        Some(f) => (f.clone(), crate::config::read_text(f)?),
         None => (PathBuf::from(crate::config::DEFAULT_FILE), String::new()),
     };
     let name = path.display().to_string();
@@ -60,7 +51,14 @@ pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8
     // Read back as `check` reads it: an invalid pattern, date or fingerprint, or an entry
     // that matches everything, is refused before anything is written.
     let lint = LintRules::embedded()?;
-    let parsed = Config::parse(&new_text, &name, rules, &lint)?;
+    // The user cannot open the text that was not written: a line and column of it
+    // would send them looking for an entry that is not there. The entry is its flags.
+    let parsed = Config::parse(&new_text, &name, rules, &lint).map_err(|e| {
+        Error::new(format!(
+            "the [[ignore]] entry for {name} is refused, and nothing was written: {}",
+            without_place(e.message(), &name)
+        ))
+    })?;
     let added = parsed
         .ignore
         .last()
@@ -76,4 +74,27 @@ pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8
         status!("mcp-covenant: the change is reported again after {until} (UTC)");
     }
     Ok(0)
+}
+
+/// `message` without the `FILE:LINE:COLUMN: ` it starts with.
+fn without_place<'m>(message: &'m str, file: &str) -> &'m str {
+    let digits = |s: &'m str| s.trim_start_matches(|c: char| c.is_ascii_digit());
+    message
+        .strip_prefix(file)
+        .and_then(|r| r.strip_prefix(':'))
+        .and_then(|r| digits(r).strip_prefix(':'))
+        .and_then(|r| digits(r).strip_prefix(": "))
+        .unwrap_or(message)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_place_is_taken_off_only_when_it_is_one() {
+        use super::without_place as w;
+        assert_eq!(w("c.toml:4:15: bad", "c.toml"), "bad");
+        assert_eq!(w("c.toml:4: bad", "c.toml"), "c.toml:4: bad");
+        assert_eq!(w("c.toml: bad", "c.toml"), "c.toml: bad");
+        assert_eq!(w("d.toml:4:15: bad", "c.toml"), "d.toml:4:15: bad");
+    }
 }

@@ -33,7 +33,7 @@ pub(super) fn run(
         let from = settings
             .from
             .as_deref()
-            .map(LockSource::from_arg)
+            .map(|p| LockSource::from_arg_in(p, &settings.source, settings.config))
             .transpose()?;
         let lock = match &from {
             Some(source) => source.read_lenient()?,

@@ -47,6 +47,7 @@ pub use crate::config::{FailOn, LintFailOn};
 use crate::error::Result;
 use crate::lint::LintRules;
 use crate::mcp;
+use crate::notice::{Notice, Notices};
 use crate::rules::Rules;
 use crate::stdout::PipeTolerant;
 
@@ -73,6 +74,27 @@ pub(crate) fn pasteable(path: &std::path::Path) -> String {
 /// `--config FILE` as given (absolute), for the commands a message suggests.
 pub(crate) fn explicit_config() -> Option<std::path::PathBuf> {
     EXPLICIT_CONFIG.get().cloned()
+}
+
+/// Where the lower layers' notices go: stderr, as it comes, each line through
+/// `error::log` (secrets masked, server and repository text escaped); status lines are
+/// silenced by `-q`, warnings never.
+pub(crate) fn notices() -> Notices {
+    Notices::new(|n| {
+        let log = crate::error::log;
+        match n {
+            Notice::Status(s) => status!("mcp-covenant: {}", log(&s)),
+            Notice::Warning(s) => warn(&s),
+            Notice::Server(s) => eprintln!("server: {}", log(&s)),
+            Notice::Tool(s) => eprintln!("  {}", log(&s)),
+        }
+    })
+}
+
+/// A `warning:` line on stderr (never silenced): secrets masked, control and bidi
+/// characters escaped.
+pub(crate) fn warn(line: &str) {
+    eprintln!("warning: {}", crate::error::log(line));
 }
 
 /// `-q/--quiet`: status lines are not printed.
@@ -149,12 +171,86 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
         command => command,
     };
     let mut command = command;
-    // The nearest covenant.toml, here or in a parent: the command runs in its directory
-    // (so its paths and its server command mean what they say there), with the command
-    // line's paths made relative to it.
-    // A server given on the command line runs where the user is: the command stays
-    // here and reads the file by its path (its paths are still relative to it).
-    let cli_server = match &command {
+    let (found, moved_to) = enter_config_dir(cli.config.as_deref(), &mut command)?;
+    let rules = Rules::from_tables(tables)?;
+    let mut lint_rules = LintRules::embedded()?;
+    let config = Config::discover(
+        cli.config.as_deref().or(found.as_deref()),
+        &rules,
+        &lint_rules,
+    )?;
+    // (`--config` names the file already.)
+    if cli.verbose && cli.config.is_none() {
+        say_which_config(&config, found.as_deref(), moved_to.as_deref());
+    }
+    // covenant.toml's text is the repository's: escaped as a server's is.
+    for w in &config.warnings {
+        warn(w);
+    }
+    lint_rules.set_overrides(config.lint.clone());
+    match command {
+        Command::Snapshot(mut args) => {
+            if let Some(client) = args.from_client.take() {
+                // The entries are written, then captured (only they).
+                let file = client::target(config.file.as_deref(), cli.config.as_deref());
+                let added = client::import(&client, &file)?;
+                let mut config = Config::load(&file, &rules, &lint_rules)?;
+                config.servers.retain(|s| added.contains(&s.name));
+                let settings = SnapshotSettings::resolve(args, &config)?;
+                return snapshot::run(&rules, &config, settings, out);
+            }
+            let settings = SnapshotSettings::resolve(args, &config)?;
+            snapshot::run(&rules, &config, settings, out)
+        }
+        Command::Check(args) => {
+            for w in config.ignore_warnings() {
+                warn(&w);
+            }
+            // Compared with a revision: this covenant.toml is held to that revision's, so
+            // a pull request cannot loosen its own gate.
+            // (A covenant.toml outside the repository, `--config /abs/path`, is not the
+            // pull request's to change: it applies as it is.)
+            let in_repository = config.file.as_deref().is_none_or(|f| f.is_relative());
+            let config = match args.baseline_rev.as_deref() {
+                Some(rev) if in_repository => {
+                    let base = check::base_config(&rules, &config, rev)?.unwrap_or_default();
+                    let (held, loosened) = config.held_to(&base, &rules);
+                    for l in &loosened {
+                        warn(&format!(
+                            "{l}; this check applies {rev}'s stricter policy (the looser one applies once merged)"
+                        ));
+                    }
+                    held
+                }
+                _ => config,
+            };
+            let settings = CheckSettings::resolve(args, &config, cli.verbose)?;
+            check::run(&rules, &config, settings, out)
+        }
+        Command::GitDiffDriver(args) => diff_driver::run(&rules, &config, &args.args, out),
+        Command::Lint(args) => lint::run(&lint_rules, LintSettings::resolve(args, &config)?, out),
+        Command::Rules(args) => {
+            let settings = RulesSettings::resolve(args, &config);
+            rules::run(&rules, &lint_rules, settings, out)
+        }
+        Command::Ignore(args) => ignore::run(args, &config, &rules),
+        Command::Help(_) | Command::Init(_) | Command::Completions(_) => {
+            unreachable!("handled above")
+        }
+    }
+}
+
+/// The nearest covenant.toml, here or in a parent, when `--config` names none: the
+/// command runs in its directory (so its paths and its server command mean what they
+/// say there), with the command line's paths made relative to it. A server given on the
+/// command line runs where the user is: the command stays here and reads the file by
+/// its path (its paths are still relative to it). Returns that path (`found`) or the
+/// directory entered (`moved_to`).
+fn enter_config_dir(
+    explicit: Option<&std::path::Path>,
+    command: &mut Command,
+) -> Result<(Option<std::path::PathBuf>, Option<std::path::PathBuf>)> {
+    let cli_server = match &*command {
         Command::Snapshot(a) => a.source.given(),
         Command::Check(a) => a.source.given(),
         Command::Lint(a) => a.source.given(),
@@ -162,7 +258,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     };
     let mut moved_to = None;
     let mut found = None;
-    if cli.config.is_none() {
+    if explicit.is_none() {
         let cwd = std::env::current_dir().map_err(|e| {
             crate::error::Error::new(format!("cannot read the current directory: {e}"))
         })?;
@@ -182,92 +278,37 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
                 crate::error::Error::new(format!("cannot enter {}: {e}", dir.display()))
             })?;
             if let Ok(prefix) = cwd.strip_prefix(&dir) {
-                settings::rebase(&mut command, prefix);
+                settings::rebase(command, prefix);
             }
             let _ = MOVED_FROM.set(cwd);
             moved_to = Some(dir);
         }
-    } else if let Some(c) = &cli.config {
-        let _ = EXPLICIT_CONFIG.set(std::path::absolute(c).unwrap_or_else(|_| c.clone()));
+    } else if let Some(c) = explicit {
+        let _ = EXPLICIT_CONFIG.set(std::path::absolute(c).unwrap_or_else(|_| c.to_path_buf()));
     }
-    let mut rules = Rules::from_tables(tables)?;
-    let mut lint_rules = LintRules::embedded()?;
-    let config = Config::discover(
-        cli.config.as_deref().or(found.as_deref()),
-        &rules,
-        &lint_rules,
-    )?;
-    // (`--config` names the file already.)
-    if cli.verbose && cli.config.is_none() {
-        match (&config.file, &moved_to) {
-            (Some(f), Some(dir)) => eprintln!(
-                "mcp-covenant: using {} (found above the current directory; paths are relative to {})",
-                dir.join(f).display(),
-                dir.display()
-            ),
-            (Some(f), None) if found.is_some() => eprintln!(
-                "mcp-covenant: using {} (found above the current directory; the server given here runs here)",
-                f.display()
-            ),
-            (Some(f), None) => eprintln!("mcp-covenant: using {}", f.display()),
-            (None, _) => eprintln!(
-                "mcp-covenant: no covenant.toml here or in a parent directory up to the repository's root; using the defaults"
-            ),
-        }
-    }
-    for w in &config.warnings {
-        eprintln!("warning: {w}");
-    }
-    rules.set_overrides(config.severity.clone());
-    lint_rules.set_overrides(config.lint.clone());
-    match command {
-        Command::Snapshot(mut args) => {
-            if let Some(client) = args.from_client.take() {
-                // The entries are written, then captured (only they).
-                let file = client::target(config.file.as_deref(), cli.config.as_deref());
-                let added = client::import(&client, &file)?;
-                let mut config = Config::load(&file, &rules, &lint_rules)?;
-                config.servers.retain(|s| added.contains(&s.name));
-                let settings = SnapshotSettings::resolve(args, &config)?;
-                return snapshot::run(&rules, &config, settings, out);
-            }
-            let settings = SnapshotSettings::resolve(args, &config)?;
-            snapshot::run(&rules, &config, settings, out)
-        }
-        Command::Check(args) => {
-            config.warn_expired();
-            // Compared with a revision: this covenant.toml is held to that revision's, so
-            // a pull request cannot loosen its own gate.
-            // (A covenant.toml outside the repository, `--config /abs/path`, is not the
-            // pull request's to change: it applies as it is.)
-            let in_repository = config.file.as_deref().is_none_or(|f| f.is_relative());
-            let config = match args.baseline_rev.as_deref() {
-                Some(rev) if in_repository => {
-                    let base = check::base_config(&rules, &config, rev)?.unwrap_or_default();
-                    let (held, loosened) = config.held_to(&base, &rules);
-                    for l in &loosened {
-                        eprintln!(
-                            "warning: {l}; this check applies {rev}'s stricter policy (the looser one applies once merged)"
-                        );
-                    }
-                    rules.set_overrides(held.severity.clone());
-                    held
-                }
-                _ => config,
-            };
-            let settings = CheckSettings::resolve(args, &config, cli.verbose)?;
-            check::run(&rules, &config, settings, out)
-        }
-        Command::GitDiffDriver(args) => diff_driver::run(&rules, &config, &args.args, out),
-        Command::Lint(args) => lint::run(&lint_rules, LintSettings::resolve(args, &config)?, out),
-        Command::Rules(args) => {
-            let settings = RulesSettings::resolve(args, &config);
-            rules::run(&rules, &lint_rules, settings, out)
-        }
-        Command::Ignore(args) => ignore::run(args, &config, &rules),
-        Command::Help(_) | Command::Init(_) | Command::Completions(_) => {
-            unreachable!("handled above")
-        }
+    Ok((found, moved_to))
+}
+
+/// `-v`: which covenant.toml applies, and where the command runs.
+fn say_which_config(
+    config: &Config,
+    found: Option<&std::path::Path>,
+    moved_to: Option<&std::path::Path>,
+) {
+    match (&config.file, moved_to) {
+        (Some(f), Some(dir)) => eprintln!(
+            "mcp-covenant: using {} (found above the current directory; paths are relative to {})",
+            dir.join(f).display(),
+            dir.display()
+        ),
+        (Some(f), None) if found.is_some() => eprintln!(
+            "mcp-covenant: using {} (found above the current directory; the server given here runs here)",
+            f.display()
+        ),
+        (Some(f), None) => eprintln!("mcp-covenant: using {}", f.display()),
+        (None, _) => eprintln!(
+            "mcp-covenant: no covenant.toml here or in a parent directory up to the repository's root; using the defaults"
+        ),
     }
 }
 

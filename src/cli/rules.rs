@@ -7,8 +7,10 @@ use termcolor::WriteColor;
 
 use super::args::RulesFormat;
 use super::settings::RulesSettings;
+use crate::diff::Classify;
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
+use crate::policy::Policy;
 use crate::rules::{Comparator, Direction, Former, Rules, Severity};
 
 /// `TypeMissing` as `type missing`, the words of rules/lint.toml's `confusable_names`.
@@ -90,6 +92,7 @@ pub(super) fn run(
         false => "built-in".to_string(),
     };
     let sev = |s: Option<Severity>| s.map(Severity::word).unwrap_or("-");
+    let policy = Policy::new(rules, &settings.severity);
     let mut rows: Vec<Row> = Vec::new();
     for (i, r) in rules.rows.iter().enumerate() {
         if skip(&r.id) {
@@ -98,12 +101,12 @@ pub(super) fn run(
         let (default, effective) = if r.severity.is_some() {
             (
                 sev(r.severity).to_string(),
-                rules.severity(i, None).word().to_string(),
+                policy.severity(i, None).word().to_string(),
             )
         } else {
             let eff = |d| {
                 if r.default_severity(Some(d)).is_some() || r.severity.is_some() {
-                    rules.severity(i, Some(d)).word()
+                    policy.severity(i, Some(d)).word()
                 } else {
                     "-"
                 }

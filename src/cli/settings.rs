@@ -89,7 +89,9 @@ impl<'c> CheckSettings<'c> {
         config: &'c Config,
         verbose: bool,
     ) -> Result<CheckSettings<'c>> {
-        let fail_on = args.fail_on.or(config.fail_on).unwrap_or(FailOn::Breaking);
+        let fail_on = (args.fail_on.map(FailOn::from))
+            .or(config.fail_on)
+            .unwrap_or(FailOn::Breaking);
         let cli_source = args.against.is_some() || args.source.given();
         let servers = configured(config, args.server.as_deref(), cli_source)?;
         Ok(CheckSettings {
@@ -100,7 +102,7 @@ impl<'c> CheckSettings<'c> {
             baseline_rev: args.baseline_rev,
             fail_on,
             verbose,
-            format: args.format,
+            format: args.format.into(),
             walk_budget: args.walk_budget,
             output: args.output,
             source: args.source,
@@ -128,16 +130,15 @@ pub(super) struct LintSettings<'c> {
     /// `--output`.
     pub output: Option<PathBuf>,
     pub source: LiveSource,
+    /// covenant.toml: a package `--from` is installed with its `[[server]]` options.
+    pub config: &'c Config,
 }
 
 impl<'c> LintSettings<'c> {
     pub fn resolve(args: LintArgs, config: &'c Config) -> Result<LintSettings<'c>> {
-        let fail_on = match args.fail_on.or(config.lint_fail_on) {
-            None | Some(LintFailOn::Error) => Some(Level::Error),
-            Some(LintFailOn::Warning) => Some(Level::Warning),
-            Some(LintFailOn::Info) => Some(Level::Info),
-            Some(LintFailOn::Never) => None,
-        };
+        let fail_on = (args.fail_on.map(LintFailOn::from))
+            .or(config.lint_fail_on)
+            .map_or(Some(Level::Error), LintFailOn::level);
         let cli_source = args.from.is_some() || args.source.given();
         let servers = configured(config, args.server.as_deref(), cli_source)?;
         Ok(LintSettings {
@@ -147,6 +148,7 @@ impl<'c> LintSettings<'c> {
             format: args.format,
             output: args.output,
             source: args.source,
+            config,
         })
     }
 }
@@ -162,6 +164,8 @@ pub(super) struct RulesSettings {
     pub comparators: bool,
     /// The config the effective severities come from, as the listing names it.
     pub config: String,
+    /// Its `[severity]` entries (with its `profile`'s), applied by `policy::Policy`.
+    pub severity: std::collections::HashMap<String, crate::rules::Override>,
 }
 
 impl RulesSettings {
@@ -181,6 +185,7 @@ impl RulesSettings {
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| "no covenant.toml".into()),
+            severity: config.severity.clone(),
         }
     }
 }

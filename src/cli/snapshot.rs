@@ -14,7 +14,7 @@ use crate::config::Config;
 use crate::diff;
 use crate::error::{Error, Result};
 use crate::lockfile::{key_of, Element, Kind, Lockfile, Raw, Snapshot};
-use crate::policy;
+use crate::policy::{self, Policy};
 use crate::report::{self, Format, Report};
 use crate::rules::{Rules, Severity};
 
@@ -102,7 +102,8 @@ fn snapshot_check(
         snapshot_command(live, opts, output)
     );
     let previous = previous.build()?;
-    let changes = diff::diff(rules, &previous.surface, &lock.listing.build()?);
+    let policy = Policy::new(rules, &config.severity);
+    let changes = diff::diff(&policy, &previous.surface, &lock.listing.build()?);
     let versions = (
         previous.server.version.as_deref(),
         lock.server.version.as_deref(),

@@ -81,6 +81,8 @@ fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Snap
         protocol: source.protocol.clone(),
         client_capabilities: capabilities(source),
         show_server_stderr: source.show_server_stderr,
+        read_ui_resources: source.read_ui_resources,
+        notices: super::notices(),
     };
     let captured = {
         let _notice = SlowCapture::start(&opts);
@@ -162,10 +164,15 @@ fn package_lockfile(
             mcp::Protocol::Version(v) => v.clone(),
         },
         client_capabilities: capabilities(source),
+        read_ui_resources: source.read_ui_resources,
     };
-    registry::lockfile(package, options, &key, &|argv| {
-        capture_endpoint(mcp::Endpoint::Stdio(argv), source)
-    })
+    registry::lockfile(
+        package,
+        options,
+        &key,
+        &|argv| capture_endpoint(mcp::Endpoint::Stdio(argv), source),
+        &super::notices(),
+    )
 }
 
 /// How a package source named on the command line is installed and started: as the
@@ -448,7 +455,7 @@ pub(super) fn published(
 
 #[cfg(feature = "http")]
 fn published_below(package: &Package, version: &str, origin: &str) -> Result<String> {
-    let releases = registry::published::releases(package)?;
+    let releases = registry::published::releases(package, &super::notices())?;
     registry::published::baseline_for(package.registry, version, &releases).ok_or_else(|| {
         Error::new(format!(
             "--baseline published: {origin} declares {}, and the registry has no release below it to compare with",

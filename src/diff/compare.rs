@@ -7,9 +7,9 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::pattern::{self, Relation};
 use super::Event;
 use crate::rules::Comparator;
+use crate::schema::pattern::{self, Relation};
 
 /// The events `comparator` sees between `a` and `b`, or `None` when the values are not
 /// of the kind the comparator understands (then the change is reported as unhandled).

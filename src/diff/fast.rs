@@ -16,10 +16,9 @@
 //! a changed element from the writer's own span tracking.
 
 use super::surface::diff_recorded;
-use super::{diff_server, Change};
+use super::{diff_server, Change, Classify, Subject};
 use crate::error::{Error, Result};
 use crate::lockfile::{Element, Kind, LineMap, Raw, ServerInfo, Snapshot, Surface, Wanted};
-use crate::rules::Rules;
 
 /// What an offline check needs from the two files.
 pub struct Compared {
@@ -34,7 +33,7 @@ pub struct Compared {
 
 /// Compare two lockfiles given as bytes.
 pub fn compare_files(
-    rules: &Rules,
+    rules: &dyn Classify,
     a: (&[u8], &str),
     b: (&[u8], &str),
     budget: usize,
@@ -44,7 +43,7 @@ pub fn compare_files(
 
 /// [`compare_files`], with the line map of each file.
 pub fn compare_files_with_lines(
-    rules: &Rules,
+    rules: &dyn Classify,
     a: (&[u8], &str),
     b: (&[u8], &str),
     budget: usize,
@@ -53,7 +52,7 @@ pub fn compare_files_with_lines(
 }
 
 fn compare(
-    rules: &Rules,
+    rules: &dyn Classify,
     a: (&[u8], &str),
     b: (&[u8], &str),
     budget: usize,
@@ -68,7 +67,7 @@ fn compare(
         let (ia, ib) = (&ia[k], &ib[k]);
         let (mut la, mut lb) = (Vec::new(), Vec::new());
         for (name, text) in ia {
-            subjects.push(format!("{}:{name}", kind.word()));
+            subjects.push(Subject::element(kind, name).to_string());
             match ib.get(name) {
                 Some(other) if other == text => {} // the same bytes: no change
                 _ => la.push(*text),
@@ -79,7 +78,7 @@ fn compare(
                 Some(other) if other == text => {}
                 Some(_) => lb.push(*text),
                 None => {
-                    subjects.push(format!("{}:{name}", kind.word()));
+                    subjects.push(Subject::element(kind, name).to_string());
                     lb.push(*text);
                 }
             }
@@ -142,7 +141,7 @@ impl Baseline<'_> {
     /// empty).
     pub fn compare(
         &self,
-        rules: &Rules,
+        rules: &dyn Classify,
         current: &Snapshot,
         budget: usize,
         with_lines: bool,
@@ -166,7 +165,7 @@ impl Baseline<'_> {
             let mut same = std::collections::HashSet::new();
             for entry in current.listing.list(kind) {
                 let key = &*entry.key;
-                subjects.insert(format!("{}:{key}", kind.word()));
+                subjects.insert(Subject::element(kind, key).to_string());
                 let unchanged = !repeated && index.get(key) == Some(&&*entry.text);
                 match unchanged {
                     true => drop(same.insert(key)),
@@ -174,7 +173,7 @@ impl Baseline<'_> {
                 }
             }
             for (name, raw) in index {
-                subjects.insert(format!("{}:{name}", kind.word()));
+                subjects.insert(Subject::element(kind, name).to_string());
                 if !same.contains(name) {
                     la.push(self.raw.build_element(raw, kind)?);
                 }
@@ -204,12 +203,8 @@ impl Baseline<'_> {
 fn wanted(changes: &[Change]) -> Wanted {
     let mut wanted = Wanted::default();
     for c in changes {
-        if let Some((kind, key)) = c
-            .subject
-            .split_once(':')
-            .and_then(|(word, key)| Some((Kind::from_word(word)?, key)))
-        {
-            wanted.add(kind, key, c.path.as_deref());
+        if let Some((kind, key)) = c.subject.element_key() {
+            wanted.add(kind, key, c.path.as_ref());
         }
     }
     wanted

@@ -7,7 +7,7 @@
 
 mod compare;
 pub mod fast;
-mod pattern;
+mod subject;
 mod surface;
 pub mod version;
 mod walker;
@@ -17,6 +17,29 @@ use serde_json::Value;
 
 use crate::rules::{render_message, Certainty, Condition, Direction, Rules, Severity};
 
+/// The severity a classified change gets. The tables answer with their defaults
+/// (`Rules` itself); the policy step answers with covenant.toml's `[severity]` and
+/// `profile` applied (`policy::Policy`), which the tables never hold. The diff asks
+/// because a breaking change gets a witness: it reports the answer, it does not decide.
+pub trait Classify {
+    /// The rule tables.
+    fn rules(&self) -> &Rules;
+    /// The severity of a change that row `rule` classifies, in `direction`.
+    fn severity(&self, rule: usize, direction: Option<Direction>) -> Severity;
+}
+
+impl Classify for Rules {
+    fn rules(&self) -> &Rules {
+        self
+    }
+
+    fn severity(&self, rule: usize, direction: Option<Direction>) -> Severity {
+        Rules::severity(self, rule, direction)
+    }
+}
+
+pub use crate::path::{Path, Segment};
+pub use subject::{Subject, SubjectKind};
 pub use surface::{diff, diff_server, diff_with_budget};
 pub use walker::DEFAULT_WORK_BUDGET;
 
@@ -27,8 +50,8 @@ pub struct Change {
     pub rule: usize,
     pub code: String,
     pub severity: Severity,
-    pub subject: String,
-    pub path: Option<String>,
+    pub subject: Subject,
+    pub path: Option<Path>,
     pub direction: Option<Direction>,
     pub message: String,
     pub before: Option<Value>,
@@ -82,32 +105,36 @@ impl<'a> Event<'a> {
 /// Turns events into changes: row lookup, severity per direction, message, fingerprint.
 pub(crate) struct Emitter<'r> {
     pub rules: &'r Rules,
+    /// Where each change's severity comes from.
+    pub classify: &'r dyn Classify,
     pub changes: Vec<Change>,
     /// Validator steps left for building witnesses in this comparison.
     pub witness_budget: usize,
 }
 
 impl<'r> Emitter<'r> {
-    pub fn new(rules: &'r Rules) -> Self {
+    pub fn new(classify: &'r dyn Classify) -> Self {
         Emitter {
-            rules,
+            rules: classify.rules(),
+            classify,
             changes: Vec::new(),
             witness_budget: witness::TOTAL_STEPS,
         }
     }
 
     /// Record `ev` as classified by row `rule`. `name` fills `{keyword}` / `{field}`.
+    /// `path` is as the walker writes it (with `path::join`), read back into a `Path`.
     pub fn emit(
         &mut self,
         rule: usize,
-        subject: &str,
+        subject: &Subject,
         path: Option<&str>,
         direction: Option<Direction>,
         name: &str,
         ev: Event<'_>,
     ) {
         let row = &self.rules.rows[rule];
-        let severity = self.rules.severity(rule, direction);
+        let severity = self.classify.severity(rule, direction);
         let show = |v: &Option<Value>| match v {
             Some(v) => compact(v),
             None => "(absent)".to_string(),
@@ -134,13 +161,25 @@ impl<'r> Emitter<'r> {
             Some(v) => (Some(v), None),
             None => (ev.before, ev.after),
         };
-        let fingerprint = fingerprint(row.fingerprint_id(), subject, path, &before, &after);
+        let path = path.map(|p| {
+            p.parse::<Path>().unwrap_or_else(|_| {
+                debug_assert!(false, "a path not written by path::join: {p:?}");
+                Path::name(p)
+            })
+        });
+        let fingerprint = fingerprint(
+            row.fingerprint_id(),
+            &subject.to_string(),
+            path.as_ref().map(Path::to_string).as_deref(),
+            &before,
+            &after,
+        );
         self.changes.push(Change {
             rule,
             code: row.id.clone(),
             severity,
-            subject: subject.to_string(),
-            path: path.map(str::to_string),
+            subject: subject.clone(),
+            path,
             direction,
             message,
             before,
@@ -199,7 +238,8 @@ pub fn legacy_fingerprint(c: &Change) -> String {
         h ^= 0xff;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     };
-    for part in fingerprint_parts(&c.code, &c.subject, c.path.as_deref(), &c.before, &c.after) {
+    let (subject, path) = (c.subject.to_string(), c.path.as_ref().map(Path::to_string));
+    for part in fingerprint_parts(&c.code, &subject, path.as_deref(), &c.before, &c.after) {
         feed(part.as_bytes());
     }
     format!("{:012x}", h >> 16)

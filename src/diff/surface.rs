@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
-use super::{compare, walker, witness, Change, Emitter, Event};
+use super::{compare, walker, witness, Change, Classify, Emitter, Event, Subject};
 use crate::elements::{self, Form};
 use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
 use crate::rules::{Binding, Comparator, Condition, Direction, Rules, Scope};
@@ -21,13 +21,13 @@ fn schema_fields(kind: Kind) -> impl Iterator<Item = (&'static str, Direction, F
 }
 
 /// Every classified change from `before` to `after`, unsorted.
-pub fn diff(rules: &Rules, before: &Surface, after: &Surface) -> Vec<Change> {
+pub fn diff(rules: &dyn Classify, before: &Surface, after: &Surface) -> Vec<Change> {
     diff_with_budget(rules, before, after, walker::DEFAULT_WORK_BUDGET)
 }
 
 /// `diff` with a work budget per schema comparison (node pairs; see `--walk-budget`).
 pub fn diff_with_budget(
-    rules: &Rules,
+    rules: &dyn Classify,
     before: &Surface,
     after: &Surface,
     budget: usize,
@@ -40,7 +40,7 @@ pub fn diff_with_budget(
 /// the new side has as added, which is true of the two files; guessing which baselines
 /// are old once hid real changes.
 pub fn diff_recorded(
-    rules: &Rules,
+    rules: &dyn Classify,
     before: &Surface,
     after: &Surface,
     budget: usize,
@@ -103,7 +103,7 @@ pub fn diff_recorded(
             }
         };
         for name in names {
-            let subject = format!("{}:{name}", kind.word());
+            let subject = Subject::element(kind, name);
             match (ia.get(name), ib.get(name)) {
                 (Some(&i), None) => {
                     let hint = match kind {
@@ -146,8 +146,14 @@ pub fn diff_recorded(
 /// Changes to what the server says about itself: its `instructions`, by the
 /// `server.instructions.*` rows (the version is checked by the report, against the
 /// bump the changes require).
-pub fn diff_server(rules: &Rules, before: &ServerInfo, after: &ServerInfo) -> Vec<Change> {
-    let mut em = Emitter::new(rules);
+pub fn diff_server(
+    classify: &dyn Classify,
+    before: &ServerInfo,
+    after: &ServerInfo,
+) -> Vec<Change> {
+    let mut em = Emitter::new(classify);
+    let rules = classify.rules();
+    let server = Subject::server();
     // An empty name is no name (a capture that found no identity).
     let text = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(|s| Value::String(s.into()));
     let fields = [
@@ -175,7 +181,7 @@ pub fn diff_server(rules: &Rules, before: &ServerInfo, after: &ServerInfo) -> Ve
                 .copied()
                 .find(|&i| rules.rows[i].event == ev.event)
                 .unwrap_or_else(|| rules.surface_unhandled());
-            em.emit(rule, "server", Some(field), None, field, ev);
+            em.emit(rule, &server, Some(field), None, field, ev);
         }
     }
     em.changes
@@ -184,7 +190,7 @@ pub fn diff_server(rules: &Rules, before: &ServerInfo, after: &ServerInfo) -> Ve
 fn element_presence(
     em: &mut Emitter<'_>,
     kind: Kind,
-    subject: &str,
+    subject: &Subject,
     event: &'static str,
     hint: Option<String>,
 ) {
@@ -216,7 +222,7 @@ fn element_presence(
 /// A change in an element field no row models: reported, never dropped.
 fn unhandled_field(
     em: &mut Emitter<'_>,
-    subject: &str,
+    subject: &Subject,
     field: &str,
     a: Option<&Value>,
     b: Option<&Value>,
@@ -263,7 +269,7 @@ fn read_only(element: &Element) -> bool {
 }
 
 /// Classify `ev` on element field `field` by its rows, or as unhandled.
-fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &str, field: &str, ev: Event<'_>) {
+fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &Subject, field: &str, ev: Event<'_>) {
     let rules = em.rules;
     let rule = field_binding(rules, kind, field)
         .and_then(|b| rules.pick_value(b, ev.event, ev.cond, ev.value.as_ref()));
@@ -280,7 +286,7 @@ fn compare_elements(
     em: &mut Emitter<'_>,
     budget: usize,
     kind: Kind,
-    subject: &str,
+    subject: &Subject,
     a: &Element,
     b: &Element,
 ) {
@@ -345,6 +351,7 @@ fn compare_elements(
     for (side, element) in [a, b].into_iter().enumerate() {
         flatten(rules, kind, element, "", &skip, side, &mut leaves);
     }
+    emptied_containers(&mut leaves);
     // A read-only tool does not modify its environment, so it was not destructive,
     // whatever its destructiveHint said (the spec gives the hint meaning only when
     // readOnlyHint is false). A tool that stops being read-only is compared with that:
@@ -389,7 +396,8 @@ fn flatten<'v>(
 ) {
     for (key, value) in map {
         let path = if prefix.is_empty() {
-            key.clone()
+            // Quoted too when it is no plain word: a top-level key `a.b` is not `a` → `b`.
+            crate::path::segment(key)
         } else {
             // `_meta` keys are often dotted names (`io.modelcontextprotocol/...`): quoted.
             crate::path::join(prefix, key)
@@ -397,12 +405,54 @@ fn flatten<'v>(
         if prefix.is_empty() && skip.contains(&key.as_str()) {
             continue;
         }
+        // Inside `_meta` a key is a declaration even when its value is `{}` (a marker:
+        // kubernetes-mcp-server's `rbac.none: {}`, "needs no permission"): a leaf.
+        let in_meta = prefix.split(['.', '[']).next() == Some("_meta");
         match value {
+            Value::Object(inner) if inner.is_empty() && in_meta => {
+                out.entry(path).or_default()[side] = Some(value)
+            }
             Value::Object(inner) if rules.element_binding(kind, Some(&path)).is_none() => {
-                // An empty object has no leaves: `{}` and absent compare equal.
+                // An empty object has no leaves elsewhere: `{}` and absent compare equal
+                // (`annotations: {}` says what no annotations say).
                 flatten(rules, kind, inner, &path, skip, side, out);
             }
             _ => out.entry(path).or_default()[side] = Some(value),
+        }
+    }
+}
+
+/// A `_meta` object emptied (or filled) on one side while the other holds keys under
+/// it (`csp: {frameDomains: [...]}` → `csp: {}`): those keys' own lines say what changed,
+/// so the `{}` is no leaf of its own there.
+fn emptied_containers(leaves: &mut BTreeMap<String, [Option<&Value>; 2]>) {
+    let empty = |v: Option<&Value>| matches!(v, Some(Value::Object(m)) if m.is_empty());
+    let mut drop = Vec::new();
+    for (path, sides) in leaves.iter() {
+        for side in 0..2 {
+            if !empty(sides[side]) {
+                continue;
+            }
+            let under = leaves
+                .range::<str, _>((
+                    std::ops::Bound::Excluded(path.as_str()),
+                    std::ops::Bound::Unbounded,
+                ))
+                .take_while(|(p, _)| p.starts_with(path.as_str()))
+                .any(|(p, other)| {
+                    p[path.len()..].starts_with(['.', '[']) && other[1 - side].is_some()
+                });
+            if under {
+                drop.push((path.clone(), side));
+            }
+        }
+    }
+    for (path, side) in drop {
+        if let Some(sides) = leaves.get_mut(&path) {
+            sides[side] = None;
+            if sides.iter().all(Option::is_none) {
+                leaves.remove(&path);
+            }
         }
     }
 }
@@ -639,6 +689,30 @@ mod tests {
         let bare = Map::new();
         let (pairs, _) = rename_pairs(Kind::Tool, &[("a", bare.clone())], &[("c", bare)]);
         assert!(pairs.is_empty());
+    }
+
+    /// A top-level key that is no plain word is quoted in the path, so it cannot pose
+    /// as a nested field (`annotations.destructiveHint` the key is not the hint).
+    #[test]
+    fn a_dotted_top_level_key_is_not_a_nested_field() {
+        let rules = Rules::embedded().unwrap();
+        let tool = |v: bool| {
+            let mut m = Map::new();
+            m.insert("name".into(), Value::from("t"));
+            m.insert("annotations.destructiveHint".into(), Value::from(v));
+            m
+        };
+        let (mut a, mut b) = (Surface::default(), Surface::default());
+        a.tools.push(tool(false));
+        b.tools.push(tool(true));
+        let changes = diff(&rules, &a, &b);
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        let c = &changes[0];
+        assert_eq!(c.rule, rules.surface_unhandled());
+        assert_eq!(
+            c.path.as_ref().map(|p| p.to_string()).as_deref(),
+            Some(r#"["annotations.destructiveHint"]"#)
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 
 use serde_json::json;
 
-use super::{fingerprint, Change};
+use super::{fingerprint, Change, Classify, Path, Subject};
 use crate::rules::{render_message, Comparator, Rules, Severity};
 
 /// What a version change declares.
@@ -115,11 +115,12 @@ pub fn required_bump(rules: &Rules, changes: &[Change]) -> Severity {
 /// The version finding for `changes` (those the policy step keeps) between the two declared
 /// versions, or `None` when the version is in order, absent, or not semver.
 pub fn verify(
-    rules: &Rules,
+    classify: &dyn Classify,
     changes: &[Change],
     before: Option<&str>,
     after: Option<&str>,
 ) -> Option<Change> {
+    let rules = classify.rules();
     let (b, a) = (before?, after?);
     let required = required_bump(rules, changes);
     let declared = if a == b {
@@ -162,12 +163,13 @@ pub fn verify(
         ],
     );
     let (vb, va) = (Some(json!(b)), Some(json!(a)));
+    let severity = classify.severity(rule, None);
     Some(Change {
         rule,
         code: row.id.clone(),
-        severity: rules.severity(rule, None),
-        subject: "server".into(),
-        path: Some("version".into()),
+        severity,
+        subject: Subject::server(),
+        path: Some(Path::name("version")),
         direction: None,
         message,
         fingerprint: fingerprint(row.fingerprint_id(), "server", Some("version"), &vb, &va),
@@ -176,7 +178,7 @@ pub fn verify(
         certainty: row.certainty,
         witness: None,
         shared_with: None,
-        witness_absent: (rules.severity(rule, None) == Severity::Breaking)
+        witness_absent: (severity == Severity::Breaking)
             .then_some(super::witness::Absent::NotSchema),
     })
 }

@@ -6,10 +6,10 @@ use serde_json::{Map, Value};
 
 use super::model::{LintRule, Predicate, Target};
 use super::Linter;
-use crate::diff::witness::{validate, Truth};
 use crate::keywords::{self, Slot};
 use crate::lockfile::{key_of, Element, Kind, Surface};
 use crate::path::join;
+use crate::schema::validate::{validate, Truth};
 
 /// A `tool.param` rule on every parameter: the properties of the input schema and,
 /// nested, of the object parameters (through `properties` only). The path shown is the

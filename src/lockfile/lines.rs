@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use super::model::{key_of, Element, Kind, Lockfile, Surface};
 use super::read::{offset, Raw};
 use crate::canon::{self, Ctx, Track};
+use crate::path::Path;
 
 impl Lockfile {
     /// Where each element (and each value inside it) sits in the canonical text.
@@ -48,11 +49,11 @@ pub struct LineMap {
 impl LineMap {
     /// The lines of `path` in element `key`, or of its deepest part that exists here,
     /// or of the element itself. `None` when the element is not in this file.
-    pub fn find(&self, kind: Kind, key: &str, path: Option<&str>) -> Option<(usize, usize)> {
+    pub fn find(&self, kind: Kind, key: &str, path: Option<&Path>) -> Option<(usize, usize)> {
         let (start, end, spans) = self.elements.get(&(kind, key.to_string()))?;
         if let Some(path) = path {
-            for cut in prefixes(path).into_iter().rev() {
-                if let Some(span) = spans.get(&path[..cut]) {
+            for prefix in prefixes(path).rev() {
+                if let Some(span) = spans.get(&prefix) {
                     return Some(*span);
                 }
             }
@@ -61,40 +62,12 @@ impl LineMap {
     }
 }
 
-/// The byte offsets where each segment of a change path ends
-/// (`a.b["c.d"][2]` → ends of `a`, `a.b`, `a.b["c.d"]`, `a.b["c.d"][2]`).
-fn prefixes(path: &str) -> Vec<usize> {
-    let bytes = path.as_bytes();
-    let mut ends = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'.' => i += 1,
-            b'[' => {
-                i += 1;
-                if bytes.get(i) == Some(&b'"') {
-                    i += 1;
-                    while i < bytes.len() && bytes[i] != b'"' {
-                        i += if bytes[i] == b'\\' { 2 } else { 1 };
-                    }
-                    i += 1;
-                }
-                while i < bytes.len() && bytes[i] != b']' {
-                    i += 1;
-                }
-                i = (i + 1).min(bytes.len());
-                ends.push(i);
-            }
-            _ => {
-                while i < bytes.len() && bytes[i] != b'.' && bytes[i] != b'[' {
-                    i += 1;
-                }
-                ends.push(i);
-            }
-        }
-    }
-    ends
+/// Each prefix of `path`, written (`a.b["c.d"][2]` → `a`, `a.b`, `a.b["c.d"]`,
+/// `a.b["c.d"][2]`): the keys of the spans the canonical writer records.
+fn prefixes(path: &Path) -> impl DoubleEndedIterator<Item = String> + '_ {
+    (1..=path.0.len()).map(|n| Path(path.0[..n].to_vec()).to_string())
 }
+
 /// The values whose lines a line map made from a file's bytes records inside each
 /// element: every prefix of each path asked for (as [`LineMap::find`] looks for the
 /// deepest part of a path that exists). An element asked for with no path gets only
@@ -103,11 +76,9 @@ fn prefixes(path: &str) -> Vec<usize> {
 pub struct Wanted(std::collections::HashMap<(Kind, String), HashSet<String>>);
 
 impl Wanted {
-    pub fn add(&mut self, kind: Kind, key: &str, path: Option<&str>) {
+    pub fn add(&mut self, kind: Kind, key: &str, path: Option<&Path>) {
         let paths = self.0.entry((kind, key.to_string())).or_default();
-        for cut in path.map(prefixes).unwrap_or_default() {
-            paths.insert(path.unwrap_or_default()[..cut].to_string());
-        }
+        paths.extend(path.into_iter().flat_map(prefixes));
     }
 }
 

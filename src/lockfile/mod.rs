@@ -82,7 +82,10 @@ mod tests {
         let canonical = lock.to_text();
         let lines: Vec<&str> = canonical.lines().collect();
         let map = lock.line_map();
-        let at = |kind, key, path| map.find(kind, key, path).unwrap();
+        let at = |kind, key, path: Option<&str>| {
+            let path: Option<crate::path::Path> = path.map(|p| p.parse().unwrap());
+            map.find(kind, key, path.as_ref()).unwrap()
+        };
         let (s, e) = at(Kind::Tool, "a", None);
         assert!(lines[s - 1].trim() == "{" && lines[s].contains("\"name\": \"a\""));
         assert!(lines[e - 1].trim().starts_with('}'));

@@ -32,10 +32,16 @@ pub struct HttpTransport {
     stream: Option<Stream>,
     /// Bytes of response bodies and event data received so far.
     received: u64,
+    notices: crate::notice::Notices,
 }
 
 impl HttpTransport {
-    pub fn new(url: &str, headers: &[(String, String)], _timeout: Duration) -> Result<Self> {
+    pub fn new(
+        url: &str,
+        headers: &[(String, String)],
+        _timeout: Duration,
+        notices: &crate::notice::Notices,
+    ) -> Result<Self> {
         crate::redact::register_endpoint(url, headers);
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(Error::new(format!(
@@ -57,6 +63,7 @@ impl HttpTransport {
             queue: VecDeque::new(),
             stream: None,
             received: 0,
+            notices: notices.clone(),
         })
     }
 
@@ -152,10 +159,10 @@ impl HttpTransport {
         match message::parse(text.as_bytes()) {
             Ok(Incoming::Batch(batch)) => self.queue.extend(batch),
             Ok(Incoming::One(m)) => self.queue.push_back(m),
-            Ok(Incoming::Other) => eprintln!(
-                "warning: {}: skipped a JSON value that is not a message",
+            Ok(Incoming::Other) => self.notices.warn(format!(
+                "{}: skipped a JSON value that is not a message",
                 crate::redact::url(&self.url)
-            ),
+            )),
             Err(e) if e.to_string().contains("recursion limit") => {
                 return Err(Error::new(
                     "sent JSON nested deeper than the 128 levels mcp-covenant reads",

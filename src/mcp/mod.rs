@@ -3,8 +3,10 @@
 //! `session` holds the protocol logic (both eras, listing, pagination, answering
 //! server requests) and talks to a `Transport`: `stdio` (a child process, on smol and
 //! async-process) or `http` (Streamable HTTP on blocking ureq, behind the `http`
-//! feature). It is read-only: it never calls a tool or reads a resource.
+//! feature). It is read-only: it never calls a tool, and reads no resource but the
+//! MCP Apps `ui://` templates tools name and `resources/list` leaves out (`apps`).
 
+pub mod apps;
 pub mod message;
 pub mod session;
 pub mod stdio;
@@ -70,6 +72,11 @@ pub struct CaptureOptions {
     pub client_capabilities: Vec<String>,
     /// Pass the server's stderr through as it comes (otherwise shown on failure only).
     pub show_server_stderr: bool,
+    /// MCP Apps: also read the `ui://` resources tools name that `resources/list` leaves
+    /// out (off by default: a capture only lists).
+    pub read_ui_resources: bool,
+    /// Where warnings and the server's stderr lines go (the command line prints them).
+    pub notices: crate::notice::Notices,
 }
 
 /// What a capture found.
@@ -135,9 +142,9 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
     let (result, tail) = match (&first, &opts.protocol, &opts.endpoint) {
         (Err(e), Protocol::Auto, Endpoint::Stdio(_)) if probe_killed(e) => {
             let fallback = LEGACY_VERSIONS[0];
-            eprintln!(
-                "warning: the server exited before answering the era probe (some servers accept nothing before `initialize`); starting it again with --protocol {fallback}"
-            );
+            opts.notices.warn(format!(
+                "the server exited before answering the era probe (some servers accept nothing before `initialize`); starting it again with --protocol {fallback}"
+            ));
             let mut again = opts.clone();
             again.protocol = Protocol::Version(fallback.to_string());
             capture_once(&again)
@@ -147,7 +154,8 @@ pub fn capture(opts: &CaptureOptions) -> Result<Captured> {
     // The server's last words, once: those of the attempt that failed last.
     if result.is_err() && !opts.show_server_stderr {
         for line in &tail {
-            eprintln!("server: {}", crate::error::log(&shorten(line)));
+            opts.notices
+                .send(crate::notice::Notice::Server(shorten(line).into_owned()));
         }
     }
     result.map_err(|e| match e.kind() {
@@ -216,10 +224,10 @@ fn capture_once(opts: &CaptureOptions) -> (Result<Captured>, Vec<String>) {
         None => return (Err(Error::new("--timeout is too large")), Vec::new()),
     };
     let transport: Result<Box<dyn Transport>> = match &opts.endpoint {
-        Endpoint::Stdio(cmd) => stdio::StdioTransport::spawn(cmd, opts.show_server_stderr)
+        Endpoint::Stdio(cmd) => stdio::StdioTransport::spawn(cmd, opts.show_server_stderr, &opts.notices)
             .map(|t| Box::new(t) as Box<dyn Transport>),
         #[cfg(feature = "http")]
-        Endpoint::Http { url, headers } => http::HttpTransport::new(url, headers, opts.timeout)
+        Endpoint::Http { url, headers } => http::HttpTransport::new(url, headers, opts.timeout, &opts.notices)
             .map(|t| Box::new(t) as Box<dyn Transport>),
         #[cfg(not(feature = "http"))]
         Endpoint::Http { .. } => Err(Error::new(

@@ -16,6 +16,9 @@ use crate::lockfile::{Entry, Kind, Listing, ServerInfo};
 /// How long `--protocol auto` waits for an answer to its `server/discover` probe.
 const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// How long one `resources/read` of an unlisted `ui://` resource may take.
+const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Pages one list may have before we call it a loop.
 const PAGE_CAP: usize = 10_000;
 
@@ -136,6 +139,9 @@ impl<'t> Session<'t> {
             };
             let items = self.list_all(method, capability, kind)?;
             surface.extend(kind, items);
+        }
+        if self.opts.read_ui_resources {
+            self.read_unlisted_ui(&mut surface);
         }
         if server.name.is_empty() {
             if let Some(info) = self.listed_identity.take() {
@@ -307,7 +313,7 @@ impl<'t> Session<'t> {
             .unwrap_or(offer)
             .to_string();
         if !LEGACY_VERSIONS.contains(&version.as_str()) {
-            eprintln!("warning: {}", crate::error::log(&format!("{} negotiated protocol version {version}, which mcp-covenant does not know; listing anyway", self.transport.describe())));
+            self.opts.notices.warn(format!("{} negotiated protocol version {version}, which mcp-covenant does not know; listing anyway", self.transport.describe()));
         }
         self.transport.set_protocol_version(&version);
         self.notify("notifications/initialized")?;
@@ -337,10 +343,10 @@ impl<'t> Session<'t> {
             let (_, reply) = self.await_reply(&[id], method)?;
             let mut result = match reply {
                 Reply::Error { code, .. } if code == METHOD_NOT_FOUND && page == 0 => {
-                    eprintln!(
-                        "warning: {} declares the `{capability}` capability but answers {method} with -32601 (method not found); recorded as no {field}",
+                    self.opts.notices.warn(format!(
+                        "{} declares the `{capability}` capability but answers {method} with -32601 (method not found); recorded as no {field}",
                         self.transport.describe()
-                    );
+                    ));
                     return Ok(items);
                 }
                 reply => self.result_of(method, reply)?,
@@ -403,6 +409,66 @@ impl<'t> Session<'t> {
             "{}: {method} had more than {PAGE_CAP} pages; giving up",
             self.transport.describe()
         )))
+    }
+
+    /// MCP Apps: read each `ui://` resource a tool names that `resources/list` did not
+    /// return, and record it from the read result (`"listed": false`, never its body).
+    /// At most one read per tool, each within [`READ_TIMEOUT`]. A failure is a warning:
+    /// the listed surface stands. A timeout, a broken transport or a capture past
+    /// [`MAX_PAGES_BYTES`] ends the reading.
+    fn read_unlisted_ui(&mut self, surface: &mut Listing) {
+        use super::apps;
+        // Only the tools that name a UI and the ui:// resources are built (one at a time
+        // from their canonical text, whose keys are written plainly).
+        let built = |kind: Kind, keep: &dyn Fn(&Entry) -> bool| -> Vec<crate::lockfile::Element> {
+            surface
+                .list(kind)
+                .iter()
+                .filter(|e| keep(e))
+                .filter_map(|e| e.build(kind).ok())
+                .collect()
+        };
+        let tools = built(Kind::Tool, &|e| e.text.contains("resourceUri"));
+        let resources = built(Kind::Resource, &|e| e.key.starts_with("ui:"));
+        let uris = apps::unlisted_ui_uris(&tools, &resources);
+        drop((tools, resources));
+        let notices = self.opts.notices.clone();
+        let warn = |what: String| notices.warn(what);
+        for uri in uris {
+            let full = self.deadline;
+            self.deadline = full.min(Instant::now() + READ_TIMEOUT);
+            let outcome = self.request("resources/read", json!({ "uri": uri }));
+            self.deadline = full;
+            let server = self.transport.describe();
+            let not_recorded = |why: &str| {
+                format!("a tool names the MCP Apps resource {uri}, which resources/list does not return and resources/read could not read: {why}; not recorded")
+            };
+            match outcome.map(|result| apps::element_from_read(&uri, &result)) {
+                Ok(Ok(element)) => {
+                    surface.extend(Kind::Resource, [Entry::new(Kind::Resource, element)])
+                }
+                Ok(Err(why)) => warn(not_recorded(&format!("{server} answered with {why}"))),
+                // A JSON-RPC error: this resource only.
+                Err(e) if e.kind() == ErrorKind::Rejected => warn(not_recorded(e.message())),
+                // A timeout, a transport failure: the server will not answer the rest.
+                Err(e) if e.kind() == ErrorKind::Timeout => {
+                    let waited = READ_TIMEOUT.min(self.opts.timeout).as_secs_f64();
+                    warn(not_recorded(&format!("no answer within {waited} s")));
+                    return;
+                }
+                Err(e) => {
+                    warn(not_recorded(e.message()));
+                    return;
+                }
+            }
+            if self.transport.received() > MAX_PAGES_BYTES {
+                warn(format!(
+                    "{server} sent more than {} MiB; no more ui:// resources are read",
+                    MAX_PAGES_BYTES >> 20
+                ));
+                return;
+            }
+        }
     }
 
     fn with_meta(&self, mut params: Value) -> Value {

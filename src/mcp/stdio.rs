@@ -18,6 +18,7 @@ use smol::Timer;
 use super::message::{self, Incoming, Message};
 use super::{Outgoing, Transport};
 use crate::error::{Error, ErrorKind, Result};
+use crate::notice::{Notice, Notices};
 
 /// Lines of the server's stderr kept for error messages.
 const STDERR_TAIL: usize = 20;
@@ -70,7 +71,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl StdioTransport {
-    pub fn spawn(argv: &[String], show_stderr: bool) -> Result<StdioTransport> {
+    pub fn spawn(argv: &[String], show_stderr: bool, notices: &Notices) -> Result<StdioTransport> {
         let name = format!("server `{}`", argv.join(" "));
         let program = argv
             .first()
@@ -144,11 +145,13 @@ impl StdioTransport {
                 tx,
                 name.clone(),
                 received.clone(),
+                notices.clone(),
             )));
         }
         if let Some(err) = stderr {
+            let notices = show_stderr.then(|| notices.clone());
             tasks.push(smol::spawn(async move {
-                read_stderr(err, tail_for_task, traceback_for_task, show_stderr).await;
+                read_stderr(err, tail_for_task, traceback_for_task, notices).await;
                 drop(done_tx);
             }));
         }
@@ -360,6 +363,7 @@ async fn read_stdout(
     tx: Sender<std::result::Result<Message, String>>,
     name: String,
     received: Arc<std::sync::atomic::AtomicU64>,
+    notices: Notices,
 ) {
     let mut reader = BufReader::with_capacity(1 << 16, out);
     let mut line = Vec::new();
@@ -397,12 +401,11 @@ async fn read_stdout(
         let warn = |noise: &mut usize, what: &str| {
             *noise += 1;
             if *noise <= NOISE_WARNINGS {
-                eprintln!(
-                    "warning: {name} stdout line {number}: {}; skipped",
-                    crate::error::log(what)
-                );
+                notices.warn(format!("{name} stdout line {number}: {what}; skipped"));
             } else if *noise == NOISE_WARNINGS + 1 {
-                eprintln!("warning: {name}: further non-JSON stdout lines are skipped silently");
+                notices.warn(format!(
+                    "{name}: further non-JSON stdout lines are skipped silently"
+                ));
             }
         };
         // A line that is meant as a JSON-RPC message (an object or batch naming
@@ -470,7 +473,7 @@ async fn read_stderr(
     err: async_process::ChildStderr,
     tail: Shared<VecDeque<String>>,
     traceback: Arc<std::sync::atomic::AtomicBool>,
-    show: bool,
+    show: Option<Notices>,
 ) {
     let mut reader = BufReader::new(err);
     let mut line = Vec::new();
@@ -489,8 +492,8 @@ async fn read_stderr(
         if text.starts_with("Traceback (most recent call last):") {
             traceback.store(true, std::sync::atomic::Ordering::SeqCst);
         }
-        if show {
-            eprintln!("server: {}", crate::error::log(&text));
+        if let Some(notices) = &show {
+            notices.send(Notice::Server(text.clone()));
         }
         let mut t = lock(&tail);
         if t.len() == STDERR_TAIL {

@@ -74,6 +74,8 @@ pub(super) fn mark_complete(dir: &Path, what: &str) -> Result<()> {
 pub struct CaptureKey {
     pub protocol: String,
     pub client_capabilities: Vec<String>,
+    /// `--read-ui-resources`: unlisted MCP Apps resources are read and recorded.
+    pub read_ui_resources: bool,
 }
 
 /// The cached lockfile of `package` at `version` captured with these settings.
@@ -100,6 +102,7 @@ pub fn capture_path(
         if opts.allow_scripts { "scripts" } else { "" },
         &key.protocol,
         &joined(&key.client_capabilities),
+        if key.read_ui_resources { "ui" } else { "" },
     ]);
     let name = package.key_name().replace('/', "__");
     Ok(root

@@ -24,6 +24,7 @@ pub mod version;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
+use crate::notice::Notices;
 
 pub use self::spec::{Package, Registry, Requested};
 
@@ -52,15 +53,20 @@ pub struct Installed {
 
 /// Install `package` at `version` (exact) unless the cache has it, and find its entry
 /// point.
-pub fn install(package: &Package, version: &str, opts: &PackageOptions) -> Result<Installed> {
+pub fn install(
+    package: &Package,
+    version: &str,
+    opts: &PackageOptions,
+    notices: &Notices,
+) -> Result<Installed> {
     for w in &opts.with {
         spec::check_requirement(package.registry, w)
             .map_err(|e| Error::new(format!("{}: {e}", package.display_at(version))))?;
     }
     let dir = cache::install_dir(package, version, opts)?;
     let argv = match package.registry {
-        Registry::Npm => npm::install(package, version, opts, &dir)?,
-        Registry::Pypi => pypi::install(package, version, opts, &dir)?,
+        Registry::Npm => npm::install(package, version, opts, &dir, notices)?,
+        Registry::Pypi => pypi::install(package, version, opts, &dir, notices)?,
     };
     let mut argv = argv;
     argv.extend(opts.args.iter().cloned());
@@ -84,16 +90,16 @@ pub fn check_env(package: &str, opts: &PackageOptions) -> Result<()> {
 }
 
 /// The exact version `requested` names: itself, or the registry's newest release.
-pub fn resolve(package: &Package) -> Result<String> {
+pub fn resolve(package: &Package, notices: &Notices) -> Result<String> {
     match &package.requested {
         Requested::Exact(v) => Ok(v.clone()),
-        Requested::Latest => latest(package),
+        Requested::Latest => latest(package, notices),
     }
 }
 
 #[cfg(feature = "http")]
-fn latest(package: &Package) -> Result<String> {
-    let releases = published::releases(package)?;
+fn latest(package: &Package, notices: &Notices) -> Result<String> {
+    let releases = published::releases(package, notices)?;
     published::newest(package.registry, &releases).ok_or_else(|| {
         Error::new(format!(
             "{}: the registry lists no release",
@@ -103,7 +109,7 @@ fn latest(package: &Package) -> Result<String> {
 }
 
 #[cfg(not(feature = "http"))]
-fn latest(package: &Package) -> Result<String> {
+fn latest(package: &Package, _notices: &Notices) -> Result<String> {
     Err(Error::new(format!(
         "{}: finding the newest release needs the registry, and this mcp-covenant was built without the `http` feature; name an exact version",
         package.display()
@@ -136,8 +142,9 @@ pub fn lockfile(
     opts: &PackageOptions,
     key: &cache::CaptureKey,
     capture: &dyn Fn(Vec<String>) -> Result<crate::lockfile::Snapshot>,
+    notices: &Notices,
 ) -> Result<(Vec<u8>, Package)> {
-    let version = resolve(package)?;
+    let version = resolve(package, notices)?;
     let exact = Package {
         requested: Requested::Exact(version.clone()),
         ..package.clone()
@@ -147,21 +154,18 @@ pub fn lockfile(
     if path.is_file() {
         if let Ok(bytes) = crate::io::read_input(&path, "lockfile") {
             if crate::lockfile::Lockfile::parse(&bytes, &what).is_ok() {
-                eprintln!("mcp-covenant: {what}: cached capture {}", path.display());
+                notices.status(format!("{what}: cached capture {}", path.display()));
                 return Ok((bytes, exact));
             }
         }
-        eprintln!(
-            "warning: {what}: the cached capture {} does not read; capturing again",
+        notices.warn(format!(
+            "{what}: the cached capture {} does not read; capturing again",
             path.display()
-        );
+        ));
     }
     check_env(&what, opts)?;
-    let installed = install(package, &version, opts)?;
-    eprintln!(
-        "mcp-covenant: {what}: capturing `{}`",
-        installed.argv.join(" ")
-    );
+    let installed = install(package, &version, opts, notices)?;
+    notices.status(format!("{what}: capturing `{}`", installed.argv.join(" ")));
     let mut lock = capture(installed.argv).map_err(|e| e.context(&what))?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)

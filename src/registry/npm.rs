@@ -8,24 +8,26 @@ use serde_json::Value;
 
 use super::{cache, tool, Package, PackageOptions};
 use crate::error::{Error, Result};
+use crate::notice::Notices;
 
 pub(super) fn install(
     package: &Package,
     version: &str,
     opts: &PackageOptions,
     dir: &Path,
+    notices: &Notices,
 ) -> Result<Vec<String>> {
     let what = package.display_at(version);
     if !cache::is_complete(dir) {
-        eprintln!(
-            "mcp-covenant: installing {what} from npm into {}{}",
+        notices.status(format!(
+            "installing {what} from npm into {}{}",
             dir.display(),
             if opts.allow_scripts {
                 " (install scripts allowed)"
             } else {
                 " (--ignore-scripts)"
             }
-        );
+        ));
         cache::fresh_dir(dir, &what)?;
         // A package.json of its own, so npm installs here and never into a project above.
         std::fs::write(dir.join("package.json"), b"{\"private\": true}\n")
@@ -48,7 +50,7 @@ pub(super) fn install(
         argv.push("--".into());
         argv.push(format!("{}@{version}", package.name));
         argv.extend(opts.with.iter().cloned());
-        tool::run(&argv, dir, &format!("{what}: npm install"))?;
+        tool::run(&argv, dir, &format!("{what}: npm install"), notices)?;
         cache::mark_complete(dir, &what)?;
     }
     let root = dir.join("node_modules").join(&package.name);

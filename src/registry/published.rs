@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::{Package, Registry};
 use crate::error::{Error, Result};
+use crate::notice::Notices;
 
 /// The largest registry answer read (a popular npm package's abbreviated document is a
 /// few MB).
@@ -44,13 +45,10 @@ pub fn url(package: &Package) -> String {
 
 /// Every version the registry lists for `package` (PyPI: releases with at least one
 /// file that is not yanked).
-pub fn releases(package: &Package) -> Result<Vec<String>> {
+pub fn releases(package: &Package, notices: &Notices) -> Result<Vec<String>> {
     let url = url(package);
     let name = package.display();
-    eprintln!(
-        "mcp-covenant: asking {url} for the releases of {}",
-        package.name
-    );
+    notices.status(format!("asking {url} for the releases of {}", package.name));
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(60)))

@@ -7,22 +7,24 @@ use std::path::{Path, PathBuf};
 use super::spec::normalise_pypi;
 use super::{cache, tool, Package, PackageOptions};
 use crate::error::{Error, Result};
+use crate::notice::Notices;
 
 pub(super) fn install(
     package: &Package,
     version: &str,
     opts: &PackageOptions,
     dir: &Path,
+    notices: &Notices,
 ) -> Result<Vec<String>> {
     let what = package.display_at(version);
     let requirement = format!("{}=={version}", package.name);
     if !cache::is_complete(dir) {
         let uv = tool::on_path("uv");
-        eprintln!(
-            "mcp-covenant: installing {what} from PyPI into {} ({})",
+        notices.status(format!(
+            "installing {what} from PyPI into {} ({})",
             dir.display(),
             if uv { "uv" } else { "venv + pip" }
-        );
+        ));
         cache::fresh_dir(dir, &what)?;
         let d = dir.to_string_lossy().into_owned();
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
@@ -32,6 +34,7 @@ pub(super) fn install(
                 &s(&["uv", "venv", "--quiet", "--", &d]),
                 dir,
                 &format!("{what}: uv venv"),
+                notices,
             )?;
             s(&["uv", "pip", "install", "--quiet", "--python", &python, "--"])
         } else {
@@ -44,6 +47,7 @@ pub(super) fn install(
                 &s(&[py, "-m", "venv", "--", &d]),
                 dir,
                 &format!("{what}: python -m venv"),
+                notices,
             )?;
             s(&[
                 &python,
@@ -58,7 +62,7 @@ pub(super) fn install(
         };
         install.push(requirement.clone());
         install.extend(opts.with.iter().cloned());
-        tool::run(&install, dir, &format!("{what}: pip install"))?;
+        tool::run(&install, dir, &format!("{what}: pip install"), notices)?;
         cache::mark_complete(dir, &what)?;
     }
     let dist = dist_info(dir, &package.name)

@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
+use crate::notice::{Notice, Notices};
 
 const KEEP: usize = 64 * 1024;
 
@@ -21,7 +22,7 @@ fn limit() -> Duration {
 }
 
 /// Run `argv` in `cwd`; `what` names the step in the error (`npm:x@1.0.0: npm install`).
-pub(super) fn run(argv: &[String], cwd: &Path, what: &str) -> Result<String> {
+pub(super) fn run(argv: &[String], cwd: &Path, what: &str, notices: &Notices) -> Result<String> {
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .current_dir(cwd)
@@ -96,7 +97,7 @@ pub(super) fn run(argv: &[String], cwd: &Path, what: &str) -> Result<String> {
     let text = format!("{stdout}\n{stderr}");
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     for line in &lines[lines.len().saturating_sub(20)..] {
-        eprintln!("  {}", crate::error::log(line));
+        notices.send(Notice::Tool(line.to_string()));
     }
     Err(Error::new(format!(
         "{what}: `{}` failed ({status})",

@@ -41,11 +41,10 @@ pub fn anchors_in(
     changes
         .iter()
         .map(|c| {
-            let (word, key) = c.subject.split_once(':').unwrap_or(("", ""));
-            let Some(kind) = Kind::from_word(word) else {
+            let Some((kind, key)) = c.subject.element_key() else {
                 return at(base.1, (1, 1));
             };
-            let path = c.path.as_deref();
+            let path = c.path.as_ref();
             if let Some(span) = base.0.find(kind, key, path) {
                 return at(base.1, span);
             }
@@ -72,7 +71,11 @@ pub fn lint_anchors(
         .map(|f| {
             let (word, key) = f.subject.split_once(':').unwrap_or(("", ""));
             let (start, end) = Kind::from_word(word)
-                .and_then(|k| map.find(k, key, f.at.as_deref().or(f.path.as_deref())))
+                .and_then(|k| {
+                    let path = f.at.as_deref().or(f.path.as_deref());
+                    let path = path.and_then(|p| p.parse::<crate::path::Path>().ok());
+                    map.find(k, key, path.as_ref())
+                })
                 .unwrap_or((1, 1));
             Anchor {
                 uri: uri.clone(),

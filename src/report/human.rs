@@ -11,7 +11,9 @@ use std::io;
 
 use termcolor::{Color, ColorSpec, WriteColor};
 
-use super::{bump_word, escape, place, write_section_with, write_str, Line, Report};
+use super::{
+    bump_word, change_line, escape, place_of, write_section_with, write_str, Line, Report,
+};
 use crate::rules::{Certainty, Severity};
 
 fn style(severity: Severity) -> (&'static str, &'static str, Color) {
@@ -59,14 +61,7 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
         let lines: Vec<Line<'_>> = chosen
             .iter()
             .zip(&messages)
-            .map(|(c, m)| {
-                (
-                    c.subject.as_str(),
-                    c.path.as_deref(),
-                    m.as_str(),
-                    c.code.as_str(),
-                )
-            })
+            .map(|(c, m)| change_line(c, m))
             .collect();
         let details: Vec<Option<String>> = chosen
             .iter()
@@ -90,7 +85,7 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
     if report.verbose && !report.ignored.is_empty() {
         write_str(out, &format!("  IGNORED ({})\n", report.ignored.len()))?;
         for (c, why) in &report.ignored {
-            let at = place(&c.subject, c.path.as_deref());
+            let at = place_of(c);
             write_str(
                 out,
                 &format!(

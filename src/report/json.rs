@@ -4,6 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Report;
+use crate::diff::{Path, Subject};
 use crate::lockfile::COVENANT_VERSION;
 use crate::rules::Severity;
 
@@ -18,8 +19,8 @@ struct Counts {
 struct JsonChange<'a> {
     code: &'a str,
     severity: &'a str,
-    subject: &'a str,
-    path: Option<&'a str>,
+    subject: &'a Subject,
+    path: Option<&'a Path>,
     direction: Option<&'a str>,
     message: &'a str,
     before: &'a Option<Value>,
@@ -64,7 +65,7 @@ pub fn to_string(report: &Report<'_>) -> String {
                 code: &c.code,
                 severity: c.severity.word(),
                 subject: &c.subject,
-                path: c.path.as_deref(),
+                path: c.path.as_ref(),
                 direction: c.direction.map(|d| d.word()),
                 message: &c.message,
                 before: &c.before,

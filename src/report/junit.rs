@@ -55,12 +55,12 @@ fn document(tests: usize, failures: usize, suites: &str) -> String {
 /// One report's testsuite named `name`: its test and failure counts, and its XML.
 fn suite(report: &Report<'_>, name: &str) -> (usize, usize, String) {
     let elements = &report.elements;
-    let mut by_subject: BTreeMap<&str, Vec<&crate::diff::Change>> = BTreeMap::new();
+    let mut by_subject: BTreeMap<String, Vec<&crate::diff::Change>> = BTreeMap::new();
     for s in elements {
-        by_subject.entry(s.as_str()).or_default();
+        by_subject.entry(s.clone()).or_default();
     }
     for c in &report.changes {
-        by_subject.entry(c.subject.as_str()).or_default().push(c);
+        by_subject.entry(c.subject.to_string()).or_default().push(c);
     }
     let failing = |c: &&crate::diff::Change| policy::fails(c.severity, report.fail_on);
     let failures = by_subject

@@ -148,8 +148,8 @@ pub fn to_github(findings: &[Finding], anchors: &[super::anchor::Anchor]) -> Str
 
 fn line_of(f: &Finding) -> Line<'_> {
     (
-        f.subject.as_str(),
-        f.path.as_deref(),
+        f.subject.as_str().into(),
+        f.path.as_deref().map(Into::into),
         f.message.as_str(),
         f.code.as_str(),
     )

@@ -85,7 +85,7 @@ pub(crate) fn table(doc: &mut Doc, title: &str, what: &str, rows: &[Line<'_>]) {
         let row = format!(
             "| {} | {} | {} | {} |\n",
             code_cell(subject),
-            path.map(code_cell).unwrap_or_default(),
+            path.as_deref().map(code_cell).unwrap_or_default(),
             escape::md_text(text, CELL_MAX, true),
             code_cell(code),
         );
@@ -109,7 +109,7 @@ pub(crate) fn workflow_command(
     out.push_str(&format!(
         "::{level} {location}title={}::{}: {} [{code}]\n",
         escape::workflow_property(&format!("mcp-covenant {code}")),
-        escape::workflow_data(&super::place(subject, path)),
+        escape::workflow_data(&super::place(&subject, path.as_deref())),
         escape::workflow_data(message),
     ));
 }
@@ -161,14 +161,7 @@ pub fn to_string_within(report: &Report<'_>, budget: usize) -> String {
             .changes
             .iter()
             .filter(|c| c.severity == severity)
-            .map(|c| {
-                (
-                    c.subject.as_str(),
-                    c.path.as_deref(),
-                    c.message.as_str(),
-                    c.code.as_str(),
-                )
-            })
+            .map(|c| super::change_line(c, &c.message))
             .collect();
         table(&mut doc, title, "Change", &rows);
     }
@@ -199,7 +192,7 @@ fn witnesses(doc: &mut Doc, report: &Report<'_>) {
     doc.push(&open, true);
     let mut left = proven.len();
     for (c, sentence) in proven {
-        let place = super::place(&c.subject, c.path.as_deref());
+        let place = super::place_of(c);
         let item = format!(
             "- {} {}\n\n{}",
             escape::code_span(&place, CELL_MAX, false),
@@ -236,12 +229,7 @@ pub fn github(report: &Report<'_>) -> String {
             Some(a) => anchor_location(a),
             None => format!("file={}", escape::workflow_property(&report.baseline)),
         };
-        let line = (
-            c.subject.as_str(),
-            c.path.as_deref(),
-            c.message.as_str(),
-            c.code.as_str(),
-        );
+        let line = super::change_line(c, &c.message);
         workflow_command(&mut out, level, Some(location), line);
     }
     // What covenant.toml set aside or re-classified is said in the log too.

@@ -10,6 +10,7 @@ pub mod lint;
 mod markdown;
 pub mod sarif;
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use termcolor::WriteColor;
@@ -112,19 +113,14 @@ impl<'r> Report<'r> {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// A report format (`check --format`; `cli::args::FormatArg` says what each is for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
-    /// For people: grouped by severity, coloured on a terminal.
     Human,
-    /// One JSON object with counts and every change (stable key order).
     Json,
-    /// A pull-request comment: the bump, then a table per severity.
     Markdown,
-    /// GitHub Actions workflow commands (`::error file=...,line=...::`).
     Github,
-    /// SARIF 2.1.0 for code scanning, anchored to lines of the lockfile.
     Sarif,
-    /// JUnit XML: one testcase per element, failures at or above --fail-on.
     Junit,
 }
 
@@ -179,6 +175,14 @@ pub(crate) fn write_str(out: &mut dyn Write, s: &str) -> io::Result<()> {
 }
 
 /// `subject → path`, or the subject alone.
+/// `subject → path` of a change.
+pub(crate) fn place_of(c: &Change) -> String {
+    place(
+        &c.subject.to_string(),
+        c.path.as_ref().map(|p| p.to_string()).as_deref(),
+    )
+}
+
 pub(crate) fn place(subject: &str, path: Option<&str>) -> String {
     match path {
         Some(p) => format!("{subject} → {p}"),
@@ -187,7 +191,17 @@ pub(crate) fn place(subject: &str, path: Option<&str>) -> String {
 }
 
 /// One line of a human report section: (subject, path, message, code).
-pub(crate) type Line<'a> = (&'a str, Option<&'a str>, &'a str, &'a str);
+pub(crate) type Line<'a> = (Cow<'a, str>, Option<Cow<'a, str>>, &'a str, &'a str);
+
+/// A change's line, with `message` for its message.
+pub(crate) fn change_line<'a>(c: &'a Change, message: &'a str) -> Line<'a> {
+    (
+        Cow::Owned(c.subject.to_string()),
+        c.path.as_ref().map(|p| Cow::Owned(p.to_string())),
+        message,
+        c.code.as_str(),
+    )
+}
 
 /// A witness as one line of JSON that is safe to print anywhere: control, bidi and
 /// line-separator characters inside strings are written as `\uXXXX` escapes (still

@@ -153,7 +153,7 @@ pub fn check(report: &Report<'_>) -> String {
             props.insert("path".into(), json!(c.path));
             props.insert("direction".into(), json!(c.direction.map(|d| d.word())));
             props.insert("certainty".into(), json!(c.certainty.word()));
-            let place = super::place(&c.subject, c.path.as_deref());
+            let place = super::place_of(c);
             let mut message = format!("{place}: {} ({} change)", c.message, c.severity.word());
             if let Some(w) = super::witness_sentence(c) {
                 props.insert("witness".into(), c.witness.clone().unwrap_or_default());

@@ -1,15 +1,15 @@
 //! The index over the rows: the binding of each schema keyword and element field to its
 //! comparator and rows, the catch-all and walk-limit rows, the server rows; lookup by
 //! event (`pick`, `server_row`), by id (`find`) and by former id (`renamed`); and the
-//! severity of a change, with covenant.toml's overrides applied.
+//! default severity of a change (covenant.toml's overrides are the policy's, not the
+//! tables').
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use super::model::{
-    Comparator, Condition, Direction, Override, Retired, Rule, Scope, Severity, ANY_KEYWORD,
-    WALK_KEYWORD,
+    Comparator, Condition, Direction, Retired, Rule, Scope, Severity, ANY_KEYWORD, WALK_KEYWORD,
 };
 use crate::error::{Error, Result};
 use crate::lockfile::Kind;
@@ -32,8 +32,6 @@ pub struct Rules {
     walk_limit: usize,
     /// Rows about the server's own declarations.
     server: Vec<usize>,
-    /// Severities from covenant.toml, by rule id.
-    overrides: HashMap<String, Override>,
     /// Ids no longer reported, kept so that covenant.toml naming them is told so.
     pub retired: Vec<Retired>,
 }
@@ -169,7 +167,6 @@ impl Rules {
             schema,
             surface,
             server,
-            overrides: HashMap::new(),
             retired,
         })
     }
@@ -200,18 +197,12 @@ impl Rules {
         ids
     }
 
-    pub fn set_overrides(&mut self, overrides: HashMap<String, Override>) {
-        self.overrides = overrides;
-    }
-
-    /// The severity of a change classified by row `rule` in `direction`: the
-    /// covenant.toml override, else the row's default. A row that states no severity
-    /// for this direction never drops the change: its most severe default applies.
+    /// The default severity of a change classified by row `rule` in `direction` (the
+    /// project's `[severity]` entries are applied by `policy::Policy`). A row that states
+    /// no severity for this direction never drops the change: its most severe default
+    /// applies.
     pub fn severity(&self, rule: usize, direction: Option<Direction>) -> Severity {
         let row = &self.rows[rule];
-        if let Some(s) = self.overrides.get(&row.id).and_then(|o| o.get(direction)) {
-            return s;
-        }
         row.default_severity(direction)
             .unwrap_or_else(|| row.worst_default())
     }

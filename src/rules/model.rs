@@ -161,6 +161,7 @@ impl Comparator {
                 "variant_added",
                 "variant_removed",
                 "variant_changed",
+                "variant_covered",
             ],
             Comparator::Openness => &["restricted", "relaxed"],
             Comparator::Unhandled => &["changed"],

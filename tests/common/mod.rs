@@ -275,3 +275,74 @@ pub fn git_commit(dir: &Path, message: &str) {
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", message]);
 }
+
+/// An HTTP/1.1 server on 127.0.0.1 answering each request (one per connection) with
+/// `answer(path)`: a status line (`200 OK`), headers (`Name: value\r\n` each) and a
+/// body. It counts the requests.
+pub struct HttpServer {
+    pub port: u16,
+    requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl HttpServer {
+    pub fn start(
+        answer: impl Fn(&str) -> (&'static str, &'static str, Vec<u8>) + Send + 'static,
+    ) -> HttpServer {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = requests.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let line = String::from_utf8_lossy(&head);
+                let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let (status, headers, body) = answer(&path);
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(&body);
+            }
+        });
+        HttpServer { port, requests }
+    }
+
+    /// The files below `root`, by path; anything else (or a path with `..`) is 404.
+    pub fn files(root: PathBuf) -> HttpServer {
+        HttpServer::start(move |path| {
+            let file = root.join(path.trim_start_matches('/'));
+            match fs::read(&file) {
+                Ok(b) if !path.contains("..") => ("200 OK", "", b),
+                _ => ("404 Not Found", "", b"not found".to_vec()),
+            }
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn requests(&self) -> usize {
+        self.requests.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// The names of the temporary files (`*.tmp`) in `dir`: an atomic write leaves none.
+pub fn temporary_files(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}

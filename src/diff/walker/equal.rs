@@ -188,6 +188,15 @@ pub(super) fn any_string(v: Option<&Value>) -> bool {
         })
 }
 
+/// A schema of annotations only (a `description`, a `title`): it constrains nothing.
+pub(super) fn annotations_only(v: Option<&Value>) -> bool {
+    let Some(Value::Object(m)) = v else {
+        return false;
+    };
+    m.keys()
+        .all(|k| matches!(keywords::role(k), Some(Role::Annotation | Role::Identifier)))
+}
+
 /// A schema's value keywords (everything but applicators, definitions and a followed
 /// `$ref`), as compared by the rows.
 pub(super) type Keywords<'v> = std::collections::BTreeMap<&'v str, Cow<'v, Value>>;
@@ -212,6 +221,30 @@ pub(super) fn value_keywords<'v>(view: &View<'v>) -> Keywords<'v> {
         out.insert("$ref", Cow::Borrowed(r));
     }
     out
+}
+
+/// The value keywords of one schema node as written (no `$ref` followed), as the walker
+/// compares them: bounds normalised (`exclusiveMinimum: 0` on an integer is `minimum:
+/// 1`). `None` when the node is not an object.
+pub(crate) fn compared_keywords(node: &Value) -> Option<std::collections::BTreeMap<String, Value>> {
+    let m = node.as_object()?;
+    let mut kv: Keywords<'_> = m
+        .iter()
+        .filter(|(k, _)| {
+            *k != "required"
+                && !matches!(
+                    keywords::role(k),
+                    Some(Role::Applicator | Role::Definitions | Role::Reference)
+                )
+        })
+        .map(|(k, v)| (k.as_str(), Cow::Borrowed(v)))
+        .collect();
+    normalise_bounds(&mut kv);
+    Some(
+        kv.into_iter()
+            .map(|(k, v)| (k.to_string(), v.into_owned()))
+            .collect(),
+    )
 }
 
 /// The largest integer a JSON number holds exactly (zod's `.int()` bounds).
@@ -421,7 +454,20 @@ pub(super) fn within(s: &Value, v: &Value) -> bool {
     if covers(s, v) {
         return true;
     }
-    let (Some(sp), Some(vp)) = (parts(s), parts(v)) else {
+    let Some(mut sp) = parts(s) else {
+        return false;
+    };
+    drop_noops(&mut sp.rest);
+    // `s` constrains nothing but the type (`{type: object, properties: {},
+    // additionalProperties: {}}`, zod's record of anything): `v` is within it when `v`'s
+    // own `type` is, whatever else `v` says (its other keywords only take values away).
+    if sp.values.is_none() && sp.rest.is_empty() {
+        let Some(st) = &sp.types else {
+            return true;
+        };
+        return only_types(v).is_some_and(|vt| vt.iter().all(|t| type_within(t, st)));
+    }
+    let Some(vp) = parts(v) else {
         return false;
     };
     let values_ok = match (&sp.values, &vp.values) {
@@ -443,7 +489,12 @@ pub(super) fn within(s: &Value, v: &Value) -> bool {
         "contains",
         "if",
     ];
+    // Every keyword `v` adds takes values away, but OpenAPI's `nullable: true`, which
+    // may let null past `type`.
     let adds = vp.rest.keys().any(|k| !sp.rest.contains_key(k));
+    if !sp.rest.contains_key("nullable") && vp.rest.get("nullable") == Some(&Value::Bool(true)) {
+        return false;
+    }
     let rest_ok = sp.rest.iter().all(|(k, x)| vp.rest.get(k) == Some(x))
         && !(adds
             && sp
@@ -451,6 +502,60 @@ pub(super) fn within(s: &Value, v: &Value) -> bool {
                 .keys()
                 .any(|k| READS_NEIGHBOURS.contains(&k.as_str())));
     values_ok && types_ok && rest_ok
+}
+
+/// The JSON types every value `v` accepts has, by its own `type` (an empty list for
+/// `false`, which accepts nothing); `None` when `v` does not say, says it beside a
+/// reference (draft-07 ignores the keywords beside `$ref`) or beside OpenAPI's
+/// `nullable: true`.
+fn only_types(v: &Value) -> Option<Vec<String>> {
+    let m = match v {
+        Value::Bool(false) => return Some(Vec::new()),
+        Value::Object(m) => m,
+        _ => return None,
+    };
+    // OpenAPI's `nullable: true` may let null past `type` too.
+    if ["$ref", "$dynamicRef", "$recursiveRef"]
+        .iter()
+        .any(|k| m.contains_key(*k))
+        || m.get("nullable") == Some(&Value::Bool(true))
+    {
+        return None;
+    }
+    match m.get("type")? {
+        Value::String(t) => Some(vec![t.clone()]),
+        Value::Array(ts) => ts.iter().map(|t| t.as_str().map(String::from)).collect(),
+        _ => None,
+    }
+}
+
+/// `rest` (a schema's keywords but its values, types and annotations) without the
+/// keywords that constrain nothing as written: `additionalProperties: {}`, `items:
+/// true`, `properties` whose every schema is `{}`, `required: []`, `minLength: 0`, ...
+/// Some of them still matter to a neighbour (`properties` exempts its names from
+/// `additionalProperties`; `unevaluatedProperties` skips what they evaluate): without
+/// them a schema can only accept less, never more, so what is within the rest is within
+/// the whole.
+fn drop_noops(rest: &mut std::collections::BTreeMap<String, Value>) {
+    let each_trivial = |v: &Value| {
+        v.as_object()
+            .is_some_and(|m| m.values().all(|x| trivial(Some(x))))
+    };
+    rest.retain(|k, v| {
+        let noop = match k.as_str() {
+            "additionalProperties"
+            | "items"
+            | "additionalItems"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => trivial(Some(v)),
+            "propertyNames" => trivial(Some(v)) || any_string(Some(v)),
+            "properties" | "patternProperties" | "dependentSchemas" => each_trivial(v),
+            "required" => v.as_array().is_some_and(Vec::is_empty),
+            "minLength" | "minItems" | "minProperties" => v.as_f64() == Some(0.0),
+            _ => false,
+        };
+        !noop
+    });
 }
 
 /// `s` accepts exactly what the variants accept together: each variant is within `s`
@@ -884,6 +989,64 @@ mod tests {
         assert!(!within_(
             json!({"contains": {"type": "string"}}),
             json!({"contains": {"type": "string"}, "minContains": 0})
+        ));
+    }
+
+    #[test]
+    fn a_schema_that_constrains_only_the_type_holds_every_variant_of_that_type() {
+        let within_ = |s: Value, v: Value| within(&s, &v);
+        let any_object = json!({"type": "object", "properties": {}, "additionalProperties": {}});
+        let stage = json!({"type": "object", "properties": {"limit": {"type": "integer", "minimum": 1},
+            "q": {"$ref": "#/$defs/Q"}}, "required": ["limit"]});
+        assert!(within_(any_object.clone(), stage.clone()));
+        assert!(within_(
+            json!({"type": ["object", "null"], "required": []}),
+            stage.clone()
+        ));
+        assert!(within_(
+            json!({"properties": {"a": true}, "minLength": 0}),
+            json!({"$ref": "#/x"})
+        ));
+        assert!(within_(
+            json!({"type": "number"}),
+            json!({"type": "integer", "maximum": 3})
+        ));
+        assert!(within_(any_object.clone(), json!(false)));
+        // Not of that type, or not saying.
+        assert!(!within_(
+            any_object.clone(),
+            json!({"type": ["object", "string"]})
+        ));
+        assert!(!within_(
+            any_object.clone(),
+            json!({"properties": {"a": {}}})
+        ));
+        assert!(!within_(any_object.clone(), json!(true)));
+        assert!(!within_(
+            json!({"type": "string"}),
+            json!({"type": "string", "nullable": true})
+        ));
+        // Beside a `$ref`, draft-07 ignores `type`: the target may be anything.
+        assert!(!within_(
+            any_object.clone(),
+            json!({"$ref": "#/x", "type": "object"})
+        ));
+        // Constraints that are not no-ops stay.
+        assert!(!within_(
+            json!({"type": "object", "additionalProperties": {"type": "string"}}),
+            stage.clone()
+        ));
+        assert!(!within_(
+            json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false}),
+            json!({"type": "object", "properties": {"b": {}}})
+        ));
+        assert!(!within_(
+            json!({"type": "object", "minProperties": 1}),
+            stage.clone()
+        ));
+        assert!(!within_(
+            json!({"type": "array", "contains": {}}),
+            json!({"type": "array"})
         ));
     }
 

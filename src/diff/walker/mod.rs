@@ -16,10 +16,10 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use super::{compare, Emitter, Event};
+use super::{compare, Emitter, Event, Subject};
 use crate::keywords::{self, Role};
 use crate::path::join;
-use crate::rules::{Condition, Direction, ANY_KEYWORD, EXTENSION_KEYWORD};
+use crate::rules::{Condition, Direction, Severity, ANY_KEYWORD, EXTENSION_KEYWORD};
 
 mod equal;
 mod structural;
@@ -28,6 +28,7 @@ mod view;
 use equal::*;
 use view::*;
 
+pub(crate) use equal::compared_keywords;
 pub(crate) use view::resolve;
 
 /// The keyword rows on the boolean schema `false` (which accepts no value) are bound to.
@@ -48,7 +49,7 @@ const REF_EXPANSIONS: u8 = 8;
 pub(crate) fn compare_schemas(
     em: &mut Emitter<'_>,
     budget: usize,
-    subject: &str,
+    subject: &Subject,
     direction: Direction,
     path: &str,
     flat: bool,
@@ -74,6 +75,11 @@ pub(crate) fn compare_schemas(
         visited: 0,
         budget,
         expansions: HashMap::new(),
+        unevaluated: [a, b]
+            .iter()
+            .flatten()
+            .any(|v| v.to_string().contains("\"unevaluated")),
+        cover_budget: budget,
     };
     walk.run();
 }
@@ -102,21 +108,55 @@ struct Task<'v> {
     chain: Option<Rc<Chain>>,
     /// Compare only the value keywords of this side (it was lifted into a variant).
     values_only: [bool; 2],
-    /// Not a comparison but a bracket around a `oneOf` variant's subtree: the opening
-    /// one (`true`, popped just before it) notes how many changes there were; the
-    /// closing one (popped just after) reports the variant as changed if any came.
-    after_variant: Option<(Rc<std::cell::Cell<usize>>, bool)>,
+    /// Not a comparison but a bracket around a variant's subtree: the opening one
+    /// (`true`, popped just before it) notes how many changes there were; the closing
+    /// one (popped just after) judges the changes that came (see [`Mark`]).
+    after_variant: Option<(Rc<std::cell::Cell<usize>>, bool, Mark<'v>)>,
+}
+
+/// What the closing bracket around a variant's subtree does with the changes inside.
+#[derive(Clone)]
+enum Mark<'v> {
+    /// A `oneOf` variant whose siblings it may overlap: any change inside is reported
+    /// as the variant changed (it has no fixed direction).
+    OneOf,
+    /// An `anyOf` variant: breaking changes inside are no change to the union when
+    /// another variant covers it (see [`Cover`]).
+    Cover(Rc<Cover<'v>>),
+}
+
+/// For a pair of `anyOf` variants: in input, the old variant and the new list (every
+/// value the old variant accepted still passes when some new variant holds it whole);
+/// in output, the new variant and the old list (every value it may produce now was
+/// allowed before).
+struct Cover<'v> {
+    variant: &'v Value,
+    list: Rc<CoverList<'v>>,
+}
+
+/// The variants a [`Cover`] may find its variant in, each with its path below the
+/// union; their sizes, smallest first, once a test needs them (`None`: past the budget).
+struct CoverList<'v> {
+    variants: Vec<(String, &'v Value)>,
+    by_size: std::cell::OnceCell<Option<Vec<(usize, usize)>>>,
 }
 
 struct Walk<'w, 'r, 'v> {
     em: &'w mut Emitter<'r>,
-    subject: &'w str,
+    subject: &'w Subject,
     direction: Direction,
     roots: [&'v Value; 2],
     work: Vec<Task<'v>>,
     visited: usize,
     budget: usize,
     expansions: HashMap<(usize, usize), u8>,
+    /// Either schema holds `unevaluatedProperties` / `unevaluatedItems`, which see
+    /// what the variants of a union evaluate: a change inside a variant can then change
+    /// what passes even when another variant holds the old one whole.
+    unevaluated: bool,
+    /// Schema values the containment tests for covered `anyOf` variants may still read
+    /// (as many as the walk may visit node pairs).
+    cover_budget: usize,
 }
 
 impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
@@ -127,15 +167,21 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 self.exhausted(&task.path);
                 return;
             }
-            if let Some((since, opening)) = task.after_variant {
+            if let Some((since, opening, mark)) = task.after_variant {
                 if opening {
                     since.set(self.em.changes.len());
-                } else if self.em.changes.len() > since.get() {
-                    let mut ev = Event::new("variant_changed");
-                    ev.hint = Some(
-                        "with oneOf, a variant that accepts more can make values match two variants, and one that accepts less can make them match one".into(),
-                    );
-                    self.classify("oneOf", &task.path, ev);
+                    continue;
+                }
+                match mark {
+                    Mark::OneOf if self.em.changes.len() > since.get() => {
+                        let mut ev = Event::new("variant_changed");
+                        ev.hint = Some(
+                            "with oneOf, a variant that accepts more can make values match two variants, and one that accepts less can make them match one".into(),
+                        );
+                        self.classify("oneOf", &task.path, ev);
+                    }
+                    Mark::OneOf => {}
+                    Mark::Cover(cover) => self.covered(&cover, since.get(), &task.path),
                 }
                 continue;
             }

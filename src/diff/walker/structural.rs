@@ -42,14 +42,35 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             let (a, b) = (va.get(kw), vb.get(kw));
             // `contains: {}` still asks for one element; elsewhere `{}` means nothing, and
             // so does `propertyNames: {type: string}` (zod 4 writes it on every record):
-            // a property name is always a string.
+            // a property name is always a string. Nor do annotations alone.
             let present = |v: Option<&Value>| match kw {
                 "contains" => v.is_some(),
-                "propertyNames" => !trivial(v) && !any_string(v),
+                "propertyNames" => !trivial(v) && !any_string(v) && !annotations_only(v),
                 _ => !trivial(v),
             };
             let child = format!("{path}.{kw}");
             match (present(a), present(b)) {
+                // Neither constrains anything, but their annotations may differ (a
+                // description added): compared as schemas, the side that is absent
+                // standing for `{type: string}` when the other says so (what it means
+                // for a name), so only the annotations show.
+                (false, false) if kw == "propertyNames" && a != b => {
+                    static ANY_STRING: std::sync::LazyLock<Value> =
+                        std::sync::LazyLock::new(|| serde_json::json!({"type": "string"}));
+                    let stand_in = |x: Option<&'v Value>, y: Option<&'v Value>| {
+                        if trivial(x) && any_string(y) {
+                            Some(&*ANY_STRING)
+                        } else {
+                            x
+                        }
+                    };
+                    let (x, y) = (stand_in(a, b), stand_in(b, a));
+                    // Typed on one side only, with annotations on the other: a `type`
+                    // that means nothing here would show as a change; left out.
+                    if any_string(x) == any_string(y) {
+                        self.push(x, y, child, chain);
+                    }
+                }
                 (false, false) => {}
                 (false, true) => self.classify(kw, &child, Event::new("added").values(a, b)),
                 (true, false) => self.classify(kw, &child, Event::new("removed").values(a, b)),
@@ -628,26 +649,58 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 }
                 ("oneOf", ev)
             };
+        // In an `anyOf`, what a change inside a variant takes away (input) or adds
+        // (output) may be held whole by another variant: in input the new list must
+        // hold the old variant, in output the old list the new one. The list is read as
+        // `anyOf` (a `oneOf` spelling only when its variants cannot overlap), and not
+        // where `unevaluated*` sees what the variants evaluate.
+        let side = match self.direction {
+            Direction::Input => 1,
+            Direction::Output => 0,
+        };
+        let (fz, rz) = if side == 1 { (&fy, &ry) } else { (&fx, &rx) };
+        let covering = (keyword == "anyOf"
+            && !self.unevaluated
+            && rz.len() <= SMALL_UNION
+            && (spelled[side] == "anyOf" || disjoint(self.roots[side], rz)))
+        .then(|| {
+            Rc::new(CoverList {
+                variants: fz
+                    .iter()
+                    .zip(rz.iter())
+                    .map(|(f, v)| (format!("{}{}", spelled[side], f.0), *v))
+                    .collect(),
+                by_size: std::cell::OnceCell::new(),
+            })
+        });
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
                 Some(i) => {
                     let since = Rc::new(std::cell::Cell::new(0));
-                    let marker = |opening: bool| Task {
+                    let bracketed = bracket(i, j);
+                    let mark = match &covering {
+                        _ if bracketed => Some(Mark::OneOf),
+                        Some(list) => Some(Mark::Cover(Rc::new(Cover {
+                            variant: if side == 1 { rx[i] } else { ry[j] },
+                            list: list.clone(),
+                        }))),
+                        None => None,
+                    };
+                    let marker = |opening: bool, mark: Mark<'v>| Task {
                         a: None,
                         b: None,
                         path: at(&fy[j]),
                         flat: false,
                         chain: None,
                         values_only: [false, false],
-                        after_variant: Some((since.clone(), opening)),
+                        after_variant: Some((since.clone(), opening, mark)),
                     };
-                    let bracketed = bracket(i, j);
-                    if bracketed {
-                        self.work.push(marker(false));
+                    if let Some(mark) = &mark {
+                        self.work.push(marker(false, mark.clone()));
                     }
                     self.push(Some(xs[i]), Some(y), at(&fy[j]), chain);
-                    if bracketed {
-                        self.work.push(marker(true));
+                    if let Some(mark) = mark {
+                        self.work.push(marker(true, mark));
                     }
                 }
                 None => {
@@ -661,6 +714,107 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             self.classify(class, &at_a(&fx[i]), ev);
         }
     }
+}
+
+impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
+    /// The closing bracket of an `anyOf` variant pair: when breaking changes came from
+    /// inside it and another variant of the covering list holds the whole variant (see
+    /// [`Cover`]), no value the union accepts changed. They become one patch line at the
+    /// variant, naming the variant that covers it and what changed inside.
+    pub(super) fn covered(&mut self, cover: &Cover<'v>, since: usize, path: &str) {
+        let inside = &self.em.changes[since.min(self.em.changes.len())..];
+        if !inside.iter().any(|c| c.severity == Severity::Breaking) {
+            return;
+        }
+        // Each containment test reads both schemas whole: that work has a budget of its
+        // own, and past it the changes stay as they are (conservative), so a hostile
+        // union of huge variants costs no more than the walk itself may.
+        // The list is sized once, when first needed, and tried smallest first (a
+        // `{type: object}` beside big variants).
+        let list = &cover.list;
+        let by_size = list.by_size.get_or_init(|| {
+            let mut sized = Vec::with_capacity(list.variants.len());
+            for (k, (_, v)) in list.variants.iter().enumerate() {
+                let size = size_up_to(v, self.cover_budget);
+                self.cover_budget = self.cover_budget.checked_sub(size)?;
+                sized.push((k, size));
+            }
+            sized.sort_by_key(|s| s.1);
+            Some(sized)
+        });
+        let Some(by_size) = by_size else {
+            return;
+        };
+        let mut by = None;
+        let size = size_up_to(cover.variant, self.cover_budget);
+        for &(k, v_size) in by_size {
+            let Some(left) = self.cover_budget.checked_sub(size + v_size) else {
+                return;
+            };
+            self.cover_budget = left;
+            let (at, v) = &list.variants[k];
+            if within(v, cover.variant) {
+                by = Some(at);
+                break;
+            }
+        }
+        let Some(by) = by else {
+            return;
+        };
+        let (mut taken, kept): (Vec<_>, Vec<_>) = self
+            .em
+            .changes
+            .split_off(since.min(self.em.changes.len()))
+            .into_iter()
+            .partition(|c| c.severity == Severity::Breaking);
+        self.em.changes.extend(kept);
+        taken.sort_by(|x, y| x.path.cmp(&y.path));
+        const SHOWN: usize = 8;
+        let mut said: Vec<String> = taken
+            .iter()
+            .take(SHOWN)
+            .map(|c| {
+                let full = c.path.as_ref().map(ToString::to_string);
+                let at = full.as_deref().and_then(|p| p.strip_prefix(path));
+                match at {
+                    Some(at) if !at.is_empty() => format!("{} at `{at}`", c.message),
+                    _ => c.message.clone(),
+                }
+            })
+            .collect();
+        if taken.len() > SHOWN {
+            said.push(format!("{} more", taken.len() - SHOWN));
+        }
+        let whole = match self.direction {
+            Direction::Input => format!(
+                "`{by}` accepts every value this variant accepted before, so every value the anyOf accepted still passes"
+            ),
+            Direction::Output => format!(
+                "`{by}` allowed every value this variant allows now, so the anyOf produces no value it could not before"
+            ),
+        };
+        let mut ev = Event::new("variant_covered");
+        ev.hint = Some(format!("{whole} (inside: {})", said.join("; ")));
+        self.classify("anyOf", path, ev);
+    }
+}
+
+/// How many values `v` holds, itself included, counted up to `limit`.
+fn size_up_to(v: &Value, limit: usize) -> usize {
+    let mut stack = vec![v];
+    let mut n = 0;
+    while let Some(v) = stack.pop() {
+        n += 1;
+        if n >= limit {
+            break;
+        }
+        match v {
+            Value::Array(xs) => stack.extend(xs),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    n
 }
 
 /// The variants of an `anyOf` / `oneOf`, with each variant that is (through its

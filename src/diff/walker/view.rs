@@ -150,14 +150,7 @@ impl<'v> View<'v> {
 
 pub(super) static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
 
-/// Resolve a local JSON pointer reference (`#/$defs/Name`) against `root`.
-pub(crate) fn resolve<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    root.pointer(pointer)
-}
+pub(crate) use crate::schema::resolve;
 
 pub(super) fn is_list(v: Option<&Value>) -> bool {
     matches!(v, Some(Value::Array(_)))

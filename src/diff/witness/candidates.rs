@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::MAX_CANDIDATES;
-use crate::diff::pattern::{Pattern, MAX_INCLUSION_STEPS};
 use crate::diff::walker::resolve;
+use crate::schema::pattern::{Pattern, MAX_INCLUSION_STEPS};
 
 /// Builds the candidates for one change: the roots of the source (0) and the target
 /// (1), and how many nodes it has made candidates for (bounded by `MAX_CANDIDATES`).

@@ -5,10 +5,10 @@
 use serde_json::{Map, Value};
 
 use super::candidates::{format_sample, number, types_of, Gen};
-use super::validate::{validate_in, Truth};
 use super::Seg;
-use crate::diff::pattern::Pattern;
 use crate::diff::walker::resolve;
+use crate::schema::pattern::Pattern;
+use crate::schema::validate::{validate_in, Truth};
 
 impl<'a> Gen<'a> {
     /// `s` seen through its local `$ref`s (in the side's own root).

@@ -18,11 +18,10 @@
 
 mod candidates;
 mod instance;
-mod validate;
 
+use crate::schema::validate::validate_counted;
+pub use crate::schema::validate::{validate, Truth};
 use candidates::Gen;
-use validate::validate_counted;
-pub use validate::{validate, Truth};
 
 use serde_json::{Map, Value};
 
@@ -35,7 +34,6 @@ use crate::rules::{Certainty, Comparator, Direction, Rule, Rules, Scope, Severit
 /// Candidates tried per change, and validator steps per candidate: a witness is a
 /// convenience, never a reason for a slow or unbounded check.
 const MAX_CANDIDATES: usize = 400;
-const MAX_STEPS: usize = 20_000;
 
 /// Other changes tried, for one whose undoing explains a shared witness.
 const MAX_SIBLINGS: usize = 32;
@@ -97,8 +95,7 @@ pub(crate) fn attach(
     // one step per node, so thousands of changes in one huge schema stay bounded.
     let mut copy_cost = None;
     let segs_of = |change: &Change| -> Option<Vec<Seg>> {
-        let rest = change.path.as_deref()?.strip_prefix(field)?;
-        let mut segs = parse_path(rest);
+        let mut segs = after_field(change, field)?.to_vec();
         // A list of named arguments is compared as an object schema's properties.
         if form == Form::Arguments && !segs.is_empty() {
             segs.insert(0, Seg::Name("properties".into()));
@@ -133,7 +130,8 @@ pub(crate) fn attach(
             Direction::Input => Truth::Yes,
             Direction::Output => Truth::No,
         };
-        let (reverted, exact) = match revert_exact(rule, a, b, &segs) {
+        let values = (&change.before, &change.after);
+        let (reverted, exact) = match revert_exact(rule, a, b, &segs, values) {
             Some((v, exact)) => (Some(v), exact),
             None => (None, false),
         };
@@ -142,7 +140,7 @@ pub(crate) fn attach(
         let applied = match &reverted {
             Some(_) if *budget > nodes(a) => {
                 *budget -= nodes(a);
-                revert(rule, b, a, &segs)
+                revert(rule, b, a, &segs, (values.1, values.0))
             }
             _ => None,
         };
@@ -168,7 +166,7 @@ pub(crate) fn attach(
                     }
                     let undone = segs_of(other).and_then(|segs| {
                         let row = rules.rows.get(other.rule)?;
-                        revert(row, a, undone_here, &segs)
+                        revert(row, a, undone_here, &segs, (&other.before, &other.after))
                     });
                     let Some(undone) = undone else { continue };
                     tried += 1;
@@ -204,15 +202,29 @@ pub(crate) fn attach(
 pub fn undo(
     rules: &Rules,
     change: &Change,
-    (field, arguments): (&str, bool),
+    field: (&str, bool),
     before: &Value,
     after: &Value,
 ) -> Option<Value> {
-    let mut segs = parse_path(change.path.as_deref()?.strip_prefix(field)?);
+    undo_exact(rules, change, field, before, after).map(|(v, _)| v)
+}
+
+/// `undo`, and whether only the change's own node was undone (`false`: a whole union
+/// above a variant, which undoes its sibling variants' changes too, so a witness that
+/// passes it may still be another change's).
+pub fn undo_exact(
+    rules: &Rules,
+    change: &Change,
+    (field, arguments): (&str, bool),
+    before: &Value,
+    after: &Value,
+) -> Option<(Value, bool)> {
+    let mut segs = after_field(change, field)?.to_vec();
     if arguments && !segs.is_empty() {
         segs.insert(0, Seg::Name("properties".into()));
     }
-    revert(rules.rows.get(change.rule)?, before, after, &segs)
+    let values = (&change.before, &change.after);
+    revert_exact(rules.rows.get(change.rule)?, before, after, &segs, values)
 }
 
 /// How many values `v` holds, itself included (what copying it costs).
@@ -244,14 +256,32 @@ struct Own<'s> {
 /// else the property it is about with its `required` entry (the `fields` comparator),
 /// else the whole node it names (above any variant index, where the walker pairs
 /// variants by content, not position). `None` when none of these can be done.
-fn revert(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> Option<Value> {
-    revert_exact(rule, before, after, segs).map(|(v, _)| v)
+fn revert(
+    rule: &Rule,
+    before: &Value,
+    after: &Value,
+    segs: &[Seg],
+    values: Values<'_>,
+) -> Option<Value> {
+    revert_exact(rule, before, after, segs, values).map(|(v, _)| v)
 }
+
+/// A change's own values, `before` and `after` (as the walker compared them).
+type Values<'c> = (&'c Option<Value>, &'c Option<Value>);
 
 /// `revert`, and whether it undid the change's own node (not a whole union above a
 /// variant, which undoes its sibling variants' changes too).
-fn revert_exact(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> Option<(Value, bool)> {
+fn revert_exact(
+    rule: &Rule,
+    before: &Value,
+    after: &Value,
+    segs: &[Seg],
+    values: Values<'_>,
+) -> Option<(Value, bool)> {
     if let Some(v) = revert_keyword(rule, before, after, segs) {
+        return Some((v, true));
+    }
+    if let Some(v) = revert_by_values(rule, after, segs, values) {
         return Some((v, true));
     }
     if !matches!(rule.scope, Scope::Schema { .. }) {
@@ -552,6 +582,79 @@ fn revert_keyword(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> O
     Some(out)
 }
 
+/// `after` with the keyword a change is about set back to the change's own `before`
+/// value at the node its path names in `after`, when the old node cannot be found by
+/// that path (a union respelled, `anyOf` → `oneOf`, or variants paired out of order):
+/// the change's values say what the keyword was. Kept only when the walker would see
+/// exactly this: the node's compared keywords held the change's `after` there, and with
+/// the undo hold its `before`, every other keyword as it was. `None` otherwise.
+fn revert_by_values(rule: &Rule, after: &Value, segs: &[Seg], values: Values<'_>) -> Option<Value> {
+    let Scope::Schema { keyword } = &rule.scope else {
+        return None;
+    };
+    let keyword = keyword.as_str();
+    // Only a keyword that constrains the value itself (a type changed to a disjoint
+    // one folds the whole node, and is undone as a node).
+    let typeset_changed = rule.comparator == Comparator::Typeset && rule.event == "changed";
+    if keywords::role(keyword) != Some(keywords::Role::Assertion) || typeset_changed {
+        return None;
+    }
+    let mut node_path = segs;
+    if let Some((Seg::Name(last), parent)) = segs.split_last() {
+        if last == keyword {
+            node_path = parent;
+        }
+    }
+    let (was, is) = values;
+    let mut out = after.clone();
+    let mut cur = &mut out;
+    for seg in node_path {
+        if cur.get("$ref").is_some() {
+            return None;
+        }
+        cur = match seg {
+            Seg::Name(n) => cur.get_mut(n)?,
+            Seg::Index(i) => cur.get_mut(*i)?,
+        };
+    }
+    if cur.get("$ref").is_some() {
+        return None;
+    }
+    let seen = crate::diff::walker::compared_keywords(cur)?;
+    if seen.get(keyword) != is.as_ref() {
+        return None;
+    }
+    let group: &[&str] = match keyword {
+        "minimum" | "exclusiveMinimum" => &["minimum", "exclusiveMinimum"],
+        "maximum" | "exclusiveMaximum" => &["maximum", "exclusiveMaximum"],
+        _ => &[],
+    };
+    let others = |m: &std::collections::BTreeMap<String, Value>| {
+        let mut m = m.clone();
+        m.remove(keyword);
+        m
+    };
+    // The keyword alone first; then with its other spelling (a bound normalised from
+    // `exclusiveMinimum` is undone by removing that too).
+    for together in [&[][..], group] {
+        let mut node = cur.as_object()?.clone();
+        node.remove(keyword);
+        for k in together {
+            node.remove(*k);
+        }
+        if let Some(v) = was {
+            node.insert(keyword.to_string(), v.clone());
+        }
+        let node = Value::Object(node);
+        let undone = crate::diff::walker::compared_keywords(&node)?;
+        if undone.get(keyword) == was.as_ref() && others(&undone) == others(&seen) {
+            *cur = node;
+            return Some(out);
+        }
+    }
+    None
+}
+
 /// Steps one comparison of two surfaces may spend on witnesses in all: validator
 /// steps, schema nodes copied to undo a change, and candidate bytes built (one step per
 /// 8). Past it, further breaking changes get no witness (`witness_absent:
@@ -701,53 +804,20 @@ pub fn candidates(src: &Value, other: &Value, segs: &[Seg]) -> Vec<Value> {
 }
 
 /// One step of a change path: a key or a list index.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Seg {
-    Name(String),
-    Index(usize),
+pub use crate::path::Segment as Seg;
+
+/// The segments of a change's path after `field` (an element field, `inputSchema`).
+fn after_field<'p>(change: &'p Change, field: &str) -> Option<&'p [Seg]> {
+    change.path.as_ref()?.strip_prefix(&field.parse().ok()?)
 }
 
-/// `.properties.a["b.c"].anyOf[1]` → `properties`, `a`, `b.c`, `anyOf`, `1`.
+/// `.properties.a["b.c"].anyOf[1]` → `properties`, `a`, `b.c`, `anyOf`, `1`: a path
+/// after its field, read by `Path`'s decoder (empty when it is no path).
 pub fn parse_path(path: &str) -> Vec<Seg> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = path.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '.' => i += 1,
-            '[' if chars.get(i + 1) == Some(&'"') => {
-                // A quoted name: a JSON string, then `]`.
-                let mut j = i + 2;
-                while j < chars.len() && chars[j] != '"' {
-                    j += if chars[j] == '\\' { 2 } else { 1 };
-                }
-                let text: String = chars[i + 1..(j + 1).min(chars.len())].iter().collect();
-                match serde_json::from_str::<String>(&text) {
-                    Ok(name) => out.push(Seg::Name(name)),
-                    Err(_) => return out,
-                }
-                i = j + 2;
-            }
-            '[' => {
-                let end = chars[i..].iter().position(|&c| c == ']').map(|p| p + i);
-                let Some(end) = end else { return out };
-                let n: String = chars[i + 1..end].iter().collect();
-                match n.parse() {
-                    Ok(n) => out.push(Seg::Index(n)),
-                    Err(_) => return out,
-                }
-                i = end + 1;
-            }
-            _ => {
-                let start = i;
-                while i < chars.len() && chars[i] != '.' && chars[i] != '[' {
-                    i += 1;
-                }
-                out.push(Seg::Name(chars[start..i].iter().collect()));
-            }
-        }
-    }
-    out
+    let path = path.strip_prefix('.').unwrap_or(path);
+    path.parse::<crate::path::Path>()
+        .map(|p| p.0)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -777,6 +847,58 @@ mod tests {
         let w = find(Direction::Input, &a, &b, &parse_path(".properties.limit")).unwrap();
         assert_eq!(validate(&a, &w), Truth::Yes);
         assert_eq!(validate(&b, &w), Truth::No);
+    }
+
+    #[test]
+    fn a_keyword_under_a_respelled_union_is_undone_by_its_own_values() {
+        let rules = Rules::embedded().unwrap();
+        let row = |id: &str, event: &str| {
+            rules
+                .rows
+                .iter()
+                .find(|r| r.id == id && r.event == event)
+                .unwrap()
+        };
+        let after = json!({"oneOf": [{"type": "string"}, {"type": "integer", "exclusiveMinimum": 0, "maximum": 8192}]});
+        let segs = parse_path(".oneOf[1]");
+        let (none, one, max) = (None, Some(json!(1)), Some(json!(8192)));
+        // The maximum alone goes; the minimum (written as exclusiveMinimum) stays.
+        let undone = revert_by_values(
+            row("schema.maximum.added", "added"),
+            &after,
+            &segs,
+            (&none, &max),
+        );
+        assert_eq!(
+            undone.unwrap()["oneOf"][1],
+            json!({"type": "integer", "exclusiveMinimum": 0})
+        );
+        let undone = revert_by_values(
+            row("schema.minimum.added", "added"),
+            &after,
+            &segs,
+            (&none, &one),
+        );
+        assert_eq!(
+            undone.unwrap()["oneOf"][1],
+            json!({"type": "integer", "maximum": 8192})
+        );
+        // A node that does not hold the change's `after` is not this change's node.
+        let two = Some(json!(2));
+        assert!(revert_by_values(
+            row("schema.minimum.added", "added"),
+            &after,
+            &segs,
+            (&none, &two)
+        )
+        .is_none());
+        assert!(revert_by_values(
+            row("schema.minimum.added", "added"),
+            &after,
+            &parse_path(".oneOf[0]"),
+            (&none, &one)
+        )
+        .is_none());
     }
 
     #[test]

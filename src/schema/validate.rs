@@ -4,9 +4,11 @@
 
 use serde_json::{Map, Value};
 
-use super::MAX_STEPS;
-use crate::diff::pattern::Pattern;
-use crate::diff::walker::resolve;
+use super::pattern::Pattern;
+use super::resolve;
+
+/// Validator steps for one instance: a check never runs unbounded.
+const MAX_STEPS: usize = 20_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Truth {
@@ -618,7 +620,7 @@ fn format_check(format: &str, s: &str) -> Truth {
 }
 
 /// `validate`, deducting its steps from `budget`; `None` once the budget is spent.
-pub(super) fn validate_counted(schema: &Value, x: &Value, budget: &mut usize) -> Option<Truth> {
+pub(crate) fn validate_counted(schema: &Value, x: &Value, budget: &mut usize) -> Option<Truth> {
     if *budget == 0 {
         return None;
     }
@@ -631,7 +633,7 @@ pub(super) fn validate_counted(schema: &Value, x: &Value, budget: &mut usize) ->
     Some(t)
 }
 
-pub(super) fn validate_in(root: &Value, s: &Value, x: &Value) -> Truth {
+pub(crate) fn validate_in(root: &Value, s: &Value, x: &Value) -> Truth {
     let mut v = Validator { root, steps: 0 };
     v.check(s, x, 0)
 }

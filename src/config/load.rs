@@ -1,0 +1,151 @@
+//! Reading covenant.toml: the file (UTF-8, bounded), its raw TOML shapes (no key
+//! unknown), and every place in it as `file:line:column`.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::model::{FailOn, LintFailOn};
+use super::{ignore, servers, today, validate, Config};
+use crate::error::{Error, Result};
+use crate::lint::LintRules;
+use crate::rules::Rules;
+
+/// Where a span of the file is, as `file:line:column`.
+pub(super) type At<'a> = &'a dyn Fn(Range<usize>) -> String;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawServer {
+    pub(super) name: Option<Spanned<String>>,
+    pub(super) command: Option<Spanned<Vec<String>>>,
+    pub(super) http: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) headers_from_env: BTreeMap<String, Spanned<String>>,
+    pub(super) lockfile: Option<Spanned<String>>,
+    /// `npm:NAME@VERSION` or `pypi:NAME==VERSION`, with its `args`, `env` (variable
+    /// names), `with` (requirements installed beside it) and `allow_scripts`.
+    pub(super) package: Option<Spanned<String>>,
+    pub(super) args: Option<Vec<String>>,
+    pub(super) env: Option<Spanned<Vec<String>>>,
+    pub(super) with: Option<Vec<String>>,
+    pub(super) allow_scripts: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawConfig {
+    /// `consumer`: what the model is told (descriptions, titles, instructions,
+    /// annotations) is part of the contract; `provider` (the default): it is not.
+    pub(super) profile: Option<Spanned<String>>,
+    pub(super) fail_on: Option<FailOn>,
+    pub(super) lint_fail_on: Option<LintFailOn>,
+    #[serde(default)]
+    pub(super) severity: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+    #[serde(default)]
+    pub(super) lint: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    pub(super) ignore: Vec<Spanned<RawIgnore>>,
+    #[serde(default)]
+    pub(super) server: Vec<Spanned<RawServer>>,
+    /// One server, as a `[[server]]` entry's keys at the top level (no name; the
+    /// lockfile defaults to mcp-covenant.lock).
+    pub(super) command: Option<Spanned<Vec<String>>>,
+    pub(super) http: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) headers_from_env: BTreeMap<String, Spanned<String>>,
+    pub(super) lockfile: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawIgnore {
+    pub(super) subject: Option<Spanned<String>>,
+    pub(super) path: Option<Spanned<String>>,
+    pub(super) code: Option<Spanned<String>>,
+    pub(super) fingerprint: Option<Spanned<String>>,
+    pub(super) reason: Option<String>,
+    pub(super) until: Option<Spanned<toml::Value>>,
+}
+
+/// The text of the covenant.toml at `path`: a regular file, bounded, UTF-8.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = crate::io::read_input(path, "config")?;
+    String::from_utf8(bytes).map_err(|_| {
+        Error::new(format!(
+            "cannot read config {}: it is not UTF-8",
+            path.display()
+        ))
+    })
+}
+
+impl Config {
+    pub fn load(path: &Path, rules: &Rules, lint: &LintRules) -> Result<Config> {
+        let text = read_text(path)?;
+        Config::parse(&text, &path.display().to_string(), rules, lint).map(|mut c| {
+            // A [[server]]'s lockfile is relative to the config file.
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                for s in &mut c.servers {
+                    if s.lockfile.is_relative() {
+                        s.lockfile = dir.join(&s.lockfile);
+                    }
+                }
+            }
+            c.file = Some(path.to_path_buf());
+            c
+        })
+    }
+
+    pub fn parse(text: &str, origin: &str, rules: &Rules, lint: &LintRules) -> Result<Config> {
+        Config::parse_on(text, origin, rules, lint, today())
+    }
+
+    /// [`Config::parse`] as if today were `today` (days since 1970-01-01, UTC).
+    pub fn parse_on(
+        text: &str,
+        origin: &str,
+        rules: &Rules,
+        lint: &LintRules,
+        today: i64,
+    ) -> Result<Config> {
+        let at = |span: Range<usize>| position(text, origin, span.start);
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let place = e.span().map(&at).unwrap_or_else(|| origin.to_string());
+            Error::new(format!("{place}: {}", e.message().trim()))
+        })?;
+        let mut config = Config {
+            fail_on: raw.fail_on,
+            lint_fail_on: raw.lint_fail_on,
+            ..Config::default()
+        };
+        let change_ids: Vec<&str> = rules.rows.iter().map(|r| r.id.as_str()).collect();
+        config.severity =
+            validate::severity(&raw.severity, rules, lint, &at, &mut config.warnings)?;
+        if let Some(profile) = &raw.profile {
+            validate::profile(profile, rules, &at, &mut config.severity)?;
+        }
+        config.lint = validate::lint_levels(&raw.lint, lint, &change_ids, &at)?;
+        for entry in &raw.ignore {
+            let entry = ignore::entry(entry, rules, &change_ids, &at, today, &mut config.warnings)?;
+            config.ignore.extend(entry);
+        }
+        config.servers = servers::resolve(&raw, &at)?;
+        Ok(config)
+    }
+}
+
+/// `file:line:column` of byte `offset` in `text`.
+fn position(text: &str, origin: &str, offset: usize) -> String {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count())
+        .unwrap_or(0)
+        + 1;
+    format!("{origin}:{line}:{column}")
+}
