@@ -21,6 +21,7 @@ use std::collections::HashMap;
 
 use crate::config::Config;
 use crate::diff::{self, Change, Classify};
+use crate::lint::{Level, Levels, LintRules};
 use crate::rules::{Direction, Override, Rules, Severity};
 
 /// The rule tables with covenant.toml's `[severity]` applied: a change's severity is
@@ -34,6 +35,31 @@ impl<'a> Policy<'a> {
     /// `rules` with `overrides` (a config's `severity`) applied.
     pub fn new(rules: &'a Rules, overrides: &'a HashMap<String, Override>) -> Self {
         Policy { rules, overrides }
+    }
+}
+
+/// The lint table with covenant.toml's `[lint]` levels applied: a finding's level is
+/// the entry for its rule id, else the table's default.
+pub struct LintPolicy<'a> {
+    rules: &'a LintRules,
+    overrides: &'a HashMap<String, Level>,
+}
+
+impl<'a> LintPolicy<'a> {
+    /// `rules` with `overrides` (a config's `lint`) applied.
+    pub fn new(rules: &'a LintRules, overrides: &'a HashMap<String, Level>) -> Self {
+        LintPolicy { rules, overrides }
+    }
+}
+
+impl Levels for LintPolicy<'_> {
+    fn rules(&self) -> &LintRules {
+        self.rules
+    }
+
+    fn level(&self, rule: usize) -> Level {
+        let r = &self.rules.rows[rule];
+        self.overrides.get(&r.id).copied().unwrap_or(r.level)
     }
 }
 
@@ -181,5 +207,33 @@ mod tests {
         assert!(outcome.fails);
         assert!(outcome.ignored.iter().any(|(c, _)| c.code == described));
         assert_eq!(format!("{rules:?}"), pristine);
+    }
+
+    /// covenant.toml's `[lint]` levels reach the findings through `LintPolicy`, and the
+    /// lint table is the same before and after.
+    #[test]
+    fn lint_levels_apply_without_touching_the_lint_table() {
+        let rules = Rules::embedded().unwrap();
+        let lint_rules = LintRules::embedded().unwrap();
+        let pristine = format!("{lint_rules:?}");
+        let config = Config::parse(
+            include_str!("../golden/lint-config/covenant.toml"),
+            "covenant.toml",
+            &rules,
+            &lint_rules,
+        )
+        .unwrap();
+        let lock = Lockfile::parse_lenient(
+            include_bytes!("../golden/lint-config/lint.lock"),
+            "lint.lock",
+        )
+        .unwrap();
+        let code = "tool.missing_description";
+        let with = crate::lint::lint_lockfile(&LintPolicy::new(&lint_rules, &config.lint), &lock);
+        let without = crate::lint::lint_lockfile(&lint_rules, &lock);
+        assert!(without.iter().any(|f| f.code == code));
+        assert!(!with.iter().any(|f| f.code == code));
+        assert!(with.len() < without.len());
+        assert_eq!(format!("{lint_rules:?}"), pristine);
     }
 }

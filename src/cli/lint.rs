@@ -12,6 +12,7 @@ use super::source::{capture, Live, LockSource};
 use crate::error::Result;
 use crate::lint::{self, LintRules};
 use crate::lockfile;
+use crate::policy::LintPolicy;
 use crate::report::{self, anchor};
 
 pub(super) fn run(
@@ -19,6 +20,8 @@ pub(super) fn run(
     settings: LintSettings<'_>,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
+    // covenant.toml's `[lint]` levels over the table's.
+    let levels = LintPolicy::new(rules, &settings.config.lint);
     let fails = |findings: &[lint::Finding]| -> bool {
         settings
             .fail_on
@@ -39,7 +42,7 @@ pub(super) fn run(
             Some(source) => source.read_lenient()?,
             None => capture(&live, &settings.source)?.build()?,
         };
-        let findings = lint::lint_lockfile(rules, &lock);
+        let findings = lint::lint_lockfile(&levels, &lock);
         let anchors = match (&from, settings.format) {
             (Some(source), LintFormat::Github | LintFormat::Sarif) => {
                 anchor::lint_anchors(&lock, Path::new(&source.uri()), &findings)
@@ -66,7 +69,7 @@ pub(super) fn run(
     let mut groups: Vec<(String, Option<Vec<lint::Finding>>)> = captured
         .iter()
         .map(|(name, lock)| {
-            let findings = lock.as_ref().map(|l| lint::lint_lockfile(rules, l));
+            let findings = lock.as_ref().map(|l| lint::lint_lockfile(&levels, l));
             (format!("server {name}"), findings)
         })
         .collect();
@@ -76,7 +79,7 @@ pub(super) fn run(
         .collect();
     groups.push((
         "across servers".to_string(),
-        Some(lint::collisions(rules, &surfaces)),
+        Some(lint::collisions(&levels, &surfaces)),
     ));
     for (_, findings) in &groups {
         if let Some(f) = findings {

@@ -173,7 +173,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     let mut command = command;
     let (found, moved_to) = enter_config_dir(cli.config.as_deref(), &mut command)?;
     let rules = Rules::from_tables(tables)?;
-    let mut lint_rules = LintRules::embedded()?;
+    let lint_rules = LintRules::embedded()?;
     let config = Config::discover(
         cli.config.as_deref().or(found.as_deref()),
         &rules,
@@ -187,7 +187,6 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     for w in &config.warnings {
         warn(w);
     }
-    lint_rules.set_overrides(config.lint.clone());
     match command {
         Command::Snapshot(mut args) => {
             if let Some(client) = args.from_client.take() {

@@ -9,8 +9,8 @@ use super::args::RulesFormat;
 use super::settings::RulesSettings;
 use crate::diff::Classify;
 use crate::error::{Error, Result};
-use crate::lint::LintRules;
-use crate::policy::Policy;
+use crate::lint::{Levels, LintRules};
+use crate::policy::{LintPolicy, Policy};
 use crate::rules::{Comparator, Direction, Former, Rules, Severity};
 
 /// `TypeMissing` as `type missing`, the words of rules/lint.toml's `confusable_names`.
@@ -93,6 +93,7 @@ pub(super) fn run(
     };
     let sev = |s: Option<Severity>| s.map(Severity::word).unwrap_or("-");
     let policy = Policy::new(rules, &settings.severity);
+    let lint_policy = LintPolicy::new(lint_rules, &settings.lint);
     let mut rows: Vec<Row> = Vec::new();
     for (i, r) in rules.rows.iter().enumerate() {
         if skip(&r.id) {
@@ -136,7 +137,7 @@ pub(super) fn run(
             kind: "lint",
             watches: format!("lint: {target} {}", words(&format!("{:?}", r.predicate))),
             default: r.level.word().to_string(),
-            effective: lint_rules.level(i).word().to_string(),
+            effective: lint_policy.level(i).word().to_string(),
             source: source(settings.overridden.contains(&r.id)),
             help: r.message.clone(),
         });

@@ -166,6 +166,8 @@ pub(super) struct RulesSettings {
     pub config: String,
     /// Its `[severity]` entries (with its `profile`'s), applied by `policy::Policy`.
     pub severity: std::collections::HashMap<String, crate::rules::Override>,
+    /// Its `[lint]` levels, applied by `policy::LintPolicy`.
+    pub lint: std::collections::HashMap<String, crate::lint::Level>,
 }
 
 impl RulesSettings {
@@ -186,6 +188,7 @@ impl RulesSettings {
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| "no covenant.toml".into()),
             severity: config.severity.clone(),
+            lint: config.lint.clone(),
         }
     }
 }

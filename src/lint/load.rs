@@ -23,7 +23,6 @@ struct RawTable {
 pub struct LintRules {
     pub rows: Vec<LintRule>,
     pub source: &'static str,
-    overrides: HashMap<String, Level>,
     pub(super) lists: HashMap<String, Vec<String>>,
 }
 
@@ -142,20 +141,10 @@ impl LintRules {
             rows: raw.rule,
             source,
             lists: raw.lists,
-            overrides: HashMap::new(),
         })
     }
 
     pub fn has(&self, id: &str) -> bool {
         self.rows.iter().any(|r| r.id == id)
-    }
-
-    pub fn set_overrides(&mut self, overrides: HashMap<String, Level>) {
-        self.overrides = overrides;
-    }
-
-    pub fn level(&self, i: usize) -> Level {
-        let r = &self.rows[i];
-        self.overrides.get(&r.id).copied().unwrap_or(r.level)
     }
 }

@@ -19,9 +19,40 @@ use crate::lockfile::{key_of, Kind, Surface};
 use crate::path::join;
 use crate::rules::render_message;
 
+/// What decides a finding's level: the table's defaults ([`LintRules`]), or
+/// covenant.toml's `[lint]` levels over them (`policy::LintPolicy`). The table itself is
+/// never changed.
+pub trait Levels {
+    /// The lint table.
+    fn rules(&self) -> &LintRules;
+    /// The level of a finding of row `rule` (`None`: not reported).
+    fn level(&self, rule: usize) -> Level;
+}
+
+impl Levels for LintRules {
+    fn rules(&self) -> &LintRules {
+        self
+    }
+
+    fn level(&self, rule: usize) -> Level {
+        self.rows[rule].level
+    }
+}
+
 pub(super) struct Linter<'r> {
+    levels: &'r dyn Levels,
     rules: &'r LintRules,
     findings: Vec<Finding>,
+}
+
+impl<'r> Linter<'r> {
+    fn new(levels: &'r dyn Levels) -> Linter<'r> {
+        Linter {
+            levels,
+            rules: levels.rules(),
+            findings: Vec::new(),
+        }
+    }
 }
 
 impl Linter<'_> {
@@ -43,7 +74,7 @@ impl Linter<'_> {
         at: Option<String>,
         vars: &[(&str, &str)],
     ) {
-        let level = self.rules.level(rule);
+        let level = self.levels.level(rule);
         if level == Level::None {
             return;
         }
@@ -66,24 +97,22 @@ impl Linter<'_> {
 
 /// Every finding on `surface`, sorted by level, subject, path, code. The server's own
 /// fields are not looked at: see [`lint_lockfile`].
-pub fn lint(rules: &LintRules, surface: &Surface) -> Vec<Finding> {
-    lint_with(rules, surface, None)
+pub fn lint(levels: &dyn Levels, surface: &Surface) -> Vec<Finding> {
+    lint_with(levels, surface, None)
 }
 
 /// Every finding on a lockfile: its surface and its server's fields (instructions).
-pub fn lint_lockfile(rules: &LintRules, lock: &crate::lockfile::Lockfile) -> Vec<Finding> {
-    lint_with(rules, &lock.surface, Some(&lock.server))
+pub fn lint_lockfile(levels: &dyn Levels, lock: &crate::lockfile::Lockfile) -> Vec<Finding> {
+    lint_with(levels, &lock.surface, Some(&lock.server))
 }
 
 fn lint_with(
-    rules: &LintRules,
+    levels: &dyn Levels,
     surface: &Surface,
     server: Option<&crate::lockfile::ServerInfo>,
 ) -> Vec<Finding> {
-    let mut l = Linter {
-        rules,
-        findings: Vec::new(),
-    };
+    let mut l = Linter::new(levels);
+    let rules = levels.rules();
     for (i, rule) in rules.rows.iter().enumerate() {
         if rule.predicate == Predicate::NameCollision {
             continue; // across servers: see `collisions`
@@ -184,11 +213,9 @@ fn lint_with(
 /// The `name_collision` findings across several servers' surfaces: a tool or prompt name
 /// that two or more of them serve, so an agent that loads them all sees two tools of one
 /// name. One finding per name, listing the servers.
-pub fn collisions(rules: &LintRules, servers: &[(&str, &Surface)]) -> Vec<Finding> {
-    let mut l = Linter {
-        rules,
-        findings: Vec::new(),
-    };
+pub fn collisions(levels: &dyn Levels, servers: &[(&str, &Surface)]) -> Vec<Finding> {
+    let mut l = Linter::new(levels);
+    let rules = levels.rules();
     for (i, rule) in rules.rows.iter().enumerate() {
         if rule.predicate != Predicate::NameCollision {
             continue;
