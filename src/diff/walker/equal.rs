@@ -385,7 +385,13 @@ pub(super) struct Parts {
 
 pub(super) fn parts(s: &Value) -> Option<Parts> {
     let m = s.as_object()?;
-    if s.to_string().contains("\"$ref\"") {
+    // A reference reads its own document: two schemas from two documents are compared
+    // only where neither refers anywhere.
+    let text = s.to_string();
+    if ["\"$ref\"", "\"$dynamicRef\"", "\"$recursiveRef\""]
+        .iter()
+        .any(|r| text.contains(r))
+    {
         return None;
     }
     let mut rest: std::collections::BTreeMap<String, Value> = m

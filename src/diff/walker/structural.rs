@@ -673,6 +673,16 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 by_size: std::cell::OnceCell::new(),
             })
         });
+        // Both lists read as `anyOf` (no `oneOf` spelling whose variants may overlap, no
+        // variant opened out of a nested `oneOf`, no `unevaluated*`): a variant added
+        // (removed) that an old (new) variant holds whole changes no value the union
+        // accepts.
+        let both_any = keyword == "anyOf"
+            && !self.unevaluated
+            && rx.len().max(ry.len()) <= SMALL_UNION
+            && !fx.iter().chain(fy.iter()).any(|f| f.0.contains(".oneOf["))
+            && (spelled[0] == "anyOf" || disjoint(self.roots[0], &rx))
+            && (spelled[1] == "anyOf" || disjoint(self.roots[1], &ry));
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
                 Some(i) => {
@@ -704,15 +714,45 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     }
                 }
                 None => {
+                    // Accepted before by an old variant: the union gains no value.
+                    if let Some(k) = both_any.then(|| self.held_by(ry[j], &rx)).flatten() {
+                        let by = format!("{}{}", spelled[0], fx[k].0);
+                        let mut ev = Event::new("variant_covered");
+                        ev.hint = Some(format!("it was added, but `{by}` accepted every value it accepts before, so the anyOf accepts no value it did not"));
+                        self.classify("anyOf", &at(&fy[j]), ev);
+                        continue;
+                    }
                     let (class, ev) = membership(&fy[j], self.roots[1], &ry, "variant_added");
                     self.classify(class, &at(&fy[j]), ev);
                 }
             }
         }
         for i in (0..xs.len()).filter(|&i| !used_a[i]) {
+            // Held whole by a new variant: the union loses no value.
+            if let Some(k) = both_any.then(|| self.held_by(rx[i], &ry)).flatten() {
+                let by = format!("{}{}", spelled[1], fy[k].0);
+                let mut ev = Event::new("variant_covered");
+                ev.hint = Some(format!("it was removed, but `{by}` accepts every value it accepted, so every value the anyOf accepted still passes"));
+                self.classify("anyOf", &at_a(&fx[i]), ev);
+                continue;
+            }
             let (class, ev) = membership(&fx[i], self.roots[0], &rx, "variant_removed");
             self.classify(class, &at_a(&fx[i]), ev);
         }
+    }
+
+    /// The index of the first of `list` that holds `variant` whole (a sound subset test,
+    /// `within`), each test counted against the cover budget; `None` past it.
+    fn held_by(&mut self, variant: &Value, list: &[&'v Value]) -> Option<usize> {
+        let size = size_up_to(variant, self.cover_budget);
+        for (k, v) in list.iter().enumerate() {
+            let cost = size + size_up_to(v, self.cover_budget);
+            self.cover_budget = self.cover_budget.checked_sub(cost)?;
+            if within(v, variant) {
+                return Some(k);
+            }
+        }
+        None
     }
 }
 
