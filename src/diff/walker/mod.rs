@@ -80,6 +80,7 @@ pub(crate) fn compare_schemas(
             .flatten()
             .any(|v| v.to_string().contains("\"unevaluated")),
         cover_budget: budget,
+        cover_depth: 0,
     };
     walk.run();
 }
@@ -157,6 +158,9 @@ struct Walk<'w, 'r, 'v> {
     /// Schema values the containment tests for covered `anyOf` variants may still read
     /// (as many as the walk may visit node pairs).
     cover_budget: usize,
+    /// How many `anyOf` variant brackets that may fold their changes into a patch line
+    /// ([`Mark::Cover`]) the walk is inside.
+    cover_depth: usize,
 }
 
 impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
@@ -170,7 +174,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             if let Some((since, opening, mark)) = task.after_variant {
                 if opening {
                     since.set(self.em.changes.len());
+                    if matches!(mark, Mark::Cover(_)) {
+                        self.cover_depth += 1;
+                    }
                     continue;
+                }
+                if matches!(mark, Mark::Cover(_)) {
+                    self.cover_depth = self.cover_depth.saturating_sub(1);
                 }
                 match mark {
                     Mark::OneOf if self.em.changes.len() > since.get() => {
@@ -293,11 +303,16 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             if on_chain(&chain, pair) {
                 return; // the same two definitions are already being compared above
             }
+            // Only uses whose reports stand count: inside a variant whose changes a
+            // covering variant may fold into a patch line, a use is expanded (within the
+            // walk budget) but does not count, so a later use elsewhere is still reported.
             let seen = self.expansions.entry(pair).or_insert(0);
             if *seen >= REF_EXPANSIONS {
                 return; // already reported under REF_EXPANSIONS other paths
             }
-            *seen += 1;
+            if self.cover_depth == 0 {
+                *seen += 1;
+            }
             chain = Some(Rc::new(Chain {
                 pair,
                 parent: chain,

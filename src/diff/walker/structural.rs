@@ -5,6 +5,8 @@
 //! list or classifies an event; the loop itself is in `mod.rs`.
 
 use super::*;
+use crate::diff::Change;
+use crate::rules::Scope;
 
 /// The most variants a plain schema is tested against for containment (`within`,
 /// `split_into`).
@@ -58,7 +60,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     static ANY_STRING: std::sync::LazyLock<Value> =
                         std::sync::LazyLock::new(|| serde_json::json!({"type": "string"}));
                     let stand_in = |x: Option<&'v Value>, y: Option<&'v Value>| {
-                        if trivial(x) && any_string(y) {
+                        // Only against `type: "string"` itself: against a list that
+                        // holds it (`[string, null]`) the stand-in would read as a
+                        // narrowed type.
+                        let plain = y.and_then(|y| y.get("type")).and_then(Value::as_str);
+                        if trivial(x) && any_string(y) && plain == Some("string") {
                             Some(&*ANY_STRING)
                         } else {
                             x
@@ -762,8 +768,24 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// [`Cover`]), no value the union accepts changed. They become one patch line at the
     /// variant, naming the variant that covers it and what changed inside.
     pub(super) fn covered(&mut self, cover: &Cover<'v>, since: usize, path: &str) {
+        // Only changes to which values pass are folded: a row breaking for another
+        // reason (a default, readOnly, a header name: an annotation, or a keyword the
+        // vocabulary does not know) is breaking whatever another variant accepts.
+        let rules = self.em.rules;
+        let about_values = |c: &Change| match &rules.rows[c.rule].scope {
+            Scope::Schema { keyword } => matches!(
+                keywords::role(keyword),
+                Some(
+                    keywords::Role::Applicator
+                        | keywords::Role::Assertion
+                        | keywords::Role::Reference
+                )
+            ),
+            _ => false,
+        };
+        let foldable = |c: &Change| c.severity == Severity::Breaking && about_values(c);
         let inside = &self.em.changes[since.min(self.em.changes.len())..];
-        if !inside.iter().any(|c| c.severity == Severity::Breaking) {
+        if !inside.iter().any(foldable) {
             return;
         }
         // Each containment test reads both schemas whole: that work has a budget of its
@@ -806,7 +828,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             .changes
             .split_off(since.min(self.em.changes.len()))
             .into_iter()
-            .partition(|c| c.severity == Severity::Breaking);
+            .partition(|c| foldable(c));
         self.em.changes.extend(kept);
         taken.sort_by(|x, y| x.path.cmp(&y.path));
         const SHOWN: usize = 8;
