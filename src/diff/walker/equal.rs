@@ -385,13 +385,7 @@ pub(super) struct Parts {
 
 pub(super) fn parts(s: &Value) -> Option<Parts> {
     let m = s.as_object()?;
-    // A reference reads its own document: two schemas from two documents are compared
-    // only where neither refers anywhere.
-    let text = s.to_string();
-    if ["\"$ref\"", "\"$dynamicRef\"", "\"$recursiveRef\""]
-        .iter()
-        .any(|r| text.contains(r))
-    {
+    if refers(s) {
         return None;
     }
     let mut rest: std::collections::BTreeMap<String, Value> = m
@@ -617,6 +611,16 @@ pub(super) fn split_into(s: &Value, variants: &[&Value]) -> bool {
 /// An object's keywords but `properties` and annotations.
 type Outer<'a> = std::collections::BTreeMap<&'a String, &'a Value>;
 
+/// Whether `v` holds a reference anywhere (`$ref`, `$dynamicRef`, `$recursiveRef`). A
+/// reference reads its own document, so two schemas from two documents are compared by
+/// their text only where neither refers anywhere.
+fn refers(v: &Value) -> bool {
+    let text = v.to_string();
+    ["\"$ref\"", "\"$dynamicRef\"", "\"$recursiveRef\""]
+        .iter()
+        .any(|r| text.contains(r))
+}
+
 /// Objects that are the same (apart from annotations, with the same property names)
 /// but in the schema of one property: that property's schema in `s` and in each variant.
 /// An object accepted by one of them is accepted by another exactly when its value there
@@ -627,7 +631,7 @@ fn one_property_apart<'a>(
 ) -> Option<(&'a Value, Vec<&'a Value>)> {
     let outer = |x: &'a Value| -> Option<(Outer<'a>, &'a Map<String, Value>)> {
         let m = x.as_object()?;
-        if x.to_string().contains("\"$ref\"") {
+        if refers(x) {
             return None;
         }
         let props = m.get("properties")?.as_object()?;
