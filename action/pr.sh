@@ -64,16 +64,24 @@ pr_has_label() {
   return "$found"
 }
 
-# Whether label $1 was already on the pull request when the commits of this run were
-# pushed: the run's event (GITHUB_EVENT_PATH) is `synchronize` or `reopened` and its
-# payload lists the label. An approval is for the changes it was given on; commits
-# pushed after it are not approved by it. No event file (not a workflow run): no.
-pr_label_predates_push() {
+# Whether label $1, which the pull request carries, approves the commits of this run,
+# by the run's event (GITHUB_EVENT_PATH): prints `yes`, `stale` (the commits were pushed
+# while it was on: a `synchronize` or `reopened` whose payload lists it) or `unknown`
+# (an event that cannot tell whether it came before or after the latest push: another
+# label, `ready_for_review`, `edited`, a dispatch). It counts on the run that adding it
+# starts (`labeled` with this label), on `opened`, and on a re-run of a push's run when
+# it came after the push (not in that payload). No event file (not a workflow run): yes.
+pr_label_approves() {
   local want=$1 event=${GITHUB_EVENT_PATH:-}
-  [ -n "$event" ] && [ -f "$event" ] && command -v jq >/dev/null || return 1
-  jq -e --arg want "$want" '
-    (.action == "synchronize" or .action == "reopened")
-    and any(.pull_request.labels[]?; .name == $want)' "$event" >/dev/null 2>&1
+  if [ -z "$event" ] || [ ! -f "$event" ] || ! command -v jq >/dev/null; then
+    echo yes
+    return 0
+  fi
+  jq -r --arg want "$want" '
+    (any(.pull_request.labels[]?; .name == $want)) as $listed
+    | if (.action == "labeled" and .label.name == $want) or .action == "opened" then "yes"
+      elif (.action == "synchronize" or .action == "reopened") then (if $listed then "stale" else "yes" end)
+      else "unknown" end' "$event" 2>/dev/null || echo unknown
 }
 
 # Take label $1 off the pull request; a notice when that cannot be done.

@@ -124,12 +124,17 @@ if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
   approved=0
   stale=0
   if [ -n "${INPUT_APPROVE_LABEL:-}" ] && pr_has_label "$INPUT_APPROVE_LABEL"; then
-    if pr_label_predates_push "$INPUT_APPROVE_LABEL"; then
-      stale=1
-      echo "::notice::mcp-covenant: the approve label \`$(escape "$INPUT_APPROVE_LABEL")\` was on the pull request before these commits were pushed: it approved the changes it was given on, not these"
-    else
-      approved=1
-    fi
+    case $(pr_label_approves "$INPUT_APPROVE_LABEL") in
+      yes) approved=1 ;;
+      stale)
+        stale=1
+        echo "::notice::mcp-covenant: the approve label \`$(escape "$INPUT_APPROVE_LABEL")\` was on the pull request before these commits were pushed: it approved the changes it was given on, not these"
+        ;;
+      *)
+        stale=2
+        echo "::notice::mcp-covenant: the approve label \`$(escape "$INPUT_APPROVE_LABEL")\` counts on the run that adding it starts, or a re-run of the latest push's run; this run's event (\`$(escape "$(jq -r '.action // "?"' "$GITHUB_EVENT_PATH" 2>/dev/null)")\`) cannot tell whether it came before the latest commits, so it approves nothing here"
+        ;;
+    esac
   fi
   # Extra renderings first, quietly: the last run prints any error, and its status.
   report="${RUNNER_TEMP:-/tmp}/mcp-covenant-report.md"
@@ -139,6 +144,9 @@ if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
     { printf '%s\n\n' "$approval"; cat "$report"; } >"$report.tmp" && mv "$report.tmp" "$report"
   elif [ "$stale" = 1 ]; then
     approval="**Not approved:** the label \`$INPUT_APPROVE_LABEL\` was on the pull request before its latest commits were pushed, so it does not approve them. Add it again to approve the changes as they are now."
+    { printf '%s\n\n' "$approval"; cat "$report"; } >"$report.tmp" && mv "$report.tmp" "$report"
+  elif [ "$stale" = 2 ]; then
+    approval="**Not approved here:** the label \`$INPUT_APPROVE_LABEL\` counts on the run that adding it starts, or a re-run of the latest push's run; this run was started by another event, which cannot tell whether the label came before the latest commits. Re-run the latest push's run, or add the label again."
     { printf '%s\n\n' "$approval"; cat "$report"; } >"$report.tmp" && mv "$report.tmp" "$report"
   fi
   summary <"$report"

@@ -701,6 +701,46 @@ fn an_approve_label_given_before_new_commits_does_not_approve_them() {
         both(&o)
     );
 
+    // A run another event started (another label, ready for review): it cannot tell
+    // whether the label came before the latest push, so it approves nothing and leaves
+    // the label on.
+    for (name, payload) in [
+        (
+            "other-label",
+            event(
+                &pr,
+                "other",
+                "labeled",
+                &["breaking-ok", "size/L"],
+                Some("size/L"),
+            ),
+        ),
+        (
+            "ready",
+            event(&pr, "ready", "ready_for_review", &["breaking-ok"], None),
+        ),
+    ] {
+        let gh = FakeGitHub::start(Api {
+            labels: vec!["breaking-ok".into()],
+            ..Api::default()
+        });
+        let o = pr.run(&gh.inputs(&[
+            ("INPUT_APPROVE_LABEL", "breaking-ok"),
+            ("GITHUB_EVENT_PATH", &payload),
+        ]));
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", both(&o));
+        assert!(
+            stdout(&o).contains("counts on the run that adding it starts"),
+            "{name}: {}",
+            both(&o)
+        );
+        assert!(
+            !gh.requests().iter().any(|(m, _)| m == "DELETE"),
+            "{name}: {:?}",
+            gh.requests()
+        );
+    }
+
     // Added after the push (the run re-run, or started by adding it): approved.
     for (name, payload) in [
         ("rerun", event(&pr, "rerun", "synchronize", &[], None)),
