@@ -5,7 +5,11 @@
 //! A reply of many small elements is so never held as a tree of values (a serde_json map
 //! takes about 630 bytes however few keys it holds), only as its text and the elements'
 //! canonical text. What is accepted or refused is what a `Value` parse accepts or
-//! refuses: the same parser reads every byte, with the same recursion limit.
+//! refuses: the same parser reads every byte, with the same recursion limit. One known
+//! difference: with serde_json's `raw_value` feature, a `Value` parse reads an object
+//! whose key is `$serde_json::private::RawValue` as the JSON text it holds; here the
+//! message, its result and its elements read that key as any other (only a hostile
+//! server writes it, and either reading is bounded).
 
 use std::fmt;
 
