@@ -684,16 +684,23 @@ fn an_approve_label_given_before_new_commits_does_not_approve_them() {
     );
     assert!(!summary.contains("**Approved**"), "{summary}");
 
+    // The run with the label on and `payload` as its event; `read_only`: a fork's token.
+    let run = |payload: &str, read_only: bool| {
+        let gh = FakeGitHub::start(Api {
+            labels: vec!["breaking-ok".into()],
+            read_only,
+            ..Api::default()
+        });
+        let o = pr.run(&gh.inputs(&[
+            ("INPUT_APPROVE_LABEL", "breaking-ok"),
+            ("GITHUB_EVENT_PATH", payload),
+        ]));
+        let removed = gh.requests().iter().any(|(m, _)| m == "DELETE");
+        (o, removed)
+    };
+
     // A token that may not remove it (a fork's): still not approved, and said.
-    let gh = FakeGitHub::start(Api {
-        labels: vec!["breaking-ok".into()],
-        read_only: true,
-        ..Api::default()
-    });
-    let o = pr.run(&gh.inputs(&[
-        ("INPUT_APPROVE_LABEL", "breaking-ok"),
-        ("GITHUB_EVENT_PATH", &pushed),
-    ]));
+    let (o, _) = run(&pushed, true);
     assert_eq!(o.status.code(), Some(1), "{}", both(&o));
     assert!(
         stdout(&o).contains("cannot remove the label `breaking-ok` (HTTP 403;"),
@@ -704,75 +711,43 @@ fn an_approve_label_given_before_new_commits_does_not_approve_them() {
     // A run another event started (another label, ready for review): it cannot tell
     // whether the label came before the latest push, so it approves nothing and leaves
     // the label on.
+    let other = ["breaking-ok", "size/L"];
     for (name, payload) in [
         (
             "other-label",
-            event(
-                &pr,
-                "other",
-                "labeled",
-                &["breaking-ok", "size/L"],
-                Some("size/L"),
-            ),
+            event(&pr, "other", "labeled", &other, Some("size/L")),
         ),
         (
             "ready",
             event(&pr, "ready", "ready_for_review", &["breaking-ok"], None),
         ),
     ] {
-        let gh = FakeGitHub::start(Api {
-            labels: vec!["breaking-ok".into()],
-            ..Api::default()
-        });
-        let o = pr.run(&gh.inputs(&[
-            ("INPUT_APPROVE_LABEL", "breaking-ok"),
-            ("GITHUB_EVENT_PATH", &payload),
-        ]));
+        let (o, removed) = run(&payload, false);
         assert_eq!(o.status.code(), Some(1), "{name}: {}", both(&o));
         assert!(
             stdout(&o).contains("counts on the run that adding it starts"),
             "{name}: {}",
             both(&o)
         );
-        assert!(
-            !gh.requests().iter().any(|(m, _)| m == "DELETE"),
-            "{name}: {:?}",
-            gh.requests()
-        );
+        assert!(!removed, "{name}");
     }
 
     // Added after the push (the run re-run, or started by adding it): approved.
+    let ours = Some("breaking-ok");
     for (name, payload) in [
         ("rerun", event(&pr, "rerun", "synchronize", &[], None)),
         (
             "labeled",
-            event(
-                &pr,
-                "labeled",
-                "labeled",
-                &["breaking-ok"],
-                Some("breaking-ok"),
-            ),
+            event(&pr, "labeled", "labeled", &["breaking-ok"], ours),
         ),
         (
             "opened",
             event(&pr, "opened", "opened", &["breaking-ok"], None),
         ),
     ] {
-        let gh = FakeGitHub::start(Api {
-            labels: vec!["breaking-ok".into()],
-            ..Api::default()
-        });
-        let o = pr.run(&gh.inputs(&[
-            ("INPUT_APPROVE_LABEL", "breaking-ok"),
-            ("GITHUB_EVENT_PATH", &payload),
-        ]));
+        let (o, removed) = run(&payload, false);
         assert_eq!(o.status.code(), Some(0), "{name}: {}", both(&o));
-        assert!(
-            !gh.requests().iter().any(|(m, _)| m == "DELETE"),
-            "{name}: {:?}",
-            gh.requests()
-        );
+        assert!(!removed, "{name}");
     }
 }
 

@@ -360,6 +360,17 @@ fn live_check_sees_a_csp_only_resources_read_shows() {
         &["--read-ui-resources"],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A live check of the server `spec` serves, reading its ui:// resources too.
+    let check = |spec: &Path| {
+        bin()
+            .args(["check", "--read-ui-resources", "--baseline"])
+            .arg(&out)
+            .arg("--")
+            .arg(fixture())
+            .arg(spec)
+            .output()
+            .unwrap()
+    };
     let spec_path = write_spec(
         &d,
         &apps_spec(
@@ -367,14 +378,7 @@ fn live_check_sees_a_csp_only_resources_read_shows() {
             &["https://api.example.com", "https://evil.example"],
         ),
     );
-    let o = bin()
-        .args(["check", "--read-ui-resources", "--baseline"])
-        .arg(&out)
-        .arg("--")
-        .arg(fixture())
-        .arg(&spec_path)
-        .output()
-        .unwrap();
+    let o = check(&spec_path);
     assert!(
         stdout(&o).contains("resource:ui://demo/chart")
             && stdout(&o).contains("https://evil.example")
@@ -391,14 +395,7 @@ fn live_check_sees_a_csp_only_resources_read_shows() {
         "_meta": chart["readMeta"]["ui"].clone().as_object().map(|ui| json!({"ui": ui})).unwrap()}));
     spec["unlistedResources"] = json!([]);
     let spec_path = write_spec(&d, &spec);
-    let o = bin()
-        .args(["check", "--read-ui-resources", "--baseline"])
-        .arg(&out)
-        .arg("--")
-        .arg(fixture())
-        .arg(&spec_path)
-        .output()
-        .unwrap();
+    let o = check(&spec_path);
     assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), stderr(&o));
     assert!(
         stdout(&o).contains("[resource.listed]") && !stdout(&o).contains("removed"),
