@@ -430,19 +430,23 @@ fn ignore_appends_an_entry_keeping_the_file() {
     assert_eq!(fingerprint.len(), 32, "{out}");
     let ignored = |o: &Output| String::from_utf8_lossy(&o.stdout).contains("ignored");
     assert!(!ignored(&check(&[])));
-    let o = bin()
-        .current_dir(&d)
-        .args([
-            "ignore",
-            &fingerprint,
-            "--reason",
-            "announced in 2.0",
-            "--until",
-            "2999-01-01",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // `mcp-covenant ignore ARGS` in the project, which must succeed.
+    let ignore = |args: &[&str]| {
+        let o = bin()
+            .current_dir(&d)
+            .arg("ignore")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    };
+    ignore(&[
+        &fingerprint,
+        "--reason",
+        "announced in 2.0",
+        "--until",
+        "2999-01-01",
+    ]);
     let text = fs::read_to_string(d.join("covenant.toml")).unwrap();
     assert!(text.starts_with(original), "{text}");
     assert!(
@@ -451,20 +455,14 @@ fn ignore_appends_an_entry_keeping_the_file() {
     );
     assert!(ignored(&check(&[])), "{}", stdout_of(&check(&[])));
     // Patterns, as the table takes them.
-    let o = bin()
-        .current_dir(&d)
-        .args([
-            "ignore",
-            "--code",
-            "tool.*",
-            "--subject",
-            "tool:legacy",
-            "--reason",
-            "gone",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ignore(&[
+        "--code",
+        "tool.*",
+        "--subject",
+        "tool:legacy",
+        "--reason",
+        "gone",
+    ]);
     // Refused before anything is written: a bad date, an entry matching everything.
     let now = fs::read_to_string(d.join("covenant.toml")).unwrap();
     for args in [
