@@ -37,7 +37,14 @@ impl Kind {
 
     /// This kind's row of rules/elements.toml.
     pub fn spec(self) -> &'static elements::Element {
-        elements::element(self.word())
+        static SPECS: std::sync::OnceLock<[&'static elements::Element; 4]> =
+            std::sync::OnceLock::new();
+        let specs = SPECS.get_or_init(|| Kind::ALL.map(|k| elements::element(k.word())));
+        let at = Kind::ALL
+            .iter()
+            .position(|k| *k == self)
+            .unwrap_or_default();
+        specs[at]
     }
 
     /// The field that identifies an element of this kind.

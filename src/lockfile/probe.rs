@@ -1,16 +1,20 @@
-//! One pass over an element's text, for the one reader (`read`): the element checked as
-//! a `serde_json::Value` parse would check it, what validation reads of it (its key, the
-//! kinds of its schemas, its arguments' names), and how deep it nests.
+//! One pass over an element, for the one reader (`read`): the element checked as a
+//! `serde_json::Value` parse would check it, and what validation reads of it (its key,
+//! the kinds of its schemas, its arguments' names).
 //!
 //! The check is serde_json's own parse without the values: a serde visitor that reads
 //! every value as `serde_json::Value` would (strings decoded, so a lone surrogate escape
-//! is refused; numbers read, so one out of `f64`'s range is refused) and keeps nothing
-//! but the fields validation needs. serde_json's own skipping (`IgnoredAny`, `RawValue`)
-//! checks only the grammar and lets both through, which is why the reader's first pass
-//! (`RawValue`, to find each element's text) is followed by this one. A key given twice
-//! in any object is refused (a reviewer reads the first value, a parser keeps the last).
-//! An object serde_json itself reads specially (its raw-value token as first key) is
-//! refused.
+//! is refused; numbers read, so one out of `f64`'s range is refused; serde_json's own
+//! recursion limit) and keeps nothing but the fields validation needs. serde_json's own
+//! skipping (`IgnoredAny`, `RawValue`) checks only the grammar and lets both through. A
+//! key given twice in any object is refused (a reviewer reads the first value, a parser
+//! keeps the last). An object serde_json itself reads specially (its raw-value token as
+//! first key) is refused.
+//!
+//! The reader runs it inside its parse of a whole file ([`List`]), and on one element's
+//! text alone ([`read`]): there the text is read inside three arrays, so serde_json's
+//! recursion limit falls at the same depth as in a file (an element sits inside the
+//! file, its surface and its list).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -21,7 +25,7 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use super::read::Arguments;
 use crate::elements::{self, Form, MAX_SCHEMA_FIELDS};
 
-/// What validation reads of one element, and its depth.
+/// What validation reads of one element.
 #[derive(Clone)]
 pub(crate) struct Fields<'a> {
     /// The key field (`name`, `uri` or `uriTemplate`, by kind): its text when it is a
@@ -33,17 +37,20 @@ pub(crate) struct Fields<'a> {
     pub schemas: [Option<char>; MAX_SCHEMA_FIELDS],
     /// The kind's list of named arguments (the field of form `arguments`).
     pub arguments: Arguments,
-    /// How deep the element nests, itself included (`{}` is 1).
-    pub depth: usize,
+    /// The element's first key, borrowed from the text it was read from (none when it
+    /// has escapes or the element is `{}`): where the element is in a file.
+    pub anchor: Option<&'a str>,
 }
 
 /// The keys of one object as it is read, to refuse a key given twice (a reviewer reads
 /// the first value, a JSON parser keeps the last). The first keys are kept in place,
-/// borrowed from the text (no allocation for the objects a lockfile is made of); a
-/// larger object, or a key with escapes, moves them to a set.
+/// borrowed from the text (no allocation for the objects a lockfile is made of); a key
+/// after the last one kept in order needs no search (a canonical file sorts its keys);
+/// a larger object, or a key with escapes, moves them to a set.
 struct Keys<'de> {
     inline: [&'de str; INLINE_KEYS],
     n: usize,
+    sorted: bool,
     set: Option<HashSet<Cow<'de, str>>>,
 }
 
@@ -54,6 +61,7 @@ impl<'de> Keys<'de> {
         Keys {
             inline: [""; INLINE_KEYS],
             n: 0,
+            sorted: true,
             set: None,
         }
     }
@@ -64,7 +72,9 @@ impl<'de> Keys<'de> {
     fn insert<E: serde::de::Error>(&mut self, key: &Cow<'de, str>) -> Result<(), E> {
         let fresh = match (&mut self.set, key) {
             (None, Cow::Borrowed(k)) if self.n < INLINE_KEYS => {
-                let fresh = !self.inline[..self.n].contains(k);
+                let after = self.n == 0 || *k > self.inline[self.n - 1];
+                self.sorted &= after;
+                let fresh = (self.sorted && after) || !self.inline[..self.n].contains(k);
                 if fresh {
                     self.inline[self.n] = k;
                     self.n += 1;
@@ -90,7 +100,7 @@ impl<'de> Keys<'de> {
 }
 
 impl Fields<'_> {
-    /// The same fields, owning their key (for another file's element with the same bytes).
+    /// The same fields, owning their key (for another text with the same bytes).
     pub(super) fn detached<'x>(&self) -> Fields<'x> {
         Fields {
             key: self
@@ -99,7 +109,7 @@ impl Fields<'_> {
                 .map(|k| k.as_ref().map(|k| Cow::Owned(k.to_string()))),
             schemas: self.schemas,
             arguments: self.arguments.clone(),
-            depth: self.depth,
+            anchor: None,
         }
     }
 
@@ -109,13 +119,69 @@ impl Fields<'_> {
     }
 }
 
-/// Read one element (see the module). An error for anything the full reader refuses
-/// as JSON, and for an element that is not an object.
-pub(super) fn read<'a>(text: &'a str, spec: &elements::Element) -> serde_json::Result<Fields<'a>> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let fields = Element { spec }.deserialize(&mut de)?;
+/// Read one element's text (see the module). An error for anything the reader of a
+/// whole file refuses in it, and for an element that is not an object; its position
+/// counts the three brackets put before the text.
+pub(super) fn read(text: &str, spec: &elements::Element) -> serde_json::Result<Fields<'static>> {
+    let wrapped = format!("[[[{text}]]]");
+    let mut de = serde_json::Deserializer::from_str(&wrapped);
+    let fields = Nest(3, spec).deserialize(&mut de)?;
     de.end()?;
-    Ok(fields)
+    Ok(fields.detached())
+}
+
+/// The brackets [`read`] puts around an element's text, then the element.
+struct Nest<'k>(usize, &'k elements::Element);
+
+impl<'de> DeserializeSeed<'de> for Nest<'_> {
+    type Value = Fields<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Fields<'de>, D::Error> {
+        match self.0 {
+            0 => d.deserialize_map(Element { spec: self.1 }),
+            _ => d.deserialize_seq(self),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Nest<'_> {
+    type Value = Fields<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("one element")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Fields<'de>, A::Error> {
+        let inner = Nest(self.0 - 1, self.1);
+        let fields = seq
+            .next_element_seed(inner)?
+            .ok_or_else(|| serde::de::Error::custom("no element"))?;
+        match seq.next_element::<serde::de::IgnoredAny>()? {
+            None => Ok(fields),
+            Some(_) => Err(serde::de::Error::custom("more than one element")),
+        }
+    }
+}
+
+/// A list of elements of one kind, each read (see the module) as the file is parsed.
+pub(super) struct List<'k>(pub &'k elements::Element);
+
+impl<'de> DeserializeSeed<'de> for List<'_> {
+    type Value = Vec<Fields<'de>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for List<'_> {
+    type Value = Vec<Fields<'de>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(f) = seq.next_element_seed(Element { spec: self.0 })? {
+            out.push(f);
+        }
+        Ok(out)
+    }
 }
 
 /// The element itself: an object.
@@ -140,31 +206,28 @@ impl<'de> Visitor<'de> for Element<'_> {
             key: None,
             schemas: [None; MAX_SCHEMA_FIELDS],
             arguments: Arguments::Absent,
-            depth: 1,
+            anchor: None,
         };
         let mut keys = Keys::new();
-        while let Some(name) = map.next_key_seed(Probe::text(0, &mut 0))? {
-            let value = Probe {
-                at: 2,
-                max: &mut f.depth,
-                keep_text: false,
-            };
+        let mut first = true;
+        while let Some(name) = map.next_key_seed(Probe::TEXT)? {
             let name = name.text.unwrap_or_default();
+            if std::mem::take(&mut first) {
+                if let Cow::Borrowed(k) = name {
+                    f.anchor = Some(k);
+                }
+            }
             keys.insert(&name)?;
             let schema = self.spec.schema.iter().position(|s| s.field == name);
             if name == self.spec.key {
-                let seen = map.next_value_seed(Probe {
-                    keep_text: true,
-                    ..value
-                })?;
-                f.key = Some(seen.text);
+                f.key = Some(map.next_value_seed(Probe::TEXT)?.text);
             } else if let Some(i) = schema {
                 match self.spec.schema[i].form {
-                    Form::Schema => f.schemas[i] = Some(map.next_value_seed(value)?.kind),
-                    Form::Arguments => f.arguments = map.next_value_seed(Args(value))?,
+                    Form::Schema => f.schemas[i] = Some(map.next_value_seed(Probe::VALUE)?.kind),
+                    Form::Arguments => f.arguments = map.next_value_seed(Args)?,
                 }
             } else {
-                map.next_value_seed(value)?;
+                map.next_value_seed(Probe::VALUE)?;
             }
         }
         Ok(f)
@@ -172,22 +235,15 @@ impl<'de> Visitor<'de> for Element<'_> {
 }
 
 /// Any value, checked and dropped as it is read: its kind, and its text when it is a
-/// string and `keep_text` (borrowed unless it has escapes). `at` is its level (the
-/// element is 1); `max` records the deepest level of an object or array.
-struct Probe<'m> {
-    at: usize,
-    max: &'m mut usize,
+/// string and `keep_text` (borrowed unless it has escapes).
+#[derive(Clone, Copy)]
+struct Probe {
     keep_text: bool,
 }
 
-impl<'m> Probe<'m> {
-    fn text(at: usize, max: &'m mut usize) -> Probe<'m> {
-        Probe {
-            at,
-            max,
-            keep_text: true,
-        }
-    }
+impl Probe {
+    const TEXT: Probe = Probe { keep_text: true };
+    const VALUE: Probe = Probe { keep_text: false };
 }
 
 struct Seen<'a> {
@@ -199,14 +255,14 @@ fn seen<'a, E>(kind: char) -> Result<Seen<'a>, E> {
     Ok(Seen { kind, text: None })
 }
 
-impl<'de> DeserializeSeed<'de> for Probe<'_> {
+impl<'de> DeserializeSeed<'de> for Probe {
     type Value = Seen<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Seen<'de>, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Probe<'_> {
+impl<'de> Visitor<'de> for Probe {
     type Value = Seen<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
@@ -239,21 +295,16 @@ impl<'de> Visitor<'de> for Probe<'_> {
         })
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Seen<'de>, A::Error> {
-        *self.max = (*self.max).max(self.at);
-        while seq
-            .next_element_seed(Probe::inner(self.at, self.max))?
-            .is_some()
-        {}
+        while seq.next_element_seed(Probe::VALUE)?.is_some() {}
         seen('[')
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Seen<'de>, A::Error> {
-        *self.max = (*self.max).max(self.at);
         let (mut first, mut keys) = (true, Keys::new());
-        while let Some(key) = map.next_key_seed(Probe::text(0, &mut 0))? {
+        while let Some(key) = map.next_key_seed(Probe::TEXT)? {
             refuse_raw_value_token(first, &key)?;
             first = false;
             keys.insert(key.text.as_ref().unwrap_or(&Cow::Borrowed("")))?;
-            map.next_value_seed(Probe::inner(self.at, self.max))?;
+            map.next_value_seed(Probe::VALUE)?;
         }
         seen('{')
     }
@@ -270,17 +321,6 @@ fn refuse_raw_value_token<E: serde::de::Error>(first: bool, key: &Seen<'_>) -> R
     match first && key.text.as_deref() == Some(RAW_VALUE_TOKEN) {
         true => Err(E::custom("an object serde_json reads as raw JSON text")),
         false => Ok(()),
-    }
-}
-
-impl<'m> Probe<'m> {
-    /// A value inside one at level `at`, its text not kept.
-    fn inner(at: usize, max: &'m mut usize) -> Probe<'m> {
-        Probe {
-            at: at + 1,
-            max,
-            keep_text: false,
-        }
     }
 }
 
@@ -308,16 +348,16 @@ macro_rules! scalars {
 
 /// An element's `arguments`: absent when `null`, else an array whose items are objects
 /// with a string `name` (the last one given).
-struct Args<'m>(Probe<'m>);
+struct Args;
 
-impl<'de> DeserializeSeed<'de> for Args<'_> {
+impl<'de> DeserializeSeed<'de> for Args {
     type Value = Arguments;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Arguments, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Args<'_> {
+impl<'de> Visitor<'de> for Args {
     type Value = Arguments;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
@@ -327,14 +367,12 @@ impl<'de> Visitor<'de> for Args<'_> {
         Ok(Arguments::Absent)
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Arguments, A::Error> {
-        self.0.visit_map(map)?;
+        Probe::VALUE.visit_map(map)?;
         Ok(Arguments::NotArray)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Arguments, A::Error> {
-        let Probe { at, max, .. } = self.0;
-        *max = (*max).max(at);
         let mut names = Vec::new();
-        while let Some(named) = seq.next_element_seed(Arg(Probe::inner(at, max)))? {
+        while let Some(named) = seq.next_element_seed(Arg)? {
             names.push(named);
         }
         Ok(Arguments::Names(names))
@@ -342,9 +380,9 @@ impl<'de> Visitor<'de> for Args<'_> {
 }
 
 /// One argument: whether it is an object with a string `name`.
-struct Arg<'m>(Probe<'m>);
+struct Arg;
 
-impl<'de> DeserializeSeed<'de> for Arg<'_> {
+impl<'de> DeserializeSeed<'de> for Arg {
     type Value = bool;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
         // Anything but an object has no name (an array is still checked inside).
@@ -352,7 +390,7 @@ impl<'de> DeserializeSeed<'de> for Arg<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Arg<'_> {
+impl<'de> Visitor<'de> for Arg {
     type Value = bool;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
@@ -362,18 +400,16 @@ impl<'de> Visitor<'de> for Arg<'_> {
         Ok(false)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
-        self.0.visit_seq(seq)?;
+        Probe::VALUE.visit_seq(seq)?;
         Ok(false)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        let Probe { at, max, .. } = self.0;
-        *max = (*max).max(at);
         let (mut named, mut first, mut keys) = (false, true, Keys::new());
-        while let Some(key) = map.next_key_seed(Probe::text(0, &mut 0))? {
+        while let Some(key) = map.next_key_seed(Probe::TEXT)? {
             refuse_raw_value_token(first, &key)?;
             first = false;
             keys.insert(key.text.as_ref().unwrap_or(&Cow::Borrowed("")))?;
-            let value = map.next_value_seed(Probe::inner(at, max))?;
+            let value = map.next_value_seed(Probe::VALUE)?;
             if key.text.as_deref() == Some("name") {
                 named = value.kind == '"';
             }
@@ -387,7 +423,7 @@ mod tests {
     use crate::lockfile::read::Arguments;
 
     /// Read as a tool's element, or (`name` only) a prompt's.
-    fn read<'a>(text: &'a str, key: &str) -> serde_json::Result<super::Fields<'a>> {
+    fn read(text: &str, key: &str) -> serde_json::Result<super::Fields<'static>> {
         let kind = match key {
             "uri" => "resource",
             _ if text.contains("arguments") => "prompt",
@@ -397,7 +433,7 @@ mod tests {
     }
 
     #[test]
-    fn one_pass_reads_fields_and_depth_as_the_full_reader_would() {
+    fn one_pass_reads_fields_as_the_full_reader_would() {
         let f = read(
             r#" {"name" : "a\"b", "x": [1, {"y": "]}{["}], "inputSchema": {"a": [[]]}, "n": -1e5}"#,
             "name",
@@ -405,8 +441,7 @@ mod tests {
         .unwrap();
         assert_eq!(f.key, Some(Some("a\"b".into())));
         assert_eq!(&f.schemas[..2], &[Some('{'), None]);
-        assert_eq!(f.depth, 4);
-        assert_eq!(read("{}", "name").unwrap().depth, 1);
+        assert_eq!(read("{}", "name").unwrap().key, None);
         assert_eq!(read("{}", "name").unwrap().key, None);
         // An escaped key is decoded; a key given twice is refused, at any depth (also
         // spelt differently, and in an object past the 32 keys kept in a list).
@@ -447,7 +482,6 @@ mod tests {
         assert!(
             matches!(f.arguments, Arguments::Names(ref v) if v == &[true, false, false, true, false])
         );
-        assert_eq!(f.depth, 6);
         assert!(matches!(
             read(r#"{"arguments": null}"#, "name").unwrap().arguments,
             Arguments::Absent
@@ -470,5 +504,22 @@ mod tests {
         ] {
             assert!(read(refused, "name").is_err(), "{refused}");
         }
+    }
+
+    #[test]
+    fn an_element_read_alone_nests_as_deep_as_in_a_file() {
+        // In a file an element sits at level 4 (file, surface, list); serde_json reads
+        // 127 levels. So the element itself may nest 124 levels, no more.
+        let nested =
+            |levels: usize| format!("{{\"a\": {}1{}}}", "[".repeat(levels), "]".repeat(levels));
+        assert!(read(&nested(123), "name").is_ok());
+        let e = read(&nested(124), "name").err().map(|e| e.to_string());
+        assert!(
+            e.as_deref().is_some_and(|e| e.contains("recursion limit")),
+            "{e:?}"
+        );
+        let file = |levels: usize| format!("{{\"surface\": {{\"tools\": [{}]}}}}", nested(levels));
+        assert!(serde_json::from_str::<serde_json::Value>(&file(123)).is_ok());
+        assert!(serde_json::from_str::<serde_json::Value>(&file(124)).is_err());
     }
 }

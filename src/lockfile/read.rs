@@ -1,19 +1,24 @@
 //! The one reader: strict about shape (exit 2 with file, line and column), lenient
 //! about age (0.1.x files without `resourceTemplates` are fine), and lazy. A file is
-//! parsed once by serde_json into its envelope and each element's text (borrowed, not
-//! built); every element is then checked in one pass ([`super::probe`]: serde_json's own
-//! parse of the element, every string decoded and every number read, as a
-//! `serde_json::Value` would be) and validated ([`check_element`]). Only then may an
-//! element be built. [`Lockfile::parse`] builds them all; the offline check builds only
-//! the elements whose bytes differ between two files. Either way a file is accepted or
-//! refused by the same steps, with the same message.
+//! parsed once by serde_json into its envelope and its elements, each element checked
+//! as it is parsed ([`super::probe`]: serde_json's own parse of it, every string decoded
+//! and every number read, as a `serde_json::Value` would be) and validated
+//! ([`check_element`]), but not built; each element's text is then found where the
+//! parse left its first key. Only then may an element be built. [`Lockfile::parse`]
+//! builds them all; the offline check builds only the elements whose bytes differ
+//! between two files. Either way a file is accepted or refused by the same steps.
+//!
+//! The other file of an offline check is read as text first (serde_json's grammar pass,
+//! `RawValue`), and only its elements whose bytes differ from the baseline's are
+//! checked, each on its own ([`probe::read`]). A file the one pass refuses is read that
+//! way too, so that an error names what that reading names first.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -47,9 +52,6 @@ impl Lockfile {
     }
 }
 
-/// The deepest nesting serde_json reads (its recursion limit).
-pub(crate) const MAX_DEPTH: usize = 127;
-
 /// One element as read: its key and its text in the file, checked, not built.
 #[derive(Clone, Debug)]
 pub struct RawElement<'a> {
@@ -71,23 +73,43 @@ pub struct Raw<'a> {
     pub origin: String,
 }
 
-/// The file as serde_json reads it: the envelope, and each element's text.
+/// The file as serde_json reads it: the envelope, and each element as `T` reads it
+/// (its text, or its [`Fields`] checked as it is parsed).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Envelope<'a> {
+#[serde(deny_unknown_fields, bound(deserialize = "T: ReadList<'de>, 'de: 'a"))]
+struct Envelope<'a, T> {
     covenant_version: String,
     captured_at_unix: u64,
     #[serde(default)]
     server: ServerInfo,
-    #[serde(borrow)]
-    surface: Lists<'a>,
+    surface: Lists<'a, T>,
 }
 
-/// `surface`: each list's elements as text, and where each list's key is.
-#[derive(Default)]
-struct Lists<'a> {
-    lists: [Vec<&'a RawValue>; 4],
+/// `surface`: each list's elements, and where each list's key is.
+struct Lists<'a, T> {
+    lists: [Vec<T>; 4],
     keys: [Option<&'a str>; 4],
+}
+
+/// How one list's elements are read: as their text, or checked as they are parsed.
+trait ReadList<'de>: Sized {
+    fn list<A: MapAccess<'de>>(map: &mut A, kind: Kind)
+        -> std::result::Result<Vec<Self>, A::Error>;
+}
+
+impl<'de> ReadList<'de> for &'de RawValue {
+    fn list<A: MapAccess<'de>>(map: &mut A, _: Kind) -> std::result::Result<Vec<Self>, A::Error> {
+        map.next_value()
+    }
+}
+
+impl<'de> ReadList<'de> for Fields<'de> {
+    fn list<A: MapAccess<'de>>(
+        map: &mut A,
+        kind: Kind,
+    ) -> std::result::Result<Vec<Self>, A::Error> {
+        map.next_value_seed(probe::List(kind.spec()))
+    }
 }
 
 /// The lists, in [`Kind::ALL`] order.
@@ -96,21 +118,27 @@ fn list_names() -> &'static [&'static str; 4] {
     NAMES.get_or_init(|| Kind::ALL.map(Kind::list_name))
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Lists<'a> {
+impl<'de: 'a, 'a, T: ReadList<'de>> Deserialize<'de> for Lists<'a, T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         d.deserialize_map(ListsVisitor(std::marker::PhantomData))
     }
 }
 
-struct ListsVisitor<'a>(std::marker::PhantomData<&'a ()>);
+struct ListsVisitor<'a, T>(std::marker::PhantomData<(&'a (), T)>);
 
-impl<'de: 'a, 'a> Visitor<'de> for ListsVisitor<'a> {
-    type Value = Lists<'a>;
+impl<'de: 'a, 'a, T: ReadList<'de>> Visitor<'de> for ListsVisitor<'a, T> {
+    type Value = Lists<'a, T>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("struct Surface")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Lists<'a>, A::Error> {
-        let mut out = Lists::default();
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        let mut out = Lists {
+            lists: Default::default(),
+            keys: [None; 4],
+        };
         let mut seen = [false; 4];
         let names = list_names();
         while let Some(key) = map.next_key_seed(Key)? {
@@ -123,7 +151,7 @@ impl<'de: 'a, 'a> Visitor<'de> for ListsVisitor<'a> {
             if let Cow::Borrowed(text) = key {
                 out.keys[k] = Some(text);
             }
-            out.lists[k] = map.next_value::<Vec<&'de RawValue>>()?;
+            out.lists[k] = T::list(&mut map, Kind::ALL[k])?;
         }
         Ok(out)
     }
@@ -132,7 +160,7 @@ impl<'de: 'a, 'a> Visitor<'de> for ListsVisitor<'a> {
 /// A key, borrowed from the file when it has no escapes.
 struct Key;
 
-impl<'de> DeserializeSeed<'de> for Key {
+impl<'de> de::DeserializeSeed<'de> for Key {
     type Value = Cow<'de, str>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
         d.deserialize_str(self)
@@ -152,25 +180,122 @@ impl<'de> Visitor<'de> for Key {
     }
 }
 
-/// A file read as far as its envelope: its elements' text, not yet checked.
+/// A file read as far as its envelope: its elements' text.
 struct Unchecked<'a> {
     envelope: (String, u64, ServerInfo),
     texts: Vec<Vec<&'a str>>,
     list_at: [Option<usize>; 4],
 }
 
-fn envelope<'a>(bytes: &'a [u8], origin: &str) -> Result<Unchecked<'a>> {
-    let e: Envelope<'a> = serde_json::from_slice(bytes).map_err(|e| position_error(origin, &e))?;
+/// A file parsed: its envelope, its lists as `T` reads them, and its text when UTF-8.
+type Parsed<'a, T> = (Unchecked<'a>, [Vec<T>; 4], Option<&'a str>);
+
+/// Parse `bytes` as a lockfile whose elements `T` reads; the envelope's version checked.
+/// With the text, when it is UTF-8 (else serde_json says where it is not).
+fn envelope<'a, T: ReadList<'a>>(bytes: &'a [u8], origin: &str) -> Result<Parsed<'a, T>> {
+    let text = std::str::from_utf8(bytes).ok();
+    let parsed = match text {
+        Some(text) => serde_json::from_str::<Envelope<'a, T>>(text),
+        None => serde_json::from_slice(bytes),
+    };
+    let e = parsed.map_err(|e| position_error(origin, &e))?;
     check_version(&e.covenant_version, origin)?;
     let Lists { lists, keys } = e.surface;
-    Ok(Unchecked {
+    let u = Unchecked {
         envelope: (e.covenant_version, e.captured_at_unix, e.server),
-        texts: lists
-            .into_iter()
-            .map(|l| l.into_iter().map(RawValue::get).collect())
-            .collect(),
+        texts: Vec::new(),
         list_at: keys.map(|k| k.map(|k| offset(bytes, k))),
-    })
+    };
+    Ok((u, lists, text))
+}
+
+/// Read a file as text, every element's text found by serde_json's grammar pass.
+fn as_text<'a>(bytes: &'a [u8], origin: &str) -> Result<Unchecked<'a>> {
+    let (mut u, lists, _) = envelope::<&RawValue>(bytes, origin)?;
+    u.texts = lists
+        .into_iter()
+        .map(|l| l.into_iter().map(RawValue::get).collect())
+        .collect();
+    Ok(u)
+}
+
+/// Read a file in one pass: every element checked as it is parsed, and its text found
+/// from where its first key is ([`texts`]). A file refused here is read again as text
+/// and element by element, and that reading's error is the one given.
+fn one_pass<'a>(bytes: &'a [u8], origin: &str) -> Result<(Unchecked<'a>, Vec<Vec<Fields<'a>>>)> {
+    let Ok((mut u, lists, text)) = envelope::<Fields<'a>>(bytes, origin) else {
+        return by_element(bytes, origin);
+    };
+    let found: Option<Vec<Vec<&str>>> =
+        text.and_then(|text| lists.iter().map(|l| texts(text, l)).collect());
+    u.texts = match found {
+        Some(t) => t,
+        None => as_text(bytes, origin)?.texts,
+    };
+    Ok((u, lists.into()))
+}
+
+/// Read a file as text, then check each element on its own.
+fn by_element<'a>(bytes: &'a [u8], origin: &str) -> Result<(Unchecked<'a>, Vec<Vec<Fields<'a>>>)> {
+    let u = as_text(bytes, origin)?;
+    let fields = u
+        .texts
+        .iter()
+        .zip(Kind::ALL)
+        .map(|(l, kind)| {
+            l.iter()
+                .map(|t| probe_element(bytes, t, origin, kind))
+                .collect()
+        })
+        .collect::<Result<_>>()?;
+    Ok((u, fields))
+}
+
+/// Each element's text in `text`, from where the one pass found its first key: an
+/// element starts at the `{` before its first key's quote, and ends at the `}` before
+/// the comma before the next element's start; the last one, or one before an element
+/// whose first key has escapes, ends where serde_json's grammar pass over it ends, and
+/// an element after it starts past the comma. Only whitespace is skipped, and only
+/// between tokens of a parse that has succeeded. `None` when a list's first element
+/// cannot be placed (its first key has escapes, or it is `{}`).
+fn texts<'a>(text: &'a str, list: &[Fields<'a>]) -> Option<Vec<&'a str>> {
+    let b = text.as_bytes();
+    let ws = |c: &u8| matches!(c, b' ' | b'\n' | b'\r' | b'\t');
+    // The index of `want` just before `i`, past whitespace.
+    let back = |i: usize, want: u8| -> Option<usize> {
+        let j = b[..i].iter().rposition(|c| !ws(c))?;
+        (b[j] == want).then_some(j)
+    };
+    // The index of `want` at or after `i`, past whitespace.
+    let ahead = |i: usize, want: u8| -> Option<usize> {
+        let j = i + b.get(i..)?.iter().position(|c| !ws(c))?;
+        (b[j] == want).then_some(j)
+    };
+    let start = |f: &Fields<'a>| back(offset(b, f.anchor?).checked_sub(1)?, b'{');
+    let mut out = Vec::with_capacity(list.len());
+    let mut next = match list.first() {
+        Some(f) => Some(start(f)?),
+        None => return Some(out),
+    };
+    for (i, _) in list.iter().enumerate() {
+        let s = match next {
+            Some(s) => s,
+            None => {
+                let last: &str = out.last()?;
+                ahead(ahead(offset(b, last) + last.len(), b',')? + 1, b'{')?
+            }
+        };
+        next = list.get(i + 1).and_then(start);
+        let end = match next {
+            Some(n) => back(back(n, b',')?, b'}')? + 1,
+            None => {
+                let mut de = serde_json::Deserializer::from_str(&text[s..]);
+                s + <&RawValue>::deserialize(&mut de).ok()?.get().len()
+            }
+        };
+        out.push(&text[s..end]);
+    }
+    Some(out)
 }
 
 /// Where `part` starts in `bytes` (it borrows from them).
@@ -181,61 +306,22 @@ pub(super) fn offset(bytes: &[u8], part: &str) -> usize {
 impl<'a> Raw<'a> {
     /// Read one file: its envelope, and every element checked and validated.
     pub fn read(bytes: &'a [u8], origin: &str, unique: bool) -> Result<Raw<'a>> {
-        let u = envelope(bytes, origin)?;
-        let fields = u
-            .texts
-            .iter()
-            .zip(Kind::ALL)
-            .map(|(l, kind)| {
-                l.iter()
-                    .map(|t| probe_element(bytes, t, origin, kind))
-                    .collect()
-            })
-            .collect::<Result<Vec<Vec<_>>>>()?;
+        let (u, fields) = one_pass(bytes, origin)?;
         Raw::finish(bytes, origin, u, fields, unique)
     }
 
-    /// Read the two files of an offline check, sharing the work between them and the
-    /// two threads: each file's envelope on its own thread, the baseline's elements half
-    /// on each, and an element of the other file whose bytes equal the baseline element
-    /// at the same place in key order takes that element's reading (the same bytes read
-    /// the same). Only the other file's differing elements are read again.
+    /// Read the two files of an offline check on two threads: the baseline in one pass,
+    /// the other as text. An element of the other file whose bytes equal the baseline
+    /// element at the same place in key order takes that element's reading (the same
+    /// bytes read the same); only its differing elements are checked on their own.
     pub fn read_pair<'b>(a: (&'a [u8], &str), b: (&'b [u8], &str)) -> Result<(Raw<'a>, Raw<'b>)> {
-        let (ua, ub) = std::thread::scope(|s| {
-            let ta = s.spawn(|| envelope(a.0, a.1));
-            let ub = envelope(b.0, b.1);
+        let (ra, ub) = std::thread::scope(|s| {
+            let ta = s.spawn(|| one_pass(a.0, a.1));
+            let ub = as_text(b.0, b.1);
             (joined(ta.join()), ub)
         });
-        let (ua, ub) = (ua?, ub?);
-        let half = |first: bool| {
-            ua.texts
-                .iter()
-                .zip(Kind::ALL)
-                .map(|(l, kind)| {
-                    let part = if first {
-                        &l[..l.len() / 2]
-                    } else {
-                        &l[l.len() / 2..]
-                    };
-                    part.iter()
-                        .map(|t| probe_element(a.0, t, a.1, kind))
-                        .collect()
-                })
-                .collect::<Result<Vec<Vec<_>>>>()
-        };
-        let (first, second) = std::thread::scope(|s| {
-            let t = s.spawn(|| half(true));
-            let second = half(false);
-            (joined(t.join()), second)
-        });
-        let fields_a: Vec<Vec<Fields<'a>>> = first?
-            .into_iter()
-            .zip(second?)
-            .map(|(mut x, y)| {
-                x.extend(y);
-                x
-            })
-            .collect();
+        let (ua, fields_a) = ra?;
+        let ub = ub?;
         let mut fields_b = Vec::new();
         for (k, kind) in Kind::ALL.into_iter().enumerate() {
             let (ta, fa) = (&ua.texts[k], &fields_a[k]);
@@ -265,7 +351,6 @@ impl<'a> Raw<'a> {
             Raw::finish(b.0, b.1, ub, fields_b, true)?,
         ))
     }
-
     /// Validate every element ([`check_element`]) and keep its key.
     fn finish(
         bytes: &'a [u8],
@@ -348,35 +433,26 @@ fn joined<T>(r: std::thread::Result<Result<T>>) -> Result<T> {
     r.unwrap_or_else(|_| Err(Error::new("reading a lockfile failed")))
 }
 
-/// Check one element's text ([`probe::read`]) and how deep it nests. An error names the
-/// place in the file, as a parse of the whole file would.
+/// Check one element's text on its own ([`probe::read`]). An error names the place in
+/// the file, as a parse of the whole file would.
 fn probe_element<'a>(
     bytes: &'a [u8],
     text: &'a str,
     origin: &str,
     kind: Kind,
 ) -> Result<Fields<'a>> {
-    let at = offset(bytes, text);
-    let fields = probe::read(text, kind.spec()).map_err(|e| {
-        let (line, column) = line_and_column(bytes, at);
+    probe::read(text, kind.spec()).map_err(|e| {
+        let (line, column) = line_and_column(bytes, offset(bytes, text));
+        // The text was read after three brackets, on its first line.
         let (line, column) = match e.line() {
-            0 | 1 => (line, column + e.column().saturating_sub(1)),
+            0 | 1 => (line, (column + e.column()).saturating_sub(4).max(1)),
             l => (line + l - 1, e.column()),
         };
         Error::new(format!(
             "{origin}:{line}:{column}: not a valid lockfile: {}",
             strip_position(&e.to_string())
         ))
-    })?;
-    // The element sits at depth 3: inside the file, the surface and a list.
-    if 3 + fields.depth > MAX_DEPTH {
-        let (line, column) = line_and_column(bytes, at);
-        return Err(Error::new(format!(
-            "{origin}:{line}:{column}: not a valid lockfile: an element of surface.{} nests deeper than the {MAX_DEPTH} levels a lockfile may",
-            kind.list_name()
-        )));
-    }
-    Ok(fields)
+    })
 }
 
 /// The 1-based line and column of byte `at`.
@@ -508,5 +584,64 @@ fn strip_position(msg: &str) -> &str {
     match msg.rfind(" at line ") {
         Some(i) => &msg[..i],
         None => msg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The texts the one pass finds, when it finds them all without the grammar pass.
+    fn found(bytes: &[u8]) -> Option<Vec<Vec<&str>>> {
+        let (_, lists, text) = envelope::<Fields<'_>>(bytes, "t").unwrap();
+        let text = text.unwrap();
+        lists.iter().map(|l| texts(text, l)).collect()
+    }
+
+    #[test]
+    fn one_pass_finds_each_element_where_the_grammar_pass_does() {
+        let element = |i: usize, first: &str| {
+            format!(
+                r#"{{"{first}": "t{i}", "x": [1, {{"y": "}}, {{"}}, -2e3, true, null], "inputSchema": {{"a": "\"}}"}}}}"#
+            )
+        };
+        let file = |tools: &[String], prompts: &[String]| {
+            format!(
+                r#"{{"covenant_version": "0.2.0", "captured_at_unix": 0, "surface": {{"tools": [{}], "prompts": [{}]}}}}"#,
+                tools.join(", "),
+                prompts.join(",")
+            )
+        };
+        let plain: Vec<String> = (0..4).map(|i| element(i, "name")).collect();
+        let mut cases = vec![(file(&plain, &plain[..1]), true), (file(&[], &[]), true)];
+        // Whitespace of every kind between every token.
+        let value: serde_json::Value = serde_json::from_str(&cases[0].0).unwrap();
+        for indent in [&b""[..], b"\t", b" \r\n\t ", b"\n"] {
+            let mut out = Vec::new();
+            let f = serde_json::ser::PrettyFormatter::with_indent(indent);
+            let mut ser = serde_json::Serializer::with_formatter(&mut out, f);
+            serde::Serialize::serialize(&value, &mut ser).unwrap();
+            cases.push((String::from_utf8(out).unwrap(), true));
+        }
+        cases.push((serde_json::to_string(&value).unwrap(), true));
+        // A first key with escapes: placed from the element before it, except first.
+        for at in [1, 3] {
+            let mut tools = plain.clone();
+            tools[at] = element(at, r"n\u0061me");
+            cases.push((file(&tools, &plain), true));
+        }
+        let mut tools = plain.clone();
+        tools[0] = element(0, r"n\u0061me");
+        cases.push((file(&tools, &plain), false));
+        for (n, (text, placed)) in cases.iter().enumerate() {
+            let bytes = text.as_bytes();
+            let want = as_text(bytes, "t").unwrap().texts;
+            let (got, _) = one_pass(bytes, "t").unwrap();
+            assert_eq!(got.texts, want, "case {n}: {text}");
+            match found(bytes) {
+                Some(f) => assert_eq!(f, want, "case {n}"),
+                None => assert!(!placed, "case {n}: not placed"),
+            }
+        }
     }
 }

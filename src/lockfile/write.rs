@@ -12,7 +12,7 @@ use super::compact::Snapshot;
 use super::lines::LineMap;
 use super::model::{key_of, Element, Kind, Lockfile, ServerInfo};
 use super::probe;
-use super::read::{captured_at_of, check_element, Raw, MAX_DEPTH};
+use super::read::{captured_at_of, check_element, Raw};
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
 use crate::io::{read_input, write_atomic_with, MAX_READ_BYTES};
@@ -196,8 +196,9 @@ impl Snapshot {
     /// Never write what a reader would refuse: each element is read back by the
     /// reader's own check ([`probe::read`]) and validated as a file's element is
     /// (a duplicate or non-string name, a schema that is not an object or a boolean,
-    /// arguments without a string name are exit 2 naming the element), and nothing
-    /// nests deeper than a reader accepts.
+    /// arguments without a string name are exit 2 naming the element; the check reads
+    /// the element as deep in the file as it is written, so nothing nests deeper than
+    /// a reader accepts).
     fn validate(&self, origin: &str) -> Result<()> {
         for kind in Kind::ALL {
             let mut seen = HashSet::new();
@@ -209,13 +210,6 @@ impl Snapshot {
                     ))
                 })?;
                 check_element(origin, kind, i, &fields, &mut seen, true)?;
-                // Each element sits at depth 3 (inside the file, the surface and a list).
-                if 3 + fields.depth > MAX_DEPTH {
-                    return Err(Error::new(format!(
-                        "{origin}: it nests {} levels deep, more than the {MAX_DEPTH} a lockfile reader accepts",
-                        3 + fields.depth
-                    )));
-                }
             }
         }
         Ok(())

@@ -75,14 +75,33 @@ pub(crate) fn compare_schemas(
         visited: 0,
         budget,
         expansions: HashMap::new(),
-        unevaluated: [a, b]
-            .iter()
-            .flatten()
-            .any(|v| v.to_string().contains("\"unevaluated")),
+        unevaluated: [a, b].into_iter().flatten().any(mentions_unevaluated),
         cover_budget: budget,
         cover_depth: 0,
     };
     walk.run();
+}
+
+/// Whether a key or a string anywhere in `v` begins with `unevaluated` (a keyword
+/// `unevaluatedProperties`/`unevaluatedItems`, or something that may read as one):
+/// cautious, as a search of the schema's text would be. Iterative: no stack to
+/// overflow, no text built.
+fn mentions_unevaluated(v: &Value) -> bool {
+    let mut work = vec![v];
+    while let Some(v) = work.pop() {
+        match v {
+            Value::String(s) if s.starts_with("unevaluated") => return true,
+            Value::Array(items) => work.extend(items),
+            Value::Object(map) => {
+                if map.keys().any(|k| k.starts_with("unevaluated")) {
+                    return true;
+                }
+                work.extend(map.values());
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The `$ref` targets being compared on the way down to a node (for cycle detection).
