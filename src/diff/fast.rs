@@ -18,7 +18,11 @@
 use super::surface::diff_recorded;
 use super::{diff_server, Change, Classify, Subject};
 use crate::error::{Error, Result};
-use crate::lockfile::{Element, Kind, LineMap, Raw, ServerInfo, Snapshot, Surface, Wanted};
+use std::collections::BTreeMap;
+
+use crate::lockfile::{
+    Element, Kind, LineMap, Raw, RawElement, ServerInfo, Snapshot, Surface, Wanted,
+};
 
 /// What an offline check needs from the two files.
 pub struct Compared {
@@ -59,27 +63,32 @@ fn compare(
     with_lines: bool,
 ) -> Result<Compared> {
     let (ra, rb) = Raw::read_pair(a, b)?;
-    let (ia, ib) = (ra.index(), rb.index());
-    // The elements whose bytes differ (or that one side lacks), per kind and side.
+    let ia = ra.index();
+    // The elements whose bytes differ (or that one side lacks), per kind and side. An
+    // element the reader found `shared` has the baseline element's bytes: no change,
+    // and no second comparison of the bytes.
     let mut differ: [Vec<Vec<&str>>; 2] = Default::default();
     let mut subjects = Vec::new();
     for (k, kind) in Kind::ALL.into_iter().enumerate() {
-        let (ia, ib) = (&ia[k], &ib[k]);
+        let ia = &ia[k];
+        let ib: BTreeMap<&str, &RawElement> =
+            rb.lists[k].iter().map(|e| (e.key.as_ref(), e)).collect();
+        let same =
+            |name: &str, text: &str| ib.get(name).is_some_and(|e| e.shared || e.text == text);
         let (mut la, mut lb) = (Vec::new(), Vec::new());
         for (name, text) in ia {
             subjects.push(Subject::element(kind, name).to_string());
-            match ib.get(name) {
-                Some(other) if other == text => {} // the same bytes: no change
-                _ => la.push(*text),
+            if !same(name, text) {
+                la.push(*text);
             }
         }
-        for (name, text) in ib {
+        for (name, e) in &ib {
             match ia.get(name) {
-                Some(other) if other == text => {}
-                Some(_) => lb.push(*text),
+                Some(text) if same(name, text) => {}
+                Some(_) => lb.push(e.text),
                 None => {
                     subjects.push(Subject::element(kind, name).to_string());
-                    lb.push(*text);
+                    lb.push(e.text);
                 }
             }
         }

@@ -40,6 +40,9 @@ pub(crate) struct Fields<'a> {
     /// The element's first key, borrowed from the text it was read from (none when it
     /// has escapes or the element is `{}`): where the element is in a file.
     pub anchor: Option<&'a str>,
+    /// Taken from the other file of a pair, whose element at this place has the same
+    /// bytes ([`Fields::shared`]).
+    pub shared: bool,
 }
 
 /// The keys of one object as it is read, to refuse a key given twice (a reviewer reads
@@ -100,7 +103,7 @@ impl<'de> Keys<'de> {
 }
 
 impl Fields<'_> {
-    /// The same fields, owning their key (for another text with the same bytes).
+    /// The same fields, owning their key (for another text).
     pub(super) fn detached<'x>(&self) -> Fields<'x> {
         Fields {
             key: self
@@ -110,6 +113,15 @@ impl Fields<'_> {
             schemas: self.schemas,
             arguments: self.arguments.clone(),
             anchor: None,
+            shared: false,
+        }
+    }
+
+    /// The same fields, for the other file's element with the same bytes.
+    pub(super) fn shared<'x>(&self) -> Fields<'x> {
+        Fields {
+            shared: true,
+            ..self.detached()
         }
     }
 
@@ -207,6 +219,7 @@ impl<'de> Visitor<'de> for Element<'_> {
             schemas: [None; MAX_SCHEMA_FIELDS],
             arguments: Arguments::Absent,
             anchor: None,
+            shared: false,
         };
         let mut keys = Keys::new();
         let mut first = true;

@@ -57,6 +57,8 @@ impl Lockfile {
 pub struct RawElement<'a> {
     pub key: Cow<'a, str>,
     pub text: &'a str,
+    /// The other file of a pair has the same bytes at this place (and so the same key).
+    pub shared: bool,
 }
 
 /// A lockfile read (every element checked) with its elements not built.
@@ -298,6 +300,125 @@ fn texts<'a>(text: &'a str, list: &[Fields<'a>]) -> Option<Vec<&'a str>> {
     Some(out)
 }
 
+/// The other file of a pair, its elements placed by the baseline's texts rather than
+/// by a grammar pass over all of it. Each list is looked for where the baseline's is
+/// (the bytes from the baseline's list key to its first element) and walked element by
+/// element ([`walk`]). That is a guess, and it is proved, not trusted: the file with
+/// each placed element replaced by `{}` (its skeleton) is parsed whole by serde_json,
+/// and the places are taken only when every `{}` put in is read there as an element of
+/// a list. A JSON value replaced by another complete value leaves the rest of the text
+/// parsed as before, so the file's elements are then exactly the placed texts and the
+/// skeleton's other elements. Anything else: the file is read as text ([`as_text`]).
+fn beside<'b>(
+    bytes: &'b [u8],
+    origin: &str,
+    base: (&Unchecked<'_>, &[u8]),
+) -> Result<Unchecked<'b>> {
+    match placed(bytes, base) {
+        Some(u) => Ok(u),
+        None => as_text(bytes, origin),
+    }
+}
+
+fn placed<'b>(bytes: &'b [u8], (base, a): (&Unchecked<'_>, &[u8])) -> Option<Unchecked<'b>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut spans = Vec::new();
+    for (at, texts) in base.list_at.iter().zip(&base.texts) {
+        if let (Some(at), Some(first)) = (at, texts.first()) {
+            walk(text, &a[*at..offset(a, first)], texts, &mut spans);
+        }
+    }
+    spans.sort_unstable();
+    // The skeleton, each `{}` put in, and how far the file is ahead of the skeleton
+    // after each.
+    let (mut skeleton, mut marks, mut from) = (String::new(), Vec::new(), 0);
+    for &(s, e) in &spans {
+        skeleton.push_str(text.get(from..s)?);
+        let ahead = marks.last().map_or(0, |m: &(usize, usize)| m.1) + (e - s - 2);
+        marks.push((skeleton.len(), ahead));
+        skeleton.push_str("{}");
+        from = e;
+    }
+    skeleton.push_str(&text[from..]);
+    let (u, lists, _) = envelope::<&RawValue>(skeleton.as_bytes(), "").ok()?;
+    // A place in the file, of one in the skeleton outside the `{}` put in.
+    let in_file = |o: usize| {
+        o + marks[..marks.partition_point(|m| m.0 < o)]
+            .last()
+            .map_or(0, |m| m.1)
+    };
+    let mut put = 0;
+    let texts = lists
+        .into_iter()
+        .map(|l| {
+            l.into_iter()
+                .map(|raw| {
+                    match marks
+                        .binary_search_by_key(&offset(skeleton.as_bytes(), raw.get()), |m| m.0)
+                    {
+                        Ok(i) => {
+                            put += 1;
+                            &text[spans[i].0..spans[i].1]
+                        }
+                        Err(_) => {
+                            let s = in_file(offset(skeleton.as_bytes(), raw.get()));
+                            &text[s..s + raw.get().len()]
+                        }
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (put == spans.len()).then(|| Unchecked {
+        envelope: u.envelope,
+        texts,
+        list_at: u.list_at.map(|o| o.map(in_file)),
+    })
+}
+
+/// Place one list's elements in `text`, from the baseline list's `context` (its key to
+/// its first element) and `texts`: an element that begins with the bytes of a baseline
+/// element expected near there is those bytes (a JSON object ends where its own text
+/// ends); another is read by serde_json's grammar pass. Stops at anything else.
+fn walk(text: &str, context: &[u8], texts: &[&str], spans: &mut Vec<(usize, usize)>) {
+    let b = text.as_bytes();
+    let Some(q) = memchr::memmem::find(b, context) else {
+        return;
+    };
+    let ws = |i: usize| {
+        i + b[i..]
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
+            .count()
+    };
+    let (mut s, mut j) = (q + context.len(), 0);
+    while b.get(s) == Some(&b'{') {
+        let near = j..texts.len().min(j + 8);
+        let end = match near
+            .into_iter()
+            .find(|&m| b[s..].starts_with(texts[m].as_bytes()))
+        {
+            Some(m) => {
+                j = m + 1;
+                s + texts[m].len()
+            }
+            None => {
+                match <&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(&text[s..]))
+                {
+                    Ok(raw) => s + raw.get().len(),
+                    Err(_) => return,
+                }
+            }
+        };
+        spans.push((s, end));
+        let n = ws(end);
+        if b.get(n) != Some(&b',') {
+            return;
+        }
+        s = ws(n + 1);
+    }
+}
+
 /// Where `part` starts in `bytes` (it borrows from them).
 pub(super) fn offset(bytes: &[u8], part: &str) -> usize {
     part.as_ptr() as usize - bytes.as_ptr() as usize
@@ -310,17 +431,14 @@ impl<'a> Raw<'a> {
         Raw::finish(bytes, origin, u, fields, unique)
     }
 
-    /// Read the two files of an offline check on two threads: the baseline in one pass,
-    /// the other as text. An element of the other file whose bytes equal the baseline
-    /// element at the same place in key order takes that element's reading (the same
-    /// bytes read the same); only its differing elements are checked on their own.
+    /// Read the two files of an offline check: the baseline in one pass, the other
+    /// placed beside it ([`beside`]). An element of the other file whose bytes equal the
+    /// baseline element at the same place in key order takes that element's reading
+    /// (the same bytes read the same); only its differing elements are checked on their
+    /// own.
     pub fn read_pair<'b>(a: (&'a [u8], &str), b: (&'b [u8], &str)) -> Result<(Raw<'a>, Raw<'b>)> {
-        let (ra, ub) = std::thread::scope(|s| {
-            let ta = s.spawn(|| one_pass(a.0, a.1));
-            let ub = as_text(b.0, b.1);
-            (joined(ta.join()), ub)
-        });
-        let (ua, fields_a) = ra?;
+        let (ua, fields_a) = one_pass(a.0, a.1)?;
+        let ub = beside(b.0, b.1, (&ua, a.0));
         let ub = ub?;
         let mut fields_b = Vec::new();
         for (k, kind) in Kind::ALL.into_iter().enumerate() {
@@ -329,7 +447,7 @@ impl<'a> Raw<'a> {
             let mut out = Vec::new();
             for text in &ub.texts[k] {
                 if ta.get(i).is_some_and(|x| x == text) {
-                    out.push(fa[i].detached());
+                    out.push(fa[i].shared());
                     i += 1;
                     continue;
                 }
@@ -369,6 +487,7 @@ impl<'a> Raw<'a> {
                 .into_iter()
                 .zip(texts)
                 .map(|(f, text)| RawElement {
+                    shared: f.shared,
                     key: f.key.flatten().unwrap_or_default(),
                     text,
                 })
@@ -427,10 +546,6 @@ impl<'a> Raw<'a> {
             surface,
         })
     }
-}
-
-fn joined<T>(r: std::thread::Result<Result<T>>) -> Result<T> {
-    r.unwrap_or_else(|_| Err(Error::new("reading a lockfile failed")))
 }
 
 /// Check one element's text on its own ([`probe::read`]). An error names the place in
@@ -643,5 +758,100 @@ mod tests {
                 None => assert!(!placed, "case {n}: not placed"),
             }
         }
+    }
+
+    /// A canonical lockfile of these tools and prompts (each a JSON object text).
+    fn canonical(tools: &[String], prompts: &[String]) -> String {
+        let text = format!(
+            r#"{{"covenant_version": "0.2.0", "captured_at_unix": 7, "surface": {{"tools": [{}], "prompts": [{}]}}}}"#,
+            tools.join(","),
+            prompts.join(",")
+        );
+        Lockfile::parse(text.as_bytes(), "t").unwrap().to_text()
+    }
+
+    fn tool(i: usize, v: usize) -> String {
+        format!(
+            r#"{{"name": "t{i:03}", "description": "v{v} }}, {{", "inputSchema": {{"type": "object", "properties": {{"p{v}": {{"type": "string"}}}}}}}}"#
+        )
+    }
+
+    /// The other file placed beside the baseline reads exactly as it does alone, texts
+    /// and errors; `placed` says whether the places were proved (no grammar pass).
+    fn beside_reads_as_alone(a: &str, b: &str) -> bool {
+        let (ua, _) = one_pass(a.as_bytes(), "a").unwrap();
+        let alone = as_text(b.as_bytes(), "b");
+        let got = beside(b.as_bytes(), "b", (&ua, a.as_bytes()));
+        match (alone, got) {
+            (Ok(x), Ok(y)) => {
+                assert_eq!(y.texts, x.texts, "{b}");
+                assert_eq!(y.list_at, x.list_at, "{b}");
+                assert_eq!(y.envelope, x.envelope, "{b}");
+            }
+            (Err(x), Err(y)) => assert_eq!(y.to_string(), x.to_string()),
+            (x, y) => panic!("alone {:?}, beside {:?}", x.err(), y.err()),
+        }
+        placed(b.as_bytes(), (&ua, a.as_bytes())).is_some()
+    }
+
+    #[test]
+    fn the_other_file_is_placed_beside_the_baseline_only_where_its_parse_proves_it() {
+        let tools = |v: &dyn Fn(usize) -> usize, n: usize| -> Vec<String> {
+            (0..n).map(|i| tool(i, v(i))).collect()
+        };
+        let prompts = vec![r#"{"name": "p", "arguments": [{"name": "x"}]}"#.to_string()];
+        let a = canonical(&tools(&|_| 0, 40), &prompts);
+        // Changed in place (one, a run longer than the window, the first, the last),
+        // added, removed, and lists the baseline lacks.
+        let mut b_cases = vec![
+            canonical(&tools(&|i| usize::from(i == 5), 40), &prompts),
+            canonical(&tools(&|i| usize::from((3..20).contains(&i)), 40), &prompts),
+            canonical(&tools(&|i| usize::from(i == 0 || i == 39), 40), &prompts),
+            canonical(&tools(&|_| 0, 45), &prompts),
+            canonical(&tools(&|_| 0, 30), &[]),
+            canonical(&[], &prompts),
+        ];
+        let mut more = tools(&|_| 0, 40);
+        more.insert(7, tool(999, 3));
+        more.remove(20);
+        b_cases.push(canonical(&more, &prompts));
+        for b in &b_cases {
+            assert!(beside_reads_as_alone(&a, b), "not placed: {b}");
+        }
+        // Another layout: nothing placed, every element read from the skeleton's parse
+        // (the file itself).
+        let minified = serde_json::from_str::<serde_json::Value>(&b_cases[0]).unwrap();
+        beside_reads_as_alone(&a, &minified.to_string());
+        // Not placed, and read alone: the baseline's first tool inside an earlier
+        // element's value after a key ending like the list's; a broken element; a list
+        // given twice. Text that is not UTF-8 is for serde_json to name.
+        let mut hostile = vec![];
+        let first = tool(0, 0);
+        let (ua, _) = one_pass(a.as_bytes(), "a").unwrap();
+        let first_text = ua.texts[0][0];
+        let context = &a[ua.list_at[0].unwrap()..offset(a.as_bytes(), first_text)];
+        let decoy = format!(r#"{{"name": "p", "xtools": [], "x{context}{first_text}]}}"#);
+        let text = format!(
+            r#"{{"covenant_version": "0.2.0", "captured_at_unix": 7, "surface": {{"prompts": [{decoy}], "tools": [{first}]}}}}"#
+        );
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+            "{text}"
+        );
+        hostile.push(text);
+        hostile.push(b_cases[0].replacen("\"t005\"", "\"t005\" 5", 1));
+        hostile.push(b_cases[0].replacen("\"prompts\": [", "\"tools\": [], \"prompts\": [", 1));
+        for b in &hostile {
+            assert!(!beside_reads_as_alone(&a, b), "placed: {b}");
+        }
+        let mut bad = b_cases[0].clone().into_bytes();
+        let at = bad.len() / 2;
+        bad[at] = 0xff;
+        assert_eq!(
+            beside(&bad, "b", (&ua, a.as_bytes()))
+                .err()
+                .map(|e| e.to_string()),
+            as_text(&bad, "b").err().map(|e| e.to_string())
+        );
     }
 }
