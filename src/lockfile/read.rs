@@ -1,17 +1,22 @@
 //! The one reader: strict about shape (exit 2 with file, line and column), lenient
-//! about age (0.1.x files without `resourceTemplates` are fine), and lazy. A file is
-//! parsed once by serde_json into its envelope and its elements, each element checked
-//! as it is parsed ([`super::probe`]: serde_json's own parse of it, every string decoded
-//! and every number read, as a `serde_json::Value` would be) and validated
-//! ([`check_element`]), but not built; each element's text is then found where the
-//! parse left its first key. Only then may an element be built. [`Lockfile::parse`]
-//! builds them all; the offline check builds only the elements whose bytes differ
-//! between two files. Either way a file is accepted or refused by the same steps.
+//! about age (0.1.x files without `resourceTemplates` are fine), and lazy. Every byte
+//! of a file is parsed by serde_json, and every element is checked as a
+//! `serde_json::Value` parse would check it ([`super::probe`]: every string decoded,
+//! every number read, serde_json's recursion limit) and validated ([`check_element`]),
+//! but not built. Only then may an element be built: [`Lockfile::parse`] builds them
+//! all; the offline check builds only the elements whose bytes differ between two
+//! files. However a file is read, it is accepted or refused by the same steps.
 //!
-//! The other file of an offline check is read as text first (serde_json's grammar pass,
-//! `RawValue`), and only its elements whose bytes differ from the baseline's are
-//! checked, each on its own ([`probe::read`]). A file the one pass refuses is read that
-//! way too, so that an error names what that reading names first.
+//! Three ways to find each element's text, none of them a parser of its own:
+//! - [`one_pass`] (a file alone, and the baseline of a pair): one parse, each element
+//!   checked inside it; the text found from where the parse left the element's first
+//!   key ([`texts`]).
+//! - [`beside`] (the other file of a pair): placed by the baseline's element texts,
+//!   proved by serde_json's parse of the file with those elements replaced by `{}`;
+//!   only its elements that differ from the baseline's are checked, each on its own.
+//! - [`as_text`] (when neither can place them): serde_json's grammar pass (`RawValue`).
+//!   A file the one pass refuses is read this way, then element by element
+//!   ([`by_element`]), so that an error names what that reading meets first.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
@@ -651,18 +656,11 @@ pub(crate) fn check_element(
     }
 }
 
-/// The `captured_at_unix` of lockfile bytes, read without building the surface.
+/// The `captured_at_unix` of a lockfile's bytes, read without checking its elements.
 pub(super) fn captured_at_of(bytes: &[u8]) -> Option<u64> {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        captured_at_unix: u64,
-        #[allow(dead_code)]
-        #[serde(borrow)]
-        surface: &'a RawValue,
-    }
-    serde_json::from_slice::<Envelope<'_>>(bytes)
+    envelope::<&RawValue>(bytes, "")
         .ok()
-        .map(|e| e.captured_at_unix)
+        .map(|(u, ..)| u.envelope.1)
 }
 
 /// `file:line:column: not a valid lockfile: ...` for a parse error.
