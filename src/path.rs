@@ -3,12 +3,14 @@
 //! plain words are quoted as JSON strings (`inputSchema.properties["a.b"]`).
 //!
 //! [`Path`] is the one typed form: its `Display` is the one encoder and its `FromStr`
-//! the one decoder, and every writer of a path (the walker through [`join`] and
-//! [`push`], the canonical writer's spans, reports, fingerprints, `[[ignore]]` globs)
-//! goes through them, so no two places can spell a path differently.
+//! the one decoder, and every writer of a path (the canonical writer's spans, reports,
+//! fingerprints, `[[ignore]]` globs) goes through them, so no two places can spell a
+//! path differently. A walk that branches (the schema walker) builds its paths as a
+//! [`Trail`], which becomes a `Path` where a change is recorded.
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::rc::Rc;
 use std::str::FromStr;
 
 /// One step of a path: a key (a property name, a keyword, a field) or a list index.
@@ -31,35 +33,6 @@ fn plain(name: &str) -> bool {
             .all(|c| !matches!(c, '.' | '[' | ']' | '"' | ' ') && !c.is_control())
 }
 
-/// A path segment for a name: plain when it is a simple word, quoted otherwise.
-pub fn segment(name: &str) -> String {
-    if plain(name) {
-        name.to_string()
-    } else {
-        format!("[{}]", serde_json::to_string(name).unwrap_or_default())
-    }
-}
-
-/// `path` followed by the name `name` (`.name` after an empty path: the walker joins
-/// from a schema's root and the caller puts the field in front).
-pub fn join(path: &str, name: &str) -> String {
-    let seg = segment(name);
-    if seg.starts_with('[') {
-        format!("{path}{seg}")
-    } else {
-        format!("{path}.{seg}")
-    }
-}
-
-/// Append the name `name` to `path` in place; to an empty path, `name`'s segment alone.
-pub fn push(path: &mut String, name: &str) {
-    let seg = segment(name);
-    if !path.is_empty() && !seg.starts_with('[') {
-        path.push('.');
-    }
-    path.push_str(&seg);
-}
-
 impl Path {
     /// A path of one name.
     pub fn name(name: &str) -> Path {
@@ -75,31 +48,68 @@ impl Path {
         self.0.strip_prefix(&prefix.0[..])
     }
 
+    /// A path of names (`Path::names(&["annotations", "title"])`).
+    pub fn names(names: &[&str]) -> Path {
+        Path(names.iter().map(|n| Segment::Name(n.to_string())).collect())
+    }
+
+    /// The path of `steps`.
+    pub fn from_steps(steps: &[Step<'_>]) -> Path {
+        Path(steps.iter().copied().map(Segment::from).collect())
+    }
+
     /// The first segment alone (the element field a schema path starts from).
     pub fn first(&self) -> Path {
         Path(self.0.iter().take(1).cloned().collect())
     }
 }
 
+/// The encoder: write `step` as a path's text has it, a plain name after `.` unless it
+/// comes `first`, a quoted name or an index in brackets.
+fn write_step<W: fmt::Write>(w: &mut W, step: Step<'_>, first: bool) -> fmt::Result {
+    match step {
+        Step::Index(n) => write!(w, "[{n}]"),
+        Step::Name(name) if plain(name) => {
+            if !first {
+                w.write_char('.')?;
+            }
+            w.write_str(name)
+        }
+        Step::Name(name) => write!(
+            w,
+            "[{}]",
+            serde_json::to_string(name).map_err(|_| fmt::Error)?
+        ),
+    }
+}
+
 impl fmt::Display for Path {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, s) in self.0.iter().enumerate() {
-            match s {
-                Segment::Index(n) => write!(f, "[{n}]")?,
-                Segment::Name(name) if plain(name) => {
-                    if i > 0 {
-                        f.write_str(".")?;
-                    }
-                    f.write_str(name)?
-                }
-                Segment::Name(name) => write!(
-                    f,
-                    "[{}]",
-                    serde_json::to_string(name).map_err(|_| fmt::Error)?
-                )?,
-            }
+            write_step(f, s.as_step(), i == 0)?;
         }
         Ok(())
+    }
+}
+
+/// Append `step` to `text`, a path's written form, in place: what `Display` writes for
+/// that path followed by `step` (for a writer that tracks where it is as it goes, and
+/// keys what it finds by the written path).
+pub fn append(text: &mut String, step: Step<'_>) {
+    let first = text.is_empty();
+    // Writing to a `String` cannot fail.
+    let _ = write_step(text, step, first);
+}
+
+/// Segments written as they continue a path (`.properties.x`, `[0]`, `["a.b"]`): what
+/// a path's text holds after the text of the path they follow.
+pub struct Rest<'p>(pub &'p [Segment]);
+
+impl fmt::Display for Rest<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0
+            .iter()
+            .try_for_each(|s| write_step(f, s.as_step(), false))
     }
 }
 
@@ -190,6 +200,117 @@ impl serde::Serialize for Path {
     }
 }
 
+impl Segment {
+    /// This segment, borrowed.
+    pub fn as_step(&self) -> Step<'_> {
+        match self {
+            Segment::Name(name) => Step::Name(name),
+            Segment::Index(i) => Step::Index(*i),
+        }
+    }
+}
+
+/// One step of a [`Trail`] (or of any path being built): a borrowed name or a list
+/// index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step<'a> {
+    Name(&'a str),
+    Index(usize),
+}
+
+impl From<Step<'_>> for Segment {
+    fn from(step: Step<'_>) -> Segment {
+        match step {
+            Step::Name(name) => Segment::Name(name.to_string()),
+            Step::Index(i) => Segment::Index(i),
+        }
+    }
+}
+
+/// A path built one step at a time by a walk that branches: each step is one small
+/// shared link to its parent (nothing is copied, names are borrowed), and it becomes a
+/// [`Path`] only where one is recorded ([`Trail::to_path`]).
+#[derive(Clone, Default)]
+pub struct Trail<'a>(Option<Rc<Link<'a>>>);
+
+struct Link<'a> {
+    parent: Trail<'a>,
+    step: Step<'a>,
+}
+
+impl<'a> Trail<'a> {
+    /// The trail of `path`'s segments.
+    pub fn of(path: &'a Path) -> Trail<'a> {
+        path.0
+            .iter()
+            .fold(Trail::default(), |t, s| t.then(s.as_step()))
+    }
+
+    /// This trail followed by `step`.
+    pub fn then(&self, step: Step<'a>) -> Trail<'a> {
+        Trail(Some(Rc::new(Link {
+            parent: self.clone(),
+            step,
+        })))
+    }
+
+    /// This trail followed by the name `name`.
+    pub fn name(&self, name: &'a str) -> Trail<'a> {
+        self.then(Step::Name(name))
+    }
+
+    /// This trail followed by the list index `i`.
+    pub fn index(&self, i: usize) -> Trail<'a> {
+        self.then(Step::Index(i))
+    }
+
+    /// This trail followed by each of `steps`.
+    pub fn extend(&self, steps: &[Step<'a>]) -> Trail<'a> {
+        steps.iter().fold(self.clone(), |t, s| t.then(*s))
+    }
+
+    /// The steps from the root.
+    pub fn steps(&self) -> Vec<Step<'a>> {
+        let mut out = Vec::new();
+        let mut at = &self.0;
+        while let Some(link) = at {
+            out.push(link.step);
+            at = &link.parent.0;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The path this trail spells.
+    pub fn to_path(&self) -> Path {
+        Path::from_steps(&self.steps())
+    }
+}
+
+/// Written as the path it spells.
+impl fmt::Display for Trail<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, step) in self.steps().into_iter().enumerate() {
+            write_step(f, step, i == 0)?;
+        }
+        Ok(())
+    }
+}
+
+/// Dropped link by link, not recursively: a trail as deep as the walk (a chain of
+/// `$ref`s) must not overflow the stack when its last holder lets it go.
+impl Drop for Trail<'_> {
+    fn drop(&mut self) {
+        let mut next = self.0.take();
+        while let Some(link) = next {
+            next = match Rc::try_unwrap(link) {
+                Ok(mut link) => link.parent.0.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,18 +334,17 @@ mod tests {
             p.to_string(),
             r#"inputSchema.properties["a.b"].anyOf[1].items"#
         );
-        assert_eq!(p.to_string().parse::<Path>(), Ok(p));
-        // What the walker's `join` writes is what Display writes.
-        assert_eq!(
-            join(&join("inputSchema.properties", "a.b"), "x"),
-            Path(vec![
-                name("inputSchema"),
-                name("properties"),
-                name("a.b"),
-                name("x")
-            ])
-            .to_string()
-        );
+        assert_eq!(p.to_string().parse::<Path>(), Ok(p.clone()));
+        // The text after a prefix is what `Rest` writes.
+        let written = p.to_string();
+        for n in 1..=p.0.len() {
+            let head = Path(p.0[..n].to_vec()).to_string();
+            assert_eq!(
+                Rest(&p.0[n..]).to_string(),
+                written[head.len()..],
+                "after {head}"
+            );
+        }
         for bad in [
             ".a", "a.", "a..b", "a[01]", "a[x]", "a[\"b\"]", "[\"a", "a]", "a\"b",
         ] {
@@ -259,15 +379,68 @@ mod tests {
             let p = Path(segs);
             let written = p.to_string();
             assert_eq!(written.parse::<Path>(), Ok(p.clone()), "{written:?}");
-            // And the walker's string-building helpers agree with the encoder.
+            // A trail of the same steps is the same path, written as the walker wrote
+            // its string paths before it carried trails.
+            let mut trail = Trail::default();
             let mut pushed = String::new();
             for s in &p.0 {
                 match s {
-                    Name(n) => push(&mut pushed, n),
-                    Index(i) => pushed.push_str(&format!("[{i}]")),
+                    Name(n) => {
+                        trail = trail.name(n);
+                        string_push(&mut pushed, n);
+                    }
+                    Index(i) => {
+                        trail = trail.index(*i);
+                        pushed.push_str(&format!("[{i}]"));
+                    }
                 }
             }
+            assert_eq!(trail.to_path(), p);
+            assert_eq!(trail.to_string(), written);
             assert_eq!(pushed, written);
+            let mut appended = String::new();
+            for s in &p.0 {
+                append(&mut appended, s.as_step());
+            }
+            assert_eq!(appended, written);
+            assert_eq!(Trail::of(&p).to_path(), p);
         }
+    }
+
+    /// How the walker appended a name to a string path before it carried typed paths:
+    /// the reference that trails are held to above.
+    fn string_push(path: &mut String, name: &str) {
+        let seg = if plain(name) {
+            name.to_string()
+        } else {
+            format!("[{}]", serde_json::to_string(name).unwrap())
+        };
+        if !path.is_empty() && !seg.starts_with('[') {
+            path.push('.');
+        }
+        path.push_str(&seg);
+    }
+
+    /// Trails share their parents: a branch leaves its siblings and parent as they
+    /// were, and a trail deeper than any stack is dropped without recursing.
+    #[test]
+    fn trails_branch_and_drop_iteratively() {
+        let root = Path::name("inputSchema");
+        let base = Trail::of(&root).name("properties");
+        let a = base.name("a.b").index(0);
+        let b = base
+            .name("x")
+            .extend(&[Step::Name("oneOf"), Step::Index(2)]);
+        assert_eq!(
+            a.to_path().to_string(),
+            r#"inputSchema.properties["a.b"][0]"#
+        );
+        assert_eq!(b.to_path().to_string(), "inputSchema.properties.x.oneOf[2]");
+        assert_eq!(base.to_path().to_string(), "inputSchema.properties");
+        let mut deep = Trail::default();
+        for i in 0..1_000_000 {
+            deep = deep.index(i);
+        }
+        drop(deep);
     }
 }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
-use super::{compare, walker, witness, Change, Classify, Emitter, Event, Subject};
+use super::{compare, walker, witness, Change, Classify, Emitter, Event, Path, Segment, Subject};
 use crate::elements::{self, Form};
 use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
 use crate::rules::{Binding, Comparator, Condition, Direction, Rules, Scope};
@@ -181,7 +181,7 @@ pub fn diff_server(
                 .copied()
                 .find(|&i| rules.rows[i].event == ev.event)
                 .unwrap_or_else(|| rules.surface_unhandled());
-            em.emit(rule, &server, Some(field), None, field, ev);
+            em.emit(rule, &server, Some(Path::name(field)), None, field, ev);
         }
     }
     em.changes
@@ -223,7 +223,7 @@ fn element_presence(
 fn unhandled_field(
     em: &mut Emitter<'_>,
     subject: &Subject,
-    field: &str,
+    field: &Path,
     a: Option<&Value>,
     b: Option<&Value>,
 ) {
@@ -231,9 +231,9 @@ fn unhandled_field(
     em.emit(
         rule,
         subject,
-        Some(field),
+        Some(field.clone()),
         None,
-        field,
+        &field.to_string(),
         Event::new("changed").values(a, b),
     );
 }
@@ -241,25 +241,35 @@ fn unhandled_field(
 /// The binding of element field `field`: its own rows, else those of the nearest
 /// `PREFIX.*` row above it (`annotations.*` for `annotations.description`: a field under
 /// PREFIX that no row names).
-fn field_binding<'r>(rules: &'r Rules, kind: Kind, field: &str) -> Option<&'r Binding> {
+fn field_binding<'r>(rules: &'r Rules, kind: Kind, field: &Path) -> Option<&'r Binding> {
     if let Some(b) = rules.element_binding(kind, Some(field)) {
         return Some(b);
     }
-    let mut prefix = field;
-    while let Some(i) = prefix.rfind(['.', '[']) {
-        prefix = &prefix[..i];
-        if let Some(b) = rules.element_binding(kind, Some(&format!("{prefix}.*"))) {
-            return Some(b);
-        }
-    }
-    None
+    (1..field.0.len()).rev().find_map(|n| {
+        let mut any = Path(field.0[..n].to_vec());
+        any.0.push(Segment::Name(ANY_FIELD.into()));
+        rules.element_binding(kind, Some(&any))
+    })
+}
+
+/// The last name of a `PREFIX.*` row: any field under PREFIX.
+const ANY_FIELD: &str = "*";
+
+/// Whether `field` is a `PREFIX.*` row's.
+fn any_field(field: &Path) -> bool {
+    field.0.len() > 1 && matches!(field.0.last(), Some(Segment::Name(n)) if n == ANY_FIELD)
+}
+
+/// The leaf of a tool's destructive hint.
+fn destructive() -> Path {
+    Path(vec![
+        Segment::Name("annotations".into()),
+        Segment::Name("destructiveHint".into()),
+    ])
 }
 
 /// Whether `element`, a tool, is read-only (`annotations.readOnlyHint: true`; absent
 /// means false).
-/// The leaf of a tool's destructive hint.
-const DESTRUCTIVE: &str = "annotations.destructiveHint";
-
 fn read_only(element: &Element) -> bool {
     element
         .get("annotations")
@@ -269,14 +279,21 @@ fn read_only(element: &Element) -> bool {
 }
 
 /// Classify `ev` on element field `field` by its rows, or as unhandled.
-fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &Subject, field: &str, ev: Event<'_>) {
+fn classify_field(
+    em: &mut Emitter<'_>,
+    kind: Kind,
+    subject: &Subject,
+    field: &Path,
+    ev: Event<'_>,
+) {
     let rules = em.rules;
     let rule = field_binding(rules, kind, field)
         .and_then(|b| rules.pick_value(b, ev.event, ev.cond, ev.value.as_ref()));
     match rule {
         Some(rule) => {
             let dir = rules.rows[rule].surface_direction();
-            em.emit(rule, subject, Some(field), dir, field, ev);
+            let name = field.to_string();
+            em.emit(rule, subject, Some(field.clone()), dir, &name, ev);
         }
         None => unhandled_field(em, subject, field, ev.before.as_ref(), ev.after.as_ref()),
     }
@@ -292,6 +309,7 @@ fn compare_elements(
 ) {
     for (field, direction, form) in schema_fields(kind) {
         let (sa, sb) = (a.get(field), b.get(field));
+        let at = Path::name(field);
         if form == Form::Arguments {
             let (xa, xb) = (arguments_schema(sa), arguments_schema(sb));
             let start = em.changes.len();
@@ -300,7 +318,7 @@ fn compare_elements(
                 budget,
                 subject,
                 direction,
-                field,
+                &at,
                 true,
                 Some(&xa),
                 Some(&xb),
@@ -319,14 +337,14 @@ fn compare_elements(
         // as one change; one without (inputSchema, always there) compares against `{}`.
         let presence = em
             .rules
-            .element_binding(kind, Some(field))
+            .element_binding(kind, Some(&at))
             .is_some_and(|_| sa.is_some() != sb.is_some());
         if presence {
             let event = if sa.is_none() { "added" } else { "removed" };
-            classify_field(em, kind, subject, field, Event::new(event));
+            classify_field(em, kind, subject, &at, Event::new(event));
         } else {
             let start = em.changes.len();
-            walker::compare_schemas(em, budget, subject, direction, field, false, sa, sb);
+            walker::compare_schemas(em, budget, subject, direction, &at, false, sa, sb);
             witness::attach(
                 em.rules,
                 &mut em.changes[start..],
@@ -342,14 +360,23 @@ fn compare_elements(
     let skip: Vec<&str> = std::iter::once(kind.key_field())
         .chain(schema_fields(kind).map(|(f, _, _)| f))
         .collect();
-    let mut leaves: BTreeMap<String, [Option<&Value>; 2]> = BTreeMap::new();
+    let mut leaves: BTreeMap<Path, [Option<&Value>; 2]> = BTreeMap::new();
     for field in rules.element_fields(kind) {
-        if !skip.contains(&field) && !field.ends_with(".*") {
-            leaves.entry(field.to_string()).or_default();
+        let skipped = matches!(&field.0[..], [Segment::Name(n)] if skip.contains(&n.as_str()));
+        if !skipped && !any_field(field) {
+            leaves.entry(field.clone()).or_default();
         }
     }
     for (side, element) in [a, b].into_iter().enumerate() {
-        flatten(rules, kind, element, "", &skip, side, &mut leaves);
+        flatten(
+            rules,
+            kind,
+            element,
+            &Path::default(),
+            &skip,
+            side,
+            &mut leaves,
+        );
     }
     emptied_containers(&mut leaves);
     // A read-only tool does not modify its environment, so it was not destructive,
@@ -358,9 +385,7 @@ fn compare_elements(
     // destructiveHint false is no change, true (or absent: the default) is.
     if kind == Kind::Tool && read_only(a) && !read_only(b) {
         static NOT_DESTRUCTIVE: Value = Value::Bool(false);
-        leaves
-            .entry(DESTRUCTIVE.to_string())
-            .or_insert([None, None])[0] = Some(&NOT_DESTRUCTIVE);
+        leaves.entry(destructive()).or_insert([None, None])[0] = Some(&NOT_DESTRUCTIVE);
     }
     // Rows that hold only while the tool is read-only (`when = "read_only"`).
     let cond = (kind == Kind::Tool && read_only(b)).then_some(Condition::ReadOnly);
@@ -383,31 +408,27 @@ fn compare_elements(
     }
 }
 
-/// Collect an element's fields as dotted leaves (`annotations.readOnlyHint`). Objects
-/// are opened unless a row names the object itself.
+/// Collect an element's fields as leaves (`annotations.readOnlyHint`; a key that is no
+/// plain word is one name: `_meta["io.modelcontextprotocol/ui"]`). Objects are opened
+/// unless a row names the object itself.
 fn flatten<'v>(
     rules: &Rules,
     kind: Kind,
     map: &'v Map<String, Value>,
-    prefix: &str,
+    prefix: &Path,
     skip: &[&str],
     side: usize,
-    out: &mut BTreeMap<String, [Option<&'v Value>; 2]>,
+    out: &mut BTreeMap<Path, [Option<&'v Value>; 2]>,
 ) {
     for (key, value) in map {
-        let path = if prefix.is_empty() {
-            // Quoted too when it is no plain word: a top-level key `a.b` is not `a` → `b`.
-            crate::path::segment(key)
-        } else {
-            // `_meta` keys are often dotted names (`io.modelcontextprotocol/...`): quoted.
-            crate::path::join(prefix, key)
-        };
-        if prefix.is_empty() && skip.contains(&key.as_str()) {
+        if prefix.0.is_empty() && skip.contains(&key.as_str()) {
             continue;
         }
+        let mut path = prefix.clone();
+        path.0.push(Segment::Name(key.clone()));
         // Inside `_meta` a key is a declaration even when its value is `{}` (a marker:
         // kubernetes-mcp-server's `rbac.none: {}`, "needs no permission"): a leaf.
-        let in_meta = prefix.split(['.', '[']).next() == Some("_meta");
+        let in_meta = matches!(prefix.0.first(), Some(Segment::Name(n)) if n == "_meta");
         match value {
             Value::Object(inner) if inner.is_empty() && in_meta => {
                 out.entry(path).or_default()[side] = Some(value)
@@ -425,7 +446,7 @@ fn flatten<'v>(
 /// A `_meta` object emptied (or filled) on one side while the other holds keys under
 /// it (`csp: {frameDomains: [...]}` → `csp: {}`): those keys' own lines say what changed,
 /// so the `{}` is no leaf of its own there.
-fn emptied_containers(leaves: &mut BTreeMap<String, [Option<&Value>; 2]>) {
+fn emptied_containers(leaves: &mut BTreeMap<Path, [Option<&Value>; 2]>) {
     let empty = |v: Option<&Value>| matches!(v, Some(Value::Object(m)) if m.is_empty());
     let mut drop = Vec::new();
     for (path, sides) in leaves.iter() {
@@ -433,14 +454,15 @@ fn emptied_containers(leaves: &mut BTreeMap<String, [Option<&Value>; 2]>) {
             if !empty(sides[side]) {
                 continue;
             }
+            // Paths order as they are written, so every path below this one is among
+            // the run of those whose text starts with its text (`a.b`, but also `a-c`).
+            let text = path.to_string();
             let under = leaves
-                .range::<str, _>((
-                    std::ops::Bound::Excluded(path.as_str()),
-                    std::ops::Bound::Unbounded,
-                ))
-                .take_while(|(p, _)| p.starts_with(path.as_str()))
+                .range((std::ops::Bound::Excluded(path), std::ops::Bound::Unbounded))
+                .take_while(|(p, _)| p.to_string().starts_with(&text))
                 .any(|(p, other)| {
-                    p[path.len()..].starts_with(['.', '[']) && other[1 - side].is_some()
+                    p.strip_prefix(path).is_some_and(|rest| !rest.is_empty())
+                        && other[1 - side].is_some()
                 });
             if under {
                 drop.push((path.clone(), side));

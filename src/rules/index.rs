@@ -13,6 +13,7 @@ use super::model::{
 };
 use crate::error::{Error, Result};
 use crate::lockfile::Kind;
+use crate::path::Path;
 
 /// How a keyword (or element field) is compared, and the rows that classify it.
 #[derive(Clone, Debug)]
@@ -26,7 +27,8 @@ pub struct Binding {
 pub struct Rules {
     pub rows: Vec<Rule>,
     schema: HashMap<String, Binding>,
-    surface: HashMap<(Kind, Option<String>), Binding>,
+    /// Element fields by their path (`annotations.readOnlyHint`; `None`: the element).
+    surface: HashMap<(Kind, Option<Path>), Binding>,
     schema_unhandled: usize,
     surface_unhandled: usize,
     walk_limit: usize,
@@ -110,7 +112,7 @@ impl Rules {
             }
         }
         let mut schema: HashMap<String, Binding> = HashMap::new();
-        let mut surface: HashMap<(Kind, Option<String>), Binding> = HashMap::new();
+        let mut surface: HashMap<(Kind, Option<Path>), Binding> = HashMap::new();
         let (mut schema_unhandled, mut surface_unhandled, mut walk_limit) = (None, None, None);
         let mut server = Vec::new();
         let mut seen = HashMap::new();
@@ -148,11 +150,18 @@ impl Rules {
                 Scope::Element {
                     kind: Some(kind),
                     field,
-                } => merge(
-                    surface.entry((*kind, field.clone())).or_insert_with(fresh),
-                    rule,
-                    i,
-                )?,
+                } => {
+                    let field = match field {
+                        Some(f) => Some(f.parse::<Path>().map_err(|_| {
+                            Error::new(format!(
+                                "{}: rule `{}`: `{f}` is no field path (`annotations.title`)",
+                                rule.source, rule.id
+                            ))
+                        })?),
+                        None => None,
+                    };
+                    merge(surface.entry((*kind, field)).or_insert_with(fresh), rule, i)?
+                }
             }
         }
         let missing = |what: &str| Error::new(format!("rule tables: no row for {what}"));
@@ -211,17 +220,17 @@ impl Rules {
         self.schema.get(keyword)
     }
 
-    pub fn element_binding(&self, kind: Kind, field: Option<&str>) -> Option<&Binding> {
-        self.surface.get(&(kind, field.map(str::to_string)))
+    pub fn element_binding(&self, kind: Kind, field: Option<&Path>) -> Option<&Binding> {
+        self.surface.get(&(kind, field.cloned()))
     }
 
-    /// Dotted element fields that rows name for `kind` (compared even when absent on
-    /// both sides, since an absent field may stand for a default).
-    pub fn element_fields(&self, kind: Kind) -> impl Iterator<Item = &str> {
+    /// Element fields that rows name for `kind` (compared even when absent on both
+    /// sides, since an absent field may stand for a default).
+    pub fn element_fields(&self, kind: Kind) -> impl Iterator<Item = &Path> {
         self.surface
             .keys()
             .filter(move |(k, _)| *k == kind)
-            .filter_map(|(_, f)| f.as_deref())
+            .filter_map(|(_, f)| f.as_ref())
     }
 
     /// The row for `event` in `binding` under `cond`, if any: a row whose `when` names

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::{compare, Emitter, Event, Subject};
 use crate::keywords::{self, Role};
-use crate::path::join;
+use crate::path::{Path, Step, Trail};
 use crate::rules::{Condition, Direction, Severity, ANY_KEYWORD, EXTENSION_KEYWORD};
 
 mod equal;
@@ -46,15 +46,15 @@ const REF_EXPANSIONS: u8 = 8;
 /// `path`. `flat`: the root is a list of named arguments, so a field's path is
 /// `arguments.NAME` rather than `arguments.properties.NAME`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn compare_schemas(
+pub(crate) fn compare_schemas<'v>(
     em: &mut Emitter<'_>,
     budget: usize,
     subject: &Subject,
     direction: Direction,
-    path: &str,
+    path: &'v Path,
     flat: bool,
-    a: Option<&Value>,
-    b: Option<&Value>,
+    a: Option<&'v Value>,
+    b: Option<&'v Value>,
 ) {
     let empty = Value::Object(Map::new());
     let roots = [a.unwrap_or(&empty), b.unwrap_or(&empty)];
@@ -63,10 +63,11 @@ pub(crate) fn compare_schemas(
         subject,
         direction,
         roots,
+        root: path.first(),
         work: vec![Task {
             a,
             b,
-            path: path.to_string(),
+            path: Trail::of(path),
             flat,
             chain: None,
             values_only: [false, false],
@@ -104,7 +105,7 @@ fn on_chain(mut chain: &Option<Rc<Chain>>, pair: (usize, usize)) -> bool {
 struct Task<'v> {
     a: Option<&'v Value>,
     b: Option<&'v Value>,
-    path: String,
+    path: Trail<'v>,
     flat: bool,
     chain: Option<Rc<Chain>>,
     /// Compare only the value keywords of this side (it was lifted into a variant).
@@ -136,9 +137,10 @@ struct Cover<'v> {
 }
 
 /// The variants a [`Cover`] may find its variant in, each with its path below the
-/// union; their sizes, smallest first, once a test needs them (`None`: past the budget).
+/// union's parent (`anyOf[1]`); their sizes, smallest first, once a test needs them
+/// (`None`: past the budget).
 struct CoverList<'v> {
-    variants: Vec<(String, &'v Value)>,
+    variants: Vec<(Vec<Step<'v>>, &'v Value)>,
     by_size: std::cell::OnceCell<Option<Vec<(usize, usize)>>>,
 }
 
@@ -147,6 +149,8 @@ struct Walk<'w, 'r, 'v> {
     subject: &'w Subject,
     direction: Direction,
     roots: [&'v Value; 2],
+    /// The element field the walk started from (where a budget report goes).
+    root: Path,
     work: Vec<Task<'v>>,
     visited: usize,
     budget: usize,
@@ -168,7 +172,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         while let Some(task) = self.work.pop() {
             self.visited += 1;
             if self.visited > self.budget {
-                self.exhausted(&task.path);
+                self.exhausted();
                 return;
             }
             if let Some((since, opening, mark)) = task.after_variant {
@@ -201,15 +205,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
 
     /// Report that the work budget ran out (breaking: what was not compared may hide a
     /// break) and stop the walk.
-    fn exhausted(&mut self, path: &str) {
+    fn exhausted(&mut self) {
         let rule = self.em.rules.walk_limit();
         let mut ev = Event::new("exceeded");
         ev.after = Some(Value::from(self.budget as u64));
-        let root = self.root_path(path);
         self.em.emit(
             rule,
             self.subject,
-            Some(&root),
+            Some(self.root.clone()),
             Some(self.direction),
             "$walk",
             ev,
@@ -218,16 +221,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.visited = self.budget.saturating_add(1);
     }
 
-    /// The path of the schema the walk started from (for the budget report).
-    fn root_path(&self, path: &str) -> String {
-        path.split(['.', '[']).next().unwrap_or(path).to_string()
-    }
-
-    fn emit(&mut self, rule: usize, path: &str, name: &str, ev: Event<'_>) {
+    fn emit(&mut self, rule: usize, path: &Trail<'v>, name: &str, ev: Event<'_>) {
         self.em.emit(
             rule,
             self.subject,
-            Some(path),
+            Some(path.to_path()),
             Some(self.direction),
             name,
             ev,
@@ -235,7 +233,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     }
 
     /// Classify `ev` on `keyword` by the rows bound to it, or as unhandled.
-    fn classify(&mut self, keyword: &str, path: &str, ev: Event<'_>) {
+    fn classify(&mut self, keyword: &str, path: &Trail<'v>, ev: Event<'_>) {
         let rules = self.em.rules;
         let rule = self
             .binding(keyword)
@@ -244,7 +242,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.emit(rule, path, keyword, ev);
     }
 
-    fn unhandled(&mut self, keyword: &str, path: &str, a: Option<&Value>, b: Option<&Value>) {
+    fn unhandled(&mut self, keyword: &str, path: &Trail<'v>, a: Option<&Value>, b: Option<&Value>) {
         let rule = self.em.rules.schema_unhandled();
         self.emit(rule, path, keyword, Event::new("changed").values(a, b));
     }
@@ -253,7 +251,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         a: Option<&'v Value>,
         b: Option<&'v Value>,
-        path: String,
+        path: Trail<'v>,
         chain: &Option<Rc<Chain>>,
     ) {
         self.work.push(Task {
@@ -318,7 +316,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 parent: chain,
             }));
         }
-        let path = task.path.as_str();
+        let path = &task.path;
 
         // A `$ref` that resolves on one side only (or to another text): what the
         // unresolved side accepts is unknown, so nothing else here can be judged.
@@ -547,7 +545,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
 
     /// Report a `type` that changed to a disjoint set; `true` when it did (the caller
     /// then compares nothing else at this node).
-    fn type_replaced(&mut self, kv: &[Keywords<'v>; 2], path: &str) -> bool {
+    fn type_replaced(&mut self, kv: &[Keywords<'v>; 2], path: &Trail<'v>) -> bool {
         let (a, b) = (kv[0].get("type"), kv[1].get("type"));
         let (a, b) = (a.map(|v| v.as_ref()), b.map(|v| v.as_ref()));
         let Some(evs) = compare::events(crate::rules::Comparator::Typeset, None, a, b) else {

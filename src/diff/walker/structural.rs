@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::diff::Change;
+use crate::path::Rest;
 use crate::rules::Scope;
 
 /// The most variants a plain schema is tested against for containment (`within`,
@@ -20,7 +21,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: &Trail<'v>,
         chain: &Option<Rc<Chain>>,
     ) {
         for kw in [
@@ -50,7 +51,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 "propertyNames" => !trivial(v) && !any_string(v) && !annotations_only(v),
                 _ => !trivial(v),
             };
-            let child = format!("{path}.{kw}");
+            let child = path.name(kw);
             match (present(a), present(b)) {
                 // Neither constrains anything, but their annotations may differ (a
                 // description added): compared as schemas, the side that is absent
@@ -91,7 +92,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             if kw == "if" && (a.is_none() || inert(va)) && (b.is_none() || inert(vb)) {
                 continue;
             }
-            let child = format!("{path}.{kw}");
+            let child = path.name(kw);
             match (a, b) {
                 (None, None) => {}
                 (None, Some(_)) => self.classify(kw, &child, Event::new("added").values(a, b)),
@@ -117,7 +118,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: &Trail<'v>,
         chain: &Option<Rc<Chain>>,
     ) {
         for kw in ["patternProperties", "dependentSchemas"] {
@@ -129,10 +130,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 self.unhandled(kw, path, a, b);
                 continue;
             };
-            let base = format!("{path}.{kw}");
-            let keys: BTreeSet<&String> = ma.keys().chain(mb.keys()).collect();
+            let base = path.name(kw);
+            let keys: BTreeSet<&'v String> = ma.keys().chain(mb.keys()).collect();
             for key in keys {
-                let child = join(&base, key);
+                let child = base.name(key);
                 let closed = |v: &View<'v>| {
                     Some(if kw == "patternProperties" && closed_object(v) {
                         Condition::Closed
@@ -167,7 +168,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: &Trail<'v>,
         chain: &Option<Rc<Chain>>,
     ) {
         // A side that is no tuple but constrains its items is a tuple of no positions
@@ -203,7 +204,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             (Some(x), Some(y)) => (x, y),
         };
-        let at = |i: usize| format!("{path}.{kw_b}[{i}]");
+        let base = path.name(kw_b);
+        let at = |i: usize| base.index(i);
         let cond = |rest: Option<&Value>| {
             Some(if matches!(rest, Some(Value::Bool(false))) {
                 Condition::Closed
@@ -242,9 +244,9 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     pub(super) fn lifted(
         &mut self,
         task: &Task<'v>,
-        kw: &str,
+        kw: &'v str,
         composed_side: usize,
-        path: &str,
+        path: &Trail<'v>,
         chain: &Option<Rc<Chain>>,
     ) {
         let (plain, list) = if composed_side == 1 {
@@ -318,7 +320,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             return self.classify(kw, path, ev);
         }
         let cond = overlapping.then_some(Condition::Overlapping);
-        let at = |j: usize| format!("{path}.{kw}[{j}]");
+        let base = path.name(kw);
+        let at = |j: usize| base.index(j);
         for (j, variant) in variants.iter().enumerate() {
             if Some(j) == best {
                 let (a, b, values_only) = if composed_side == 1 {
@@ -356,7 +359,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: &Trail<'v>,
         flat: bool,
         chain: &Option<Rc<Chain>>,
     ) {
@@ -386,20 +389,19 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             return;
         };
-        let mut names: BTreeSet<&str> = BTreeSet::new();
+        let mut names: BTreeSet<&'v str> = BTreeSet::new();
         names.extend(pa.iter().flat_map(|m| m.keys().map(String::as_str)));
         names.extend(pb.iter().flat_map(|m| m.keys().map(String::as_str)));
         names.extend(ra.iter().copied());
         names.extend(rb.iter().copied());
         let mut came: Vec<(&str, Option<&Value>, bool)> = Vec::new();
         let mut went: Vec<(&str, Option<&Value>, bool)> = Vec::new();
-        let child_of = |name: &str| {
-            if flat {
-                join(path, name)
-            } else {
-                join(&format!("{path}.properties"), name)
-            }
+        let props = if flat {
+            path.clone()
+        } else {
+            path.name("properties")
         };
+        let child_of = |name: &'v str| props.name(name);
         let cond = |r: bool| {
             Some(if r {
                 Condition::Required
@@ -502,7 +504,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: &Trail<'v>,
         chain: &Option<Rc<Chain>>,
     ) {
         let (a, b) = (va.get("items"), vb.get("items"));
@@ -515,7 +517,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             a.filter(|v| !is_list(Some(v))),
             b.filter(|v| !is_list(Some(v))),
         );
-        let child = format!("{path}.items");
+        let child = path.name("items");
         match (trivial(a), trivial(b)) {
             (true, true) => {}
             (true, false) => self.classify("items", &child, Event::new("added")),
@@ -530,7 +532,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: &Trail<'v>,
         chain: &Option<Rc<Chain>>,
     ) {
         let (a, b) = (
@@ -543,7 +545,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             (true, false) => self.classify("additionalProperties", path, Event::new("relaxed")),
             (true, true) => {}
             (false, false) => {
-                self.push(a, b, format!("{path}.additionalProperties"), chain);
+                self.push(a, b, path.name("additionalProperties"), chain);
             }
         }
     }
@@ -558,10 +560,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     pub(super) fn variants(
         &mut self,
         keyword: &str,
-        spelled: [&str; 2],
+        spelled: [&'v str; 2],
         a: Option<&'v Value>,
         b: Option<&'v Value>,
-        path: &str,
+        path: &Trail<'v>,
         chain: &Option<Rc<Chain>>,
     ) {
         let class = keyword;
@@ -580,8 +582,9 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             fx.iter().map(|f| f.1).collect(),
             fy.iter().map(|f| f.1).collect(),
         );
-        let at = |f: &(String, &Value)| format!("{path}.{}{}", spelled[1], f.0);
-        let at_a = |f: &(String, &Value)| format!("{path}.{}{}", spelled[0], f.0);
+        let (under_a, under_b) = (path.name(spelled[0]), path.name(spelled[1]));
+        let at = |f: &Variant<'v>| under_b.extend(&f.0);
+        let at_a = |f: &Variant<'v>| under_a.extend(&f.0);
         let mut used_a = vec![false; xs.len()];
         let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
         let (rx, ry): (Vec<&Value>, Vec<&Value>) = (
@@ -613,7 +616,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         let left_b = pair_of_b.iter().filter(|p| p.is_none()).count();
         let cost = left_a.saturating_mul(left_b);
         if self.visited.saturating_add(cost) > self.budget {
-            return self.exhausted(path);
+            return self.exhausted();
         }
         self.visited += cost;
         for (j, y) in ry.iter().enumerate() {
@@ -636,7 +639,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // `oneOf`) keeps its exclusivity: it is judged as a oneOf variant. Whether the
         // variants may overlap is asked of the whole opened list, which can only say
         // "may" more often than the nested list alone.
-        let one_of = |f: &(String, &Value)| keyword == "oneOf" || f.0.contains(".oneOf[");
+        let one_of = |f: &Variant<'v>| keyword == "oneOf" || f.0.contains(&Step::Name("oneOf"));
         let may_overlap = !(disjoint(self.roots[0], &rx) && disjoint(self.roots[1], &ry));
         let bracket = |i: usize, j: usize| {
             (one_of(&fx[i]) || one_of(&fy[j])) && xs.len().max(ys.len()) > 1 && may_overlap
@@ -644,17 +647,16 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // A variant that comes into (goes out of) a oneOf list whose variants may overlap
         // changes which values match exactly one: a value the new variant shares with an
         // old one is rejected now; one two old variants shared may be accepted now.
-        let membership =
-            |f: &(String, &Value), root: &Value, list: &[&Value], event: &'static str| {
-                let mut ev = Event::new(event);
-                if !one_of(f) {
-                    return (keyword, ev);
-                }
-                if list.len() > 1 && !disjoint(root, list) {
-                    ev.cond = Some(Condition::Overlapping);
-                }
-                ("oneOf", ev)
-            };
+        let membership = |f: &Variant<'v>, root: &Value, list: &[&Value], event: &'static str| {
+            let mut ev = Event::new(event);
+            if !one_of(f) {
+                return (keyword, ev);
+            }
+            if list.len() > 1 && !disjoint(root, list) {
+                ev.cond = Some(Condition::Overlapping);
+            }
+            ("oneOf", ev)
+        };
         // In an `anyOf`, what a change inside a variant takes away (input) or adds
         // (output) may be held whole by another variant: in input the new list must
         // hold the old variant, in output the old list the new one. The list is read as
@@ -674,7 +676,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 variants: fz
                     .iter()
                     .zip(rz.iter())
-                    .map(|(f, v)| (format!("{}{}", spelled[side], f.0), *v))
+                    .map(|(f, v)| (spelled_steps(spelled[side], &f.0), *v))
                     .collect(),
                 by_size: std::cell::OnceCell::new(),
             })
@@ -686,7 +688,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         let both_any = keyword == "anyOf"
             && !self.unevaluated
             && rx.len().max(ry.len()) <= SMALL_UNION
-            && !fx.iter().chain(fy.iter()).any(|f| f.0.contains(".oneOf["))
+            && !fx
+                .iter()
+                .chain(fy.iter())
+                .any(|f| f.0.contains(&Step::Name("oneOf")))
             && (spelled[0] == "anyOf" || disjoint(self.roots[0], &rx))
             && (spelled[1] == "anyOf" || disjoint(self.roots[1], &ry));
         for (j, y) in ys.iter().enumerate() {
@@ -702,10 +707,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         }))),
                         None => None,
                     };
+                    let here = at(&fy[j]);
                     let marker = |opening: bool, mark: Mark<'v>| Task {
                         a: None,
                         b: None,
-                        path: at(&fy[j]),
+                        path: here.clone(),
                         flat: false,
                         chain: None,
                         values_only: [false, false],
@@ -714,7 +720,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     if let Some(mark) = &mark {
                         self.work.push(marker(false, mark.clone()));
                     }
-                    self.push(Some(xs[i]), Some(y), at(&fy[j]), chain);
+                    self.push(Some(xs[i]), Some(y), here.clone(), chain);
                     if let Some(mark) = mark {
                         self.work.push(marker(true, mark));
                     }
@@ -722,7 +728,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 None => {
                     // Accepted before by an old variant: the union gains no value.
                     if let Some(k) = both_any.then(|| self.held_by(ry[j], &rx)).flatten() {
-                        let by = format!("{}{}", spelled[0], fx[k].0);
+                        let by = Path::from_steps(&spelled_steps(spelled[0], &fx[k].0));
                         let mut ev = Event::new("variant_covered");
                         ev.hint = Some(format!("it was added, but `{by}` accepted every value it accepts before, so the anyOf accepts no value it did not"));
                         self.classify("anyOf", &at(&fy[j]), ev);
@@ -736,7 +742,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         for i in (0..xs.len()).filter(|&i| !used_a[i]) {
             // Held whole by a new variant: the union loses no value.
             if let Some(k) = both_any.then(|| self.held_by(rx[i], &ry)).flatten() {
-                let by = format!("{}{}", spelled[1], fy[k].0);
+                let by = Path::from_steps(&spelled_steps(spelled[1], &fy[k].0));
                 let mut ev = Event::new("variant_covered");
                 ev.hint = Some(format!("it was removed, but `{by}` accepts every value it accepted, so every value the anyOf accepted still passes"));
                 self.classify("anyOf", &at_a(&fx[i]), ev);
@@ -767,7 +773,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// inside it and another variant of the covering list holds the whole variant (see
     /// [`Cover`]), no value the union accepts changed. They become one patch line at the
     /// variant, naming the variant that covers it and what changed inside.
-    pub(super) fn covered(&mut self, cover: &Cover<'v>, since: usize, path: &str) {
+    pub(super) fn covered(&mut self, cover: &Cover<'v>, since: usize, path: &Trail<'v>) {
         // Only changes to which values pass are folded: a row breaking for another
         // reason (a default, readOnly, a header name: an annotation, or a keyword the
         // vocabulary does not know) is breaking whatever another variant accepts.
@@ -816,7 +822,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             self.cover_budget = left;
             let (at, v) = &list.variants[k];
             if within(v, cover.variant) {
-                by = Some(at);
+                by = Some(Path::from_steps(at));
                 break;
             }
         }
@@ -832,14 +838,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.em.changes.extend(kept);
         taken.sort_by(|x, y| x.path.cmp(&y.path));
         const SHOWN: usize = 8;
+        let here = path.to_path();
         let mut said: Vec<String> = taken
             .iter()
             .take(SHOWN)
             .map(|c| {
-                let full = c.path.as_ref().map(ToString::to_string);
-                let at = full.as_deref().and_then(|p| p.strip_prefix(path));
+                let at = c.path.as_ref().and_then(|p| p.strip_prefix(&here));
                 match at {
-                    Some(at) if !at.is_empty() => format!("{} at `{at}`", c.message),
+                    Some(at) if !at.is_empty() => format!("{} at `{}`", c.message, Rest(at)),
                     _ => c.message.clone(),
                 }
             })
@@ -879,23 +885,28 @@ fn size_up_to(v: &Value, limit: usize) -> usize {
     n
 }
 
+/// A variant of a union with its path below the keyword (`[0]`, `[0].oneOf[1]`).
+pub(super) type Variant<'v> = (Vec<Step<'v>>, &'v Value);
+
+/// The steps of a variant's path below the union's parent: the keyword as `spelled`,
+/// then the variant's own (`anyOf[0].oneOf[1]`).
+fn spelled_steps<'v>(spelled: &'v str, steps: &[Step<'v>]) -> Vec<Step<'v>> {
+    std::iter::once(Step::Name(spelled))
+        .chain(steps.iter().copied())
+        .collect()
+}
+
 /// The variants of an `anyOf` / `oneOf`, with each variant that is (through its
 /// `$ref`s) nothing but an `anyOf` or `oneOf` opened up into its own variants; each
 /// with its path below the keyword (`[0]`, `[0].oneOf[1]`).
-pub(super) fn flatten<'v>(
-    root: &'v Value,
-    keyword: &str,
-    list: &'v [Value],
-) -> Vec<(String, &'v Value)> {
-    // Each variant with its position (indexes down the nesting), to keep the written order.
-    let mut out: Vec<(Vec<usize>, String, &'v Value)> = Vec::new();
-    let mut stack: Vec<(Vec<usize>, String, &'v [Value], usize)> =
-        vec![(Vec::new(), String::new(), list, 0)];
-    while let Some((at, prefix, items, depth)) = stack.pop() {
+pub(super) fn flatten<'v>(root: &'v Value, keyword: &str, list: &'v [Value]) -> Vec<Variant<'v>> {
+    let mut out: Vec<Variant<'v>> = Vec::new();
+    // (the path so far, the list there, how many unions deep)
+    let mut stack: Vec<(Vec<Step<'v>>, &'v [Value], usize)> = vec![(Vec::new(), list, 0)];
+    while let Some((prefix, items, depth)) = stack.pop() {
         for (i, v) in items.iter().enumerate() {
-            let here = format!("{prefix}[{i}]");
-            let mut position = at.clone();
-            position.push(i);
+            let mut here = prefix.clone();
+            here.push(Step::Index(i));
             let seen = through_refs(root, v);
             let inner = if keyword == "allOf" || depth >= 8 {
                 None
@@ -923,11 +934,24 @@ pub(super) fn flatten<'v>(
                 })
             };
             match inner {
-                Some((k, xs)) => stack.push((position, format!("{here}.{k}"), xs, depth + 1)),
-                None => out.push((position, here, v)),
+                Some((k, xs)) => {
+                    here.push(Step::Name(k));
+                    stack.push((here, xs, depth + 1))
+                }
+                None => out.push((here, v)),
             }
         }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out.into_iter().map(|(_, path, v)| (path, v)).collect()
+    // In the written order: by the indexes down the nesting.
+    let indexes = |steps: &[Step<'v>]| {
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Index(i) => Some(*i),
+                Step::Name(_) => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    out.sort_by_cached_key(|(steps, _)| indexes(steps));
+    out
 }
