@@ -180,10 +180,80 @@ impl FromStr for Path {
     }
 }
 
-/// Paths order as their written form does (reports sort by it).
+/// Paths order as their written form does (reports sort by it), compared byte by byte
+/// as the encoder writes them, without building either text.
 impl Ord for Path {
     fn cmp(&self, other: &Path) -> Ordering {
-        self.to_string().cmp(&other.to_string())
+        self.written_bytes().cmp(other.written_bytes())
+    }
+}
+
+impl Path {
+    /// The bytes of the written form, one at a time.
+    fn written_bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        self.0
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| SegmentBytes::of(s.as_step(), i == 0))
+    }
+}
+
+/// The bytes of one segment as the encoder writes it: a plain name borrowed, anything
+/// else written by [`write_step`] into a small buffer (a long quoted name into a string).
+enum SegmentBytes<'a> {
+    Plain(Option<u8>, std::str::Bytes<'a>),
+    Short(Short, usize),
+    Long(std::vec::IntoIter<u8>),
+}
+
+/// A buffer on the stack for a short segment's text (`[12]`, `["a.b"]`).
+struct Short([u8; 32], usize);
+
+impl fmt::Write for Short {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.1 + s.len();
+        self.0
+            .get_mut(self.1..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.1 = end;
+        Ok(())
+    }
+}
+
+impl<'a> SegmentBytes<'a> {
+    fn of(step: Step<'a>, first: bool) -> SegmentBytes<'a> {
+        match step {
+            // What `write_step` writes for a plain name.
+            Step::Name(name) if plain(name) => {
+                SegmentBytes::Plain((!first).then_some(b'.'), name.bytes())
+            }
+            _ => {
+                let mut short = Short([0; 32], 0);
+                if write_step(&mut short, step, first).is_ok() {
+                    return SegmentBytes::Short(short, 0);
+                }
+                let mut long = String::new();
+                let _ = write_step(&mut long, step, first);
+                SegmentBytes::Long(long.into_bytes().into_iter())
+            }
+        }
+    }
+}
+
+impl Iterator for SegmentBytes<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        match self {
+            SegmentBytes::Plain(dot, name) => dot.take().or_else(|| name.next()),
+            SegmentBytes::Short(short, at) => {
+                let b = short.0[..short.1].get(*at).copied();
+                *at += 1;
+                b
+            }
+            SegmentBytes::Long(bytes) => bytes.next(),
+        }
     }
 }
 
@@ -356,9 +426,38 @@ mod tests {
     #[test]
     fn odd_names_round_trip() {
         let odd = [
-            "", "/", "~", "~1", "a/b", ".", "..", "a.b", "[", "]", "[0]", "\"", "'", "a\"b", "\\",
-            " ", "a b", "\n", "\u{7f}", "é", "名前", "🦀", "\u{202e}", "0", "01", "-1", "x-y",
-            "$ref", "#/defs", "a]b[c", "[\"x\"]",
+            "",
+            "/",
+            "~",
+            "~1",
+            "a/b",
+            ".",
+            "..",
+            "a.b",
+            "[",
+            "]",
+            "[0]",
+            "\"",
+            "'",
+            "a\"b",
+            "\\",
+            " ",
+            "a b",
+            "\n",
+            "\u{7f}",
+            "é",
+            "名前",
+            "🦀",
+            "\u{202e}",
+            "0",
+            "01",
+            "-1",
+            "x-y",
+            "$ref",
+            "#/defs",
+            "a]b[c",
+            "[\"x\"]",
+            "a name long enough that its quoted form needs more than thirty-two bytes",
         ];
         // Seeded: every ordered pair and triple of odd names, with indexes between.
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
@@ -368,6 +467,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
+        let mut previous = Path::default();
         for _ in 0..5000 {
             let len = (next() % 6) as usize;
             let segs: Vec<Segment> = (0..len)
@@ -403,7 +503,24 @@ mod tests {
                 append(&mut appended, s.as_step());
             }
             assert_eq!(appended, written);
+
             assert_eq!(Trail::of(&p).to_path(), p);
+            // Paths order as their written forms do: against another path, and against
+            // each of its prefixes with another last segment.
+            let mut others = vec![previous];
+            for n in 0..p.0.len() {
+                let mut q = Path(p.0[..n].to_vec());
+                others.push(q.clone());
+                q.0.push(name(odd[(next() % odd.len() as u64) as usize]));
+                others.push(q.clone());
+                q.0.push(Index((next() % 20) as usize));
+                others.push(q);
+            }
+            for q in &others {
+                assert_eq!(p.cmp(q), written.cmp(&q.to_string()), "{written:?}");
+                assert_eq!(q.cmp(&p), q.to_string().cmp(&written));
+            }
+            previous = p.clone();
         }
     }
 

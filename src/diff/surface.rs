@@ -245,11 +245,16 @@ fn field_binding<'r>(rules: &'r Rules, kind: Kind, field: &Path) -> Option<&'r B
     if let Some(b) = rules.element_binding(kind, Some(field)) {
         return Some(b);
     }
-    (1..field.0.len()).rev().find_map(|n| {
-        let mut any = Path(field.0[..n].to_vec());
+    // Each prefix in turn, longest first, followed by `*`.
+    let mut any = field.clone();
+    while any.0.pop().is_some() && !any.0.is_empty() {
         any.0.push(Segment::Name(ANY_FIELD.into()));
-        rules.element_binding(kind, Some(&any))
-    })
+        if let Some(b) = rules.element_binding(kind, Some(&any)) {
+            return Some(b);
+        }
+        any.0.pop();
+    }
+    None
 }
 
 /// The last name of a `PREFIX.*` row: any field under PREFIX.

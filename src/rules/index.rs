@@ -27,8 +27,10 @@ pub struct Binding {
 pub struct Rules {
     pub rows: Vec<Rule>,
     schema: HashMap<String, Binding>,
-    /// Element fields by their path (`annotations.readOnlyHint`; `None`: the element).
-    surface: HashMap<(Kind, Option<Path>), Binding>,
+    /// Each kind of element itself (its coming and going).
+    elements: HashMap<Kind, Binding>,
+    /// Element fields by kind and path (`annotations.readOnlyHint`).
+    fields: HashMap<Kind, HashMap<Path, Binding>>,
     schema_unhandled: usize,
     surface_unhandled: usize,
     walk_limit: usize,
@@ -112,7 +114,8 @@ impl Rules {
             }
         }
         let mut schema: HashMap<String, Binding> = HashMap::new();
-        let mut surface: HashMap<(Kind, Option<Path>), Binding> = HashMap::new();
+        let mut elements: HashMap<Kind, Binding> = HashMap::new();
+        let mut fields: HashMap<Kind, HashMap<Path, Binding>> = HashMap::new();
         let (mut schema_unhandled, mut surface_unhandled, mut walk_limit) = (None, None, None);
         let mut server = Vec::new();
         let mut seen = HashMap::new();
@@ -151,16 +154,20 @@ impl Rules {
                     kind: Some(kind),
                     field,
                 } => {
-                    let field = match field {
-                        Some(f) => Some(f.parse::<Path>().map_err(|_| {
-                            Error::new(format!(
-                                "{}: rule `{}`: `{f}` is no field path (`annotations.title`)",
-                                rule.source, rule.id
-                            ))
-                        })?),
-                        None => None,
+                    let binding = match field {
+                        Some(f) => {
+                            let path = f.parse::<Path>().map_err(|_| {
+                                Error::new(format!(
+                                    "{}: rule `{}`: `{f}` is no field path (`annotations.title`)",
+                                    rule.source, rule.id
+                                ))
+                            })?;
+                            let of_kind = fields.entry(*kind).or_default();
+                            of_kind.entry(path).or_insert_with(fresh)
+                        }
+                        None => elements.entry(*kind).or_insert_with(fresh),
                     };
-                    merge(surface.entry((*kind, field)).or_insert_with(fresh), rule, i)?
+                    merge(binding, rule, i)?
                 }
             }
         }
@@ -174,7 +181,8 @@ impl Rules {
                 .ok_or_else(|| missing("the walk limit (keyword = \"$walk\")"))?,
             rows,
             schema,
-            surface,
+            elements,
+            fields,
             server,
             retired,
         })
@@ -220,17 +228,18 @@ impl Rules {
         self.schema.get(keyword)
     }
 
+    /// The binding of element field `field` of `kind` (`None`: the element itself).
     pub fn element_binding(&self, kind: Kind, field: Option<&Path>) -> Option<&Binding> {
-        self.surface.get(&(kind, field.cloned()))
+        match field {
+            Some(f) => self.fields.get(&kind)?.get(f),
+            None => self.elements.get(&kind),
+        }
     }
 
     /// Element fields that rows name for `kind` (compared even when absent on both
     /// sides, since an absent field may stand for a default).
     pub fn element_fields(&self, kind: Kind) -> impl Iterator<Item = &Path> {
-        self.surface
-            .keys()
-            .filter(move |(k, _)| *k == kind)
-            .filter_map(|(_, f)| f.as_ref())
+        self.fields.get(&kind).into_iter().flat_map(HashMap::keys)
     }
 
     /// The row for `event` in `binding` under `cond`, if any: a row whose `when` names
