@@ -5,12 +5,11 @@
 //! [`Path`] is the one typed form: its `Display` is the one encoder and its `FromStr`
 //! the one decoder, and every writer of a path (the canonical writer's spans, reports,
 //! fingerprints, `[[ignore]]` globs) goes through them, so no two places can spell a
-//! path differently. A walk that branches (the schema walker) builds its paths as a
-//! [`Trail`], which becomes a `Path` where a change is recorded.
+//! path differently. A walk that branches (the schema walker, lint) builds its paths
+//! as [`Trail`]s, which become a `Path` (or its text) where one is recorded.
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::rc::Rc;
 use std::str::FromStr;
 
 /// One step of a path: a key (a property name, a keyword, a field) or a list index.
@@ -297,87 +296,76 @@ impl From<Step<'_>> for Segment {
     }
 }
 
-/// A path built one step at a time by a walk that branches: each step is one small
-/// shared link to its parent (nothing is copied, names are borrowed), and it becomes a
-/// [`Path`] only where one is recorded ([`Trail::to_path`]).
-#[derive(Clone, Default)]
-pub struct Trail<'a>(Option<Rc<Link<'a>>>);
+/// A path being built by a walk that branches: a handle into its [`Trails`]. Copied
+/// freely; the default is the empty path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Trail(usize);
 
-struct Link<'a> {
-    parent: Trail<'a>,
-    step: Step<'a>,
+/// The paths a walk builds one step at a time, each step one entry naming its parent
+/// (nothing copied, names borrowed, nothing freed until the walk is over): a step costs
+/// one push onto a list, and a path becomes a [`Path`] only where one is recorded.
+/// Iterative throughout, so a path as deep as the walk overflows no stack.
+#[derive(Default)]
+pub struct Trails<'a> {
+    /// Entry `i` is trail `i + 1`: its parent and its last step.
+    links: Vec<(Trail, Step<'a>)>,
 }
 
-impl<'a> Trail<'a> {
+impl<'a> Trails<'a> {
+    /// `at` followed by `step`.
+    pub fn then(&mut self, at: Trail, step: Step<'a>) -> Trail {
+        self.links.push((at, step));
+        Trail(self.links.len())
+    }
+
+    /// `at` followed by the name `name`.
+    pub fn name(&mut self, at: Trail, name: &'a str) -> Trail {
+        self.then(at, Step::Name(name))
+    }
+
+    /// `at` followed by the list index `i`.
+    pub fn index(&mut self, at: Trail, i: usize) -> Trail {
+        self.then(at, Step::Index(i))
+    }
+
+    /// `at` followed by each of `steps`.
+    pub fn extend(&mut self, at: Trail, steps: &[Step<'a>]) -> Trail {
+        steps.iter().fold(at, |t, s| self.then(t, *s))
+    }
+
     /// The trail of `path`'s segments.
-    pub fn of(path: &'a Path) -> Trail<'a> {
-        path.0
-            .iter()
-            .fold(Trail::default(), |t, s| t.then(s.as_step()))
+    pub fn of(&mut self, path: &'a Path) -> Trail {
+        self.extend_path(Trail::default(), path)
     }
 
-    /// This trail followed by `step`.
-    pub fn then(&self, step: Step<'a>) -> Trail<'a> {
-        Trail(Some(Rc::new(Link {
-            parent: self.clone(),
-            step,
-        })))
+    /// `at` followed by `path`'s segments.
+    pub fn extend_path(&mut self, at: Trail, path: &'a Path) -> Trail {
+        path.0.iter().fold(at, |t, s| self.then(t, s.as_step()))
     }
 
-    /// This trail followed by the name `name`.
-    pub fn name(&self, name: &'a str) -> Trail<'a> {
-        self.then(Step::Name(name))
-    }
-
-    /// This trail followed by the list index `i`.
-    pub fn index(&self, i: usize) -> Trail<'a> {
-        self.then(Step::Index(i))
-    }
-
-    /// This trail followed by each of `steps`.
-    pub fn extend(&self, steps: &[Step<'a>]) -> Trail<'a> {
-        steps.iter().fold(self.clone(), |t, s| t.then(*s))
-    }
-
-    /// The steps from the root.
-    pub fn steps(&self) -> Vec<Step<'a>> {
+    /// The steps of `at` from the root.
+    pub fn steps(&self, mut at: Trail) -> Vec<Step<'a>> {
         let mut out = Vec::new();
-        let mut at = &self.0;
-        while let Some(link) = at {
-            out.push(link.step);
-            at = &link.parent.0;
+        while let Some(&(parent, step)) = at.0.checked_sub(1).and_then(|i| self.links.get(i)) {
+            out.push(step);
+            at = parent;
         }
         out.reverse();
         out
     }
 
-    /// The path this trail spells.
-    pub fn to_path(&self) -> Path {
-        Path::from_steps(&self.steps())
+    /// The path `at` spells.
+    pub fn path(&self, at: Trail) -> Path {
+        Path::from_steps(&self.steps(at))
     }
-}
 
-/// Written as the path it spells.
-impl fmt::Display for Trail<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, step) in self.steps().into_iter().enumerate() {
-            write_step(f, step, i == 0)?;
+    /// The written form of the path `at` spells.
+    pub fn text(&self, at: Trail) -> String {
+        let mut out = String::new();
+        for step in self.steps(at) {
+            append(&mut out, step);
         }
-        Ok(())
-    }
-}
-
-/// Dropped link by link, not recursively: a trail as deep as the walk (a chain of
-/// `$ref`s) must not overflow the stack when its last holder lets it go.
-impl Drop for Trail<'_> {
-    fn drop(&mut self) {
-        let mut next = self.0.take();
-        while let Some(link) = next {
-            next = match Rc::try_unwrap(link) {
-                Ok(mut link) => link.parent.0.take(),
-                Err(_) => None,
-            };
-        }
+        out
     }
 }
 
@@ -481,22 +469,23 @@ mod tests {
             assert_eq!(written.parse::<Path>(), Ok(p.clone()), "{written:?}");
             // A trail of the same steps is the same path, written as the walker wrote
             // its string paths before it carried trails.
+            let mut trails = Trails::default();
             let mut trail = Trail::default();
             let mut pushed = String::new();
             for s in &p.0 {
                 match s {
                     Name(n) => {
-                        trail = trail.name(n);
+                        trail = trails.name(trail, n);
                         string_push(&mut pushed, n);
                     }
                     Index(i) => {
-                        trail = trail.index(*i);
+                        trail = trails.index(trail, *i);
                         pushed.push_str(&format!("[{i}]"));
                     }
                 }
             }
-            assert_eq!(trail.to_path(), p);
-            assert_eq!(trail.to_string(), written);
+            assert_eq!(trails.path(trail), p);
+            assert_eq!(trails.text(trail), written);
             assert_eq!(pushed, written);
             let mut appended = String::new();
             for s in &p.0 {
@@ -504,7 +493,8 @@ mod tests {
             }
             assert_eq!(appended, written);
 
-            assert_eq!(Trail::of(&p).to_path(), p);
+            let again = trails.of(&p);
+            assert_eq!(trails.path(again), p);
             // Paths order as their written forms do: against another path, and against
             // each of its prefixes with another last segment.
             let mut others = vec![previous];
@@ -539,25 +529,25 @@ mod tests {
     }
 
     /// Trails share their parents: a branch leaves its siblings and parent as they
-    /// were, and a trail deeper than any stack is dropped without recursing.
+    /// were, and a trail deeper than any stack is read back without recursing.
     #[test]
-    fn trails_branch_and_drop_iteratively() {
+    fn trails_branch() {
         let root = Path::name("inputSchema");
-        let base = Trail::of(&root).name("properties");
-        let a = base.name("a.b").index(0);
-        let b = base
-            .name("x")
-            .extend(&[Step::Name("oneOf"), Step::Index(2)]);
-        assert_eq!(
-            a.to_path().to_string(),
-            r#"inputSchema.properties["a.b"][0]"#
-        );
-        assert_eq!(b.to_path().to_string(), "inputSchema.properties.x.oneOf[2]");
-        assert_eq!(base.to_path().to_string(), "inputSchema.properties");
+        let mut t = Trails::default();
+        let at = t.of(&root);
+        let base = t.name(at, "properties");
+        let a = t.name(base, "a.b");
+        let a = t.index(a, 0);
+        let x = t.name(base, "x");
+        let b = t.extend(x, &[Step::Name("oneOf"), Step::Index(2)]);
+        assert_eq!(t.text(a), r#"inputSchema.properties["a.b"][0]"#);
+        assert_eq!(t.text(b), "inputSchema.properties.x.oneOf[2]");
+        assert_eq!(t.path(base).to_string(), "inputSchema.properties");
+        assert_eq!(t.path(Trail::default()), Path::default());
         let mut deep = Trail::default();
         for i in 0..1_000_000 {
-            deep = deep.index(i);
+            deep = t.index(deep, i);
         }
-        drop(deep);
+        assert_eq!(t.steps(deep).len(), 1_000_000);
     }
 }

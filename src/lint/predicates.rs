@@ -8,7 +8,7 @@ use super::model::{LintRule, Predicate, Target};
 use super::Linter;
 use crate::keywords::{self, Slot};
 use crate::lockfile::{key_of, Element, Kind, Surface};
-use crate::path::{Path, Trail};
+use crate::path::{Path, Segment, Trail, Trails};
 use crate::schema::validate::{validate, Truth};
 
 /// A `tool.param` rule on every parameter: the properties of the input schema and,
@@ -16,19 +16,18 @@ use crate::schema::validate::{validate, Truth};
 /// parameter, nested ones dotted (`options.limit`).
 pub(super) fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &str, input: &Value) {
     // (schema, the parameter path so far, its path in the element)
-    let mut stack = vec![(
-        input,
-        Trail::default(),
-        Trail::default().name("inputSchema"),
-    )];
+    let mut trails = Trails::default();
+    let root = trails.name(Trail::default(), "inputSchema");
+    let mut stack = vec![(input, Trail::default(), root)];
     let mut found = Vec::new();
     while let Some((schema, param, at)) = stack.pop() {
         let props = schema.get("properties").and_then(Value::as_object);
         for (name, child) in props.into_iter().flatten() {
-            let shown = param.name(name);
-            let child_at = at.name("properties").name(name);
+            let shown = trails.name(param, name);
+            let child_at = trails.name(at, "properties");
+            let child_at = trails.name(child_at, name);
             if blank(child.get(field)) {
-                found.push((shown.to_string(), child_at.to_string(), name.as_str()));
+                found.push((trails.text(shown), trails.text(child_at), name.as_str()));
             }
             stack.push((child, shown, child_at));
         }
@@ -125,20 +124,23 @@ pub(super) fn schema_rule(
     root: &Value,
 ) {
     // (node, path, the property name when the node is a property's schema)
-    let mut stack = vec![(root, Trail::default().name(field), None)];
+    let mut trails = Trails::default();
+    let start = trails.name(Trail::default(), field);
+    let mut stack = vec![(root, start, None)];
     while let Some((node, path, prop)) = stack.pop() {
         let Some(map) = node.as_object() else {
             continue;
         };
-        check_node(l, i, pred, subject, root, map, &path, prop);
+        check_node(l, i, pred, subject, root, map, (&trails, path), prop);
         // Every subschema the vocabulary places (rules/keywords.toml), in reverse so
         // that the stack visits them in the schema's order.
         for (key, slot, child) in keywords::subschemas(map).into_iter().rev() {
+            let under = trails.name(path, key);
             let (child_path, prop) = match slot {
-                Slot::Whole => (path.name(key), None),
-                Slot::Index(n) => (path.name(key).index(n), None),
+                Slot::Whole => (under, None),
+                Slot::Index(n) => (trails.index(under, n), None),
                 Slot::Entry(name) => (
-                    path.name(key).name(name),
+                    trails.name(under, name),
                     (key == "properties").then_some(name),
                 ),
             };
@@ -155,10 +157,10 @@ fn check_node(
     subject: &str,
     root: &Value,
     map: &Map<String, Value>,
-    path: &Trail<'_>,
+    (trails, path): (&Trails<'_>, Trail),
     prop: Option<&str>,
 ) {
-    let here = || Some(path.to_string());
+    let here = || Some(trails.text(path));
     match pred {
         Predicate::RequiredNotInProperties => {
             let props = map.get("properties").and_then(Value::as_object);
@@ -276,7 +278,11 @@ fn texts<'s>(
                 let path = match (&base, f == "name") {
                     (Some(b), true) => Some(b.to_string()),
                     (None, true) => None,
-                    (Some(b), false) => Some(Trail::of(b).name(f).to_string()),
+                    (Some(b), false) => {
+                        let mut p = b.clone();
+                        p.0.push(Segment::Name(f.clone()));
+                        Some(p.to_string())
+                    }
                     (None, false) => Some(Path::name(f).to_string()),
                 };
                 out.push((subject.clone(), path, f.clone(), text));
@@ -491,13 +497,16 @@ pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
     let mut problems = Vec::new();
     let mut names: HashMap<String, String> = HashMap::new();
     // (node, path, reached through `properties` alone from the root, is a parameter)
-    let mut stack = vec![(schema, Trail::default().name("inputSchema"), true, false)];
+    let mut trails = Trails::default();
+    let start = trails.name(Trail::default(), "inputSchema");
+    let mut stack = vec![(schema, start, true, false)];
     while let Some((node, path, reachable, parameter)) = stack.pop() {
         let Some(map) = node.as_object() else {
             continue;
         };
         if let Some(decl) = map.get(KEY) {
-            let at = path.name(KEY).to_string();
+            let at = trails.name(path, KEY);
+            let at = trails.text(at);
             let primitive = |t: &Value| {
                 matches!(
                     t.as_str(),
@@ -528,7 +537,7 @@ pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
                     "the parameter is not typed as a string, integer, number or boolean".into(),
                 )),
                 Some(n) => {
-                    if let Some(first) = names.insert(n.to_ascii_lowercase(), path.to_string()) {
+                    if let Some(first) = names.insert(n.to_ascii_lowercase(), trails.text(path)) {
                         problems.push((
                             at,
                             format!(
@@ -541,10 +550,11 @@ pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
             }
         }
         for (key, slot, child) in keywords::subschemas(map).into_iter().rev() {
+            let under = trails.name(path, key);
             let (child_path, via_properties) = match slot {
-                Slot::Whole => (path.name(key), false),
-                Slot::Index(n) => (path.name(key).index(n), false),
-                Slot::Entry(name) => (path.name(key).name(name), key == "properties"),
+                Slot::Whole => (under, false),
+                Slot::Index(n) => (trails.index(under, n), false),
+                Slot::Entry(name) => (trails.name(under, name), key == "properties"),
             };
             stack.push((
                 child,

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::{compare, Emitter, Event, Subject};
 use crate::keywords::{self, Role};
-use crate::path::{Path, Step, Trail};
+use crate::path::{Path, Step, Trail, Trails};
 use crate::rules::{Condition, Direction, Severity, ANY_KEYWORD, EXTENSION_KEYWORD};
 
 mod equal;
@@ -58,16 +58,19 @@ pub(crate) fn compare_schemas<'v>(
 ) {
     let empty = Value::Object(Map::new());
     let roots = [a.unwrap_or(&empty), b.unwrap_or(&empty)];
+    let mut trails = Trails::default();
+    let start = trails.of(path);
     let mut walk = Walk {
         em,
         subject,
         direction,
         roots,
         root: path.first(),
+        trails,
         work: vec![Task {
             a,
             b,
-            path: Trail::of(path),
+            path: start,
             flat,
             chain: None,
             values_only: [false, false],
@@ -105,7 +108,7 @@ fn on_chain(mut chain: &Option<Rc<Chain>>, pair: (usize, usize)) -> bool {
 struct Task<'v> {
     a: Option<&'v Value>,
     b: Option<&'v Value>,
-    path: Trail<'v>,
+    path: Trail,
     flat: bool,
     chain: Option<Rc<Chain>>,
     /// Compare only the value keywords of this side (it was lifted into a variant).
@@ -151,6 +154,8 @@ struct Walk<'w, 'r, 'v> {
     roots: [&'v Value; 2],
     /// The element field the walk started from (where a budget report goes).
     root: Path,
+    /// The paths of the node pairs, the work list's and those reported.
+    trails: Trails<'v>,
     work: Vec<Task<'v>>,
     visited: usize,
     budget: usize,
@@ -192,10 +197,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         ev.hint = Some(
                             "with oneOf, a variant that accepts more can make values match two variants, and one that accepts less can make them match one".into(),
                         );
-                        self.classify("oneOf", &task.path, ev);
+                        self.classify("oneOf", task.path, ev);
                     }
                     Mark::OneOf => {}
-                    Mark::Cover(cover) => self.covered(&cover, since.get(), &task.path),
+                    Mark::Cover(cover) => self.covered(&cover, since.get(), task.path),
                 }
                 continue;
             }
@@ -221,11 +226,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.visited = self.budget.saturating_add(1);
     }
 
-    fn emit(&mut self, rule: usize, path: &Trail<'v>, name: &str, ev: Event<'_>) {
+    fn emit(&mut self, rule: usize, path: Trail, name: &str, ev: Event<'_>) {
         self.em.emit(
             rule,
             self.subject,
-            Some(path.to_path()),
+            Some(self.trails.path(path)),
             Some(self.direction),
             name,
             ev,
@@ -233,7 +238,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     }
 
     /// Classify `ev` on `keyword` by the rows bound to it, or as unhandled.
-    fn classify(&mut self, keyword: &str, path: &Trail<'v>, ev: Event<'_>) {
+    fn classify(&mut self, keyword: &str, path: Trail, ev: Event<'_>) {
         let rules = self.em.rules;
         let rule = self
             .binding(keyword)
@@ -242,7 +247,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.emit(rule, path, keyword, ev);
     }
 
-    fn unhandled(&mut self, keyword: &str, path: &Trail<'v>, a: Option<&Value>, b: Option<&Value>) {
+    fn unhandled(&mut self, keyword: &str, path: Trail, a: Option<&Value>, b: Option<&Value>) {
         let rule = self.em.rules.schema_unhandled();
         self.emit(rule, path, keyword, Event::new("changed").values(a, b));
     }
@@ -251,7 +256,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         a: Option<&'v Value>,
         b: Option<&'v Value>,
-        path: Trail<'v>,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         self.work.push(Task {
@@ -288,9 +293,9 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             match event {
                 Some(event) => {
                     let ev = Event::new(event).values(task.a, task.b);
-                    self.classify(FALSE_SCHEMA, &task.path, ev);
+                    self.classify(FALSE_SCHEMA, task.path, ev);
                 }
-                None if task.a != task.b => self.unhandled("(schema)", &task.path, task.a, task.b),
+                None if task.a != task.b => self.unhandled("(schema)", task.path, task.a, task.b),
                 None => {}
             }
             return;
@@ -316,7 +321,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 parent: chain,
             }));
         }
-        let path = &task.path;
+        let path = task.path;
 
         // A `$ref` that resolves on one side only (or to another text): what the
         // unresolved side accepts is unknown, so nothing else here can be judged.
@@ -545,7 +550,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
 
     /// Report a `type` that changed to a disjoint set; `true` when it did (the caller
     /// then compares nothing else at this node).
-    fn type_replaced(&mut self, kv: &[Keywords<'v>; 2], path: &Trail<'v>) -> bool {
+    fn type_replaced(&mut self, kv: &[Keywords<'v>; 2], path: Trail) -> bool {
         let (a, b) = (kv[0].get("type"), kv[1].get("type"));
         let (a, b) = (a.map(|v| v.as_ref()), b.map(|v| v.as_ref()));
         let Some(evs) = compare::events(crate::rules::Comparator::Typeset, None, a, b) else {

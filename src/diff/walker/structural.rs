@@ -21,7 +21,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &Trail<'v>,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         for kw in [
@@ -51,8 +51,12 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 "propertyNames" => !trivial(v) && !any_string(v) && !annotations_only(v),
                 _ => !trivial(v),
             };
-            let child = path.name(kw);
-            match (present(a), present(b)) {
+            let (pa, pb) = (present(a), present(b));
+            if !pa && !pb && (kw != "propertyNames" || a == b) {
+                continue;
+            }
+            let child = self.trails.name(path, kw);
+            match (pa, pb) {
                 // Neither constrains anything, but their annotations may differ (a
                 // description added): compared as schemas, the side that is absent
                 // standing for `{type: string}` when the other says so (what it means
@@ -79,8 +83,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     }
                 }
                 (false, false) => {}
-                (false, true) => self.classify(kw, &child, Event::new("added").values(a, b)),
-                (true, false) => self.classify(kw, &child, Event::new("removed").values(a, b)),
+                (false, true) => self.classify(kw, child, Event::new("added").values(a, b)),
+                (true, false) => self.classify(kw, child, Event::new("removed").values(a, b)),
                 (true, true) => self.push(a, b, child, chain),
             }
         }
@@ -92,11 +96,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             if kw == "if" && (a.is_none() || inert(va)) && (b.is_none() || inert(vb)) {
                 continue;
             }
-            let child = path.name(kw);
+            if a.is_none() && b.is_none() {
+                continue;
+            }
+            let child = self.trails.name(path, kw);
             match (a, b) {
                 (None, None) => {}
-                (None, Some(_)) => self.classify(kw, &child, Event::new("added").values(a, b)),
-                (Some(_), None) => self.classify(kw, &child, Event::new("removed").values(a, b)),
+                (None, Some(_)) => self.classify(kw, child, Event::new("added").values(a, b)),
+                (Some(_), None) => self.classify(kw, child, Event::new("removed").values(a, b)),
                 (Some(x), Some(y)) => {
                     if !same_resolved(self.roots, x, y) {
                         let mut ev = Event::new("changed").values(a, b);
@@ -104,7 +111,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                             ev.hint =
                                 Some("a $ref inside points at a definition that changed".into());
                         }
-                        self.classify(kw, &child, ev);
+                        self.classify(kw, child, ev);
                     }
                 }
             }
@@ -118,7 +125,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &Trail<'v>,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         for kw in ["patternProperties", "dependentSchemas"] {
@@ -130,10 +137,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 self.unhandled(kw, path, a, b);
                 continue;
             };
-            let base = path.name(kw);
+            let base = self.trails.name(path, kw);
             let keys: BTreeSet<&'v String> = ma.keys().chain(mb.keys()).collect();
             for key in keys {
-                let child = base.name(key);
+                let child = self.trails.name(base, key);
                 let closed = |v: &View<'v>| {
                     Some(if kw == "patternProperties" && closed_object(v) {
                         Condition::Closed
@@ -147,13 +154,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         let mut ev = Event::new("entry_added");
                         ev.cond = closed(va);
                         ev.value = Some(Value::String(key.clone()));
-                        self.classify(kw, &child, ev);
+                        self.classify(kw, child, ev);
                     }
                     (Some(_), None) => {
                         let mut ev = Event::new("entry_removed");
                         ev.cond = closed(vb);
                         ev.value = Some(Value::String(key.clone()));
-                        self.classify(kw, &child, ev);
+                        self.classify(kw, child, ev);
                     }
                     (None, None) => {}
                 }
@@ -168,7 +175,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &Trail<'v>,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         // A side that is no tuple but constrains its items is a tuple of no positions
@@ -204,8 +211,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             (Some(x), Some(y)) => (x, y),
         };
-        let base = path.name(kw_b);
-        let at = |i: usize| base.index(i);
+        let base = self.trails.name(path, kw_b);
         let cond = |rest: Option<&Value>| {
             Some(if matches!(rest, Some(Value::Bool(false))) {
                 Condition::Closed
@@ -214,24 +220,25 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             })
         };
         for i in 0..xs.len().max(ys.len()) {
+            let at = self.trails.index(base, i);
             match (xs.get(i), ys.get(i)) {
-                (Some(x), Some(y)) => self.push(Some(x), Some(y), at(i), chain),
+                (Some(x), Some(y)) => self.push(Some(x), Some(y), at, chain),
                 (None, Some(y)) => {
                     if trivial(rest_a) || matches!(rest_a, Some(Value::Bool(false))) {
                         let mut ev = Event::new("variant_added");
                         ev.cond = cond(rest_a);
-                        self.classify("prefixItems", &at(i), ev);
+                        self.classify("prefixItems", at, ev);
                     } else {
-                        self.push(rest_a, Some(y), at(i), chain);
+                        self.push(rest_a, Some(y), at, chain);
                     }
                 }
                 (Some(x), None) => {
                     if trivial(rest_b) || matches!(rest_b, Some(Value::Bool(false))) {
                         let mut ev = Event::new("variant_removed");
                         ev.cond = cond(rest_b);
-                        self.classify("prefixItems", &at(i), ev);
+                        self.classify("prefixItems", at, ev);
                     } else {
-                        self.push(Some(x), rest_b, at(i), chain);
+                        self.push(Some(x), rest_b, at, chain);
                     }
                 }
                 (None, None) => {}
@@ -246,7 +253,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         task: &Task<'v>,
         kw: &'v str,
         composed_side: usize,
-        path: &Trail<'v>,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         let (plain, list) = if composed_side == 1 {
@@ -320,9 +327,9 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             return self.classify(kw, path, ev);
         }
         let cond = overlapping.then_some(Condition::Overlapping);
-        let base = path.name(kw);
-        let at = |j: usize| base.index(j);
+        let base = self.trails.name(path, kw);
         for (j, variant) in variants.iter().enumerate() {
+            let at = self.trails.index(base, j);
             if Some(j) == best {
                 let (a, b, values_only) = if composed_side == 1 {
                     (plain, Some(variant), [true, false])
@@ -332,7 +339,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 self.work.push(Task {
                     a,
                     b,
-                    path: at(j),
+                    path: at,
                     flat: false,
                     chain: chain.clone(),
                     values_only,
@@ -348,7 +355,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     "variant_removed"
                 });
                 ev.cond = cond;
-                self.classify(kw, &at(j), ev);
+                self.classify(kw, at, ev);
             }
         }
     }
@@ -359,7 +366,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &Trail<'v>,
+        path: Trail,
         flat: bool,
         chain: &Option<Rc<Chain>>,
     ) {
@@ -396,12 +403,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         names.extend(rb.iter().copied());
         let mut came: Vec<(&str, Option<&Value>, bool)> = Vec::new();
         let mut went: Vec<(&str, Option<&Value>, bool)> = Vec::new();
-        let props = if flat {
-            path.clone()
+        let props = if flat || names.is_empty() {
+            path
         } else {
-            path.name("properties")
+            self.trails.name(path, "properties")
         };
-        let child_of = |name: &'v str| props.name(name);
         let cond = |r: bool| {
             Some(if r {
                 Condition::Required
@@ -413,7 +419,6 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             let sa = pa.and_then(|m| m.get(name));
             let sb = pb.and_then(|m| m.get(name));
             let (req_a, req_b) = (ra.contains(name), rb.contains(name));
-            let child = child_of(name);
             let there_a = sa.is_some() || req_a;
             let there_b = sb.is_some() || req_b;
             if !there_a {
@@ -424,13 +429,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 went.push((name, sa, req_a));
                 continue;
             }
+            let child = self.trails.name(props, name);
             if req_a != req_b {
                 let mut ev = Event::new(if req_b { "required" } else { "optional" });
                 ev.cond = cond(req_b);
                 if req_b {
                     ev.hint = self.default_hint(sb);
                 }
-                self.classify("properties", &child, ev);
+                self.classify("properties", child, ev);
             }
             // Declared on one side only (the other only lists it in `required`): compare
             // with what that side applies to an undeclared name: nothing in a closed
@@ -439,7 +445,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 (Some(_), None) if closed_object(vb) => {
                     let mut ev = Event::new("removed");
                     ev.cond = Some(Condition::Closed);
-                    self.classify("properties", &child, ev);
+                    self.classify("properties", child, ev);
                 }
                 (Some(_), None) => {
                     let extra = vb.get("additionalProperties").filter(|v| !trivial(Some(v)));
@@ -474,13 +480,15 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }) {
                 ev.hint = Some(format!("looks renamed from `{old}`"));
             }
-            self.classify("properties", &child_of(name), ev);
+            let child = self.trails.name(props, name);
+            self.classify("properties", child, ev);
         }
         let closed_b = closed_object(vb);
         let extra_b = vb
             .get("additionalProperties")
             .filter(|v| !trivial(Some(v)) && !matches!(v, Value::Bool(false)));
         for &(name, schema, req) in &went {
+            let child = self.trails.name(props, name);
             let mut ev = Event::new("removed");
             ev.cond = cond(req);
             if !req && closed_b {
@@ -489,14 +497,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             } else if !req && extra_b.is_some() {
                 // Still accepted, now as an additional property: its values must pass
                 // the `additionalProperties` schema instead.
-                self.push(schema, extra_b, child_of(name), chain);
+                self.push(schema, extra_b, child, chain);
             }
             if let Some(new) = only(&came, schema).filter(|new| {
                 only(&went, came.iter().find(|c| c.0 == *new).and_then(|c| c.1)) == Some(name)
             }) {
                 ev.hint = Some(format!("looks renamed to `{new}`"));
             }
-            self.classify("properties", &child_of(name), ev);
+            self.classify("properties", child, ev);
         }
     }
 
@@ -504,7 +512,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &Trail<'v>,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         let (a, b) = (va.get("items"), vb.get("items"));
@@ -517,11 +525,15 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             a.filter(|v| !is_list(Some(v))),
             b.filter(|v| !is_list(Some(v))),
         );
-        let child = path.name("items");
-        match (trivial(a), trivial(b)) {
+        let (ta, tb) = (trivial(a), trivial(b));
+        if ta && tb {
+            return;
+        }
+        let child = self.trails.name(path, "items");
+        match (ta, tb) {
             (true, true) => {}
-            (true, false) => self.classify("items", &child, Event::new("added")),
-            (false, true) => self.classify("items", &child, Event::new("removed")),
+            (true, false) => self.classify("items", child, Event::new("added")),
+            (false, true) => self.classify("items", child, Event::new("removed")),
             (false, false) => self.push(a, b, child, chain),
         }
     }
@@ -532,7 +544,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &Trail<'v>,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         let (a, b) = (
@@ -545,7 +557,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             (true, false) => self.classify("additionalProperties", path, Event::new("relaxed")),
             (true, true) => {}
             (false, false) => {
-                self.push(a, b, path.name("additionalProperties"), chain);
+                let child = self.trails.name(path, "additionalProperties");
+                self.push(a, b, child, chain);
             }
         }
     }
@@ -563,7 +576,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         spelled: [&'v str; 2],
         a: Option<&'v Value>,
         b: Option<&'v Value>,
-        path: &Trail<'v>,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         let class = keyword;
@@ -582,9 +595,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             fx.iter().map(|f| f.1).collect(),
             fy.iter().map(|f| f.1).collect(),
         );
-        let (under_a, under_b) = (path.name(spelled[0]), path.name(spelled[1]));
-        let at = |f: &Variant<'v>| under_b.extend(&f.0);
-        let at_a = |f: &Variant<'v>| under_a.extend(&f.0);
+        let (under_a, under_b) = (
+            self.trails.name(path, spelled[0]),
+            self.trails.name(path, spelled[1]),
+        );
         let mut used_a = vec![false; xs.len()];
         let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
         let (rx, ry): (Vec<&Value>, Vec<&Value>) = (
@@ -707,11 +721,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         }))),
                         None => None,
                     };
-                    let here = at(&fy[j]);
+                    let here = self.trails.extend(under_b, &fy[j].0);
                     let marker = |opening: bool, mark: Mark<'v>| Task {
                         a: None,
                         b: None,
-                        path: here.clone(),
+                        path: here,
                         flat: false,
                         chain: None,
                         values_only: [false, false],
@@ -720,7 +734,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     if let Some(mark) = &mark {
                         self.work.push(marker(false, mark.clone()));
                     }
-                    self.push(Some(xs[i]), Some(y), here.clone(), chain);
+                    self.push(Some(xs[i]), Some(y), here, chain);
                     if let Some(mark) = mark {
                         self.work.push(marker(true, mark));
                     }
@@ -731,11 +745,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         let by = Path::from_steps(&spelled_steps(spelled[0], &fx[k].0));
                         let mut ev = Event::new("variant_covered");
                         ev.hint = Some(format!("it was added, but `{by}` accepted every value it accepts before, so the anyOf accepts no value it did not"));
-                        self.classify("anyOf", &at(&fy[j]), ev);
+                        let here = self.trails.extend(under_b, &fy[j].0);
+                        self.classify("anyOf", here, ev);
                         continue;
                     }
                     let (class, ev) = membership(&fy[j], self.roots[1], &ry, "variant_added");
-                    self.classify(class, &at(&fy[j]), ev);
+                    let here = self.trails.extend(under_b, &fy[j].0);
+                    self.classify(class, here, ev);
                 }
             }
         }
@@ -745,11 +761,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 let by = Path::from_steps(&spelled_steps(spelled[1], &fy[k].0));
                 let mut ev = Event::new("variant_covered");
                 ev.hint = Some(format!("it was removed, but `{by}` accepts every value it accepted, so every value the anyOf accepted still passes"));
-                self.classify("anyOf", &at_a(&fx[i]), ev);
+                let here = self.trails.extend(under_a, &fx[i].0);
+                self.classify("anyOf", here, ev);
                 continue;
             }
             let (class, ev) = membership(&fx[i], self.roots[0], &rx, "variant_removed");
-            self.classify(class, &at_a(&fx[i]), ev);
+            let here = self.trails.extend(under_a, &fx[i].0);
+            self.classify(class, here, ev);
         }
     }
 
@@ -773,7 +791,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// inside it and another variant of the covering list holds the whole variant (see
     /// [`Cover`]), no value the union accepts changed. They become one patch line at the
     /// variant, naming the variant that covers it and what changed inside.
-    pub(super) fn covered(&mut self, cover: &Cover<'v>, since: usize, path: &Trail<'v>) {
+    pub(super) fn covered(&mut self, cover: &Cover<'v>, since: usize, path: Trail) {
         // Only changes to which values pass are folded: a row breaking for another
         // reason (a default, readOnly, a header name: an annotation, or a keyword the
         // vocabulary does not know) is breaking whatever another variant accepts.
@@ -838,7 +856,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.em.changes.extend(kept);
         taken.sort_by(|x, y| x.path.cmp(&y.path));
         const SHOWN: usize = 8;
-        let here = path.to_path();
+        let here = self.trails.path(path);
         let mut said: Vec<String> = taken
             .iter()
             .take(SHOWN)
