@@ -183,16 +183,30 @@ impl FromStr for Path {
 /// as the encoder writes them, without building either text.
 impl Ord for Path {
     fn cmp(&self, other: &Path) -> Ordering {
-        self.written_bytes().cmp(other.written_bytes())
+        // Equal segments in the same places are written alike: compare from the first
+        // that differs.
+        let same = self.0.iter().zip(&other.0).take_while(|(a, b)| a == b);
+        let from = same.count();
+        // Two plain names there, neither the start of the other: they differ within
+        // their own bytes, whatever follows them.
+        if let (Some(Segment::Name(x)), Some(Segment::Name(y))) =
+            (self.0.get(from), other.0.get(from))
+        {
+            if !x.starts_with(y.as_str()) && !y.starts_with(x.as_str()) && plain(x) && plain(y) {
+                return x.cmp(y);
+            }
+        }
+        self.written_bytes(from).cmp(other.written_bytes(from))
     }
 }
 
 impl Path {
-    /// The bytes of the written form, one at a time.
-    fn written_bytes(&self) -> impl Iterator<Item = u8> + '_ {
+    /// The bytes of the written form from segment `from` on, one at a time.
+    fn written_bytes(&self, from: usize) -> impl Iterator<Item = u8> + '_ {
         self.0
             .iter()
             .enumerate()
+            .skip(from)
             .flat_map(|(i, s)| SegmentBytes::of(s.as_step(), i == 0))
     }
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::{compare, walker, witness, Change, Classify, Emitter, Event, Path, Segment, Subject};
 use crate::elements::{self, Form};
 use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
+use crate::path::Step;
 use crate::rules::{Binding, Comparator, Condition, Direction, Rules, Scope};
 
 /// Element fields that hold a schema, and the direction it is read in.
@@ -365,23 +366,16 @@ fn compare_elements(
     let skip: Vec<&str> = std::iter::once(kind.key_field())
         .chain(schema_fields(kind).map(|(f, _, _)| f))
         .collect();
-    let mut leaves: BTreeMap<Path, [Option<&Value>; 2]> = BTreeMap::new();
+    let mut leaves = Leaves::new();
     for field in rules.element_fields(kind) {
         let skipped = matches!(&field.0[..], [Segment::Name(n)] if skip.contains(&n.as_str()));
         if !skipped && !any_field(field) {
-            leaves.entry(field.clone()).or_default();
+            leaf(&mut leaves, field.to_string(), field);
         }
     }
     for (side, element) in [a, b].into_iter().enumerate() {
-        flatten(
-            rules,
-            kind,
-            element,
-            &Path::default(),
-            &skip,
-            side,
-            &mut leaves,
-        );
+        let top = (&Path::default(), "");
+        flatten(rules, kind, element, top, &skip, side, &mut leaves);
     }
     emptied_containers(&mut leaves);
     // A read-only tool does not modify its environment, so it was not destructive,
@@ -390,11 +384,12 @@ fn compare_elements(
     // destructiveHint false is no change, true (or absent: the default) is.
     if kind == Kind::Tool && read_only(a) && !read_only(b) {
         static NOT_DESTRUCTIVE: Value = Value::Bool(false);
-        leaves.entry(destructive()).or_insert([None, None])[0] = Some(&NOT_DESTRUCTIVE);
+        let field = destructive();
+        leaf(&mut leaves, field.to_string(), &field)[0] = Some(&NOT_DESTRUCTIVE);
     }
     // Rows that hold only while the tool is read-only (`when = "read_only"`).
     let cond = (kind == Kind::Tool && read_only(b)).then_some(Condition::ReadOnly);
-    for (field, [x, y]) in &leaves {
+    for (field, [x, y]) in leaves.values() {
         match field_binding(rules, kind, field) {
             Some(binding) => {
                 match compare::events(binding.comparator, binding.absent.as_ref(), *x, *y) {
@@ -413,17 +408,34 @@ fn compare_elements(
     }
 }
 
+/// An element's leaves, each side's value, by their written paths: the order they are
+/// compared in (as paths sort), and a container's leaves follow it (see
+/// [`emptied_containers`]).
+type Leaves<'v> = BTreeMap<String, (Path, [Option<&'v Value>; 2])>;
+
+/// The sides of the leaf at `path` (written `text`), added when new.
+fn leaf<'l, 'v>(
+    leaves: &'l mut Leaves<'v>,
+    text: String,
+    path: &Path,
+) -> &'l mut [Option<&'v Value>; 2] {
+    &mut leaves
+        .entry(text)
+        .or_insert_with(|| (path.clone(), [None, None]))
+        .1
+}
+
 /// Collect an element's fields as leaves (`annotations.readOnlyHint`; a key that is no
 /// plain word is one name: `_meta["io.modelcontextprotocol/ui"]`). Objects are opened
-/// unless a row names the object itself.
+/// unless a row names the object itself. `prefix`: the path so far, and its text.
 fn flatten<'v>(
     rules: &Rules,
     kind: Kind,
     map: &'v Map<String, Value>,
-    prefix: &Path,
+    (prefix, prefix_text): (&Path, &str),
     skip: &[&str],
     side: usize,
-    out: &mut BTreeMap<Path, [Option<&'v Value>; 2]>,
+    out: &mut Leaves<'v>,
 ) {
     for (key, value) in map {
         if prefix.0.is_empty() && skip.contains(&key.as_str()) {
@@ -431,19 +443,21 @@ fn flatten<'v>(
         }
         let mut path = prefix.clone();
         path.0.push(Segment::Name(key.clone()));
+        let mut text = prefix_text.to_string();
+        crate::path::append(&mut text, Step::Name(key));
         // Inside `_meta` a key is a declaration even when its value is `{}` (a marker:
         // kubernetes-mcp-server's `rbac.none: {}`, "needs no permission"): a leaf.
         let in_meta = matches!(prefix.0.first(), Some(Segment::Name(n)) if n == "_meta");
         match value {
             Value::Object(inner) if inner.is_empty() && in_meta => {
-                out.entry(path).or_default()[side] = Some(value)
+                leaf(out, text, &path)[side] = Some(value)
             }
             Value::Object(inner) if rules.element_binding(kind, Some(&path)).is_none() => {
                 // An empty object has no leaves elsewhere: `{}` and absent compare equal
                 // (`annotations: {}` says what no annotations say).
-                flatten(rules, kind, inner, &path, skip, side, out);
+                flatten(rules, kind, inner, (&path, &text), skip, side, out);
             }
-            _ => out.entry(path).or_default()[side] = Some(value),
+            _ => leaf(out, text, &path)[side] = Some(value),
         }
     }
 }
@@ -451,34 +465,36 @@ fn flatten<'v>(
 /// A `_meta` object emptied (or filled) on one side while the other holds keys under
 /// it (`csp: {frameDomains: [...]}` → `csp: {}`): those keys' own lines say what changed,
 /// so the `{}` is no leaf of its own there.
-fn emptied_containers(leaves: &mut BTreeMap<Path, [Option<&Value>; 2]>) {
+fn emptied_containers(leaves: &mut Leaves<'_>) {
     let empty = |v: Option<&Value>| matches!(v, Some(Value::Object(m)) if m.is_empty());
     let mut drop = Vec::new();
-    for (path, sides) in leaves.iter() {
+    for (text, (path, sides)) in leaves.iter() {
         for side in 0..2 {
             if !empty(sides[side]) {
                 continue;
             }
-            // Paths order as they are written, so every path below this one is among
-            // the run of those whose text starts with its text (`a.b`, but also `a-c`).
-            let text = path.to_string();
+            // Every leaf below this one is among the run of those whose text starts
+            // with its text (`a.b`, but also `a-c`, which is not below it).
             let under = leaves
-                .range((std::ops::Bound::Excluded(path), std::ops::Bound::Unbounded))
-                .take_while(|(p, _)| p.to_string().starts_with(&text))
-                .any(|(p, other)| {
+                .range::<str, _>((
+                    std::ops::Bound::Excluded(text.as_str()),
+                    std::ops::Bound::Unbounded,
+                ))
+                .take_while(|(t, _)| t.starts_with(text.as_str()))
+                .any(|(_, (p, other))| {
                     p.strip_prefix(path).is_some_and(|rest| !rest.is_empty())
                         && other[1 - side].is_some()
                 });
             if under {
-                drop.push((path.clone(), side));
+                drop.push((text.clone(), side));
             }
         }
     }
-    for (path, side) in drop {
-        if let Some(sides) = leaves.get_mut(&path) {
+    for (text, side) in drop {
+        if let Some((_, sides)) = leaves.get_mut(&text) {
             sides[side] = None;
             if sides.iter().all(Option::is_none) {
-                leaves.remove(&path);
+                leaves.remove(&text);
             }
         }
     }
