@@ -401,9 +401,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         names.extend(pb.iter().flat_map(|m| m.keys().map(String::as_str)));
         names.extend(ra.iter().copied());
         names.extend(rb.iter().copied());
-        let mut came: Vec<(&str, Option<&Value>, bool)> = Vec::new();
-        let mut went: Vec<(&str, Option<&Value>, bool)> = Vec::new();
-        let props = if flat || names.is_empty() {
+        let mut came: Vec<Field<'v>> = Vec::new();
+        let mut went: Vec<Field<'v>> = Vec::new();
+        // Where each field's path starts (the root itself for a flat argument list).
+        let declared = if flat || names.is_empty() {
             path
         } else {
             self.trails.name(path, "properties")
@@ -429,7 +430,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 went.push((name, sa, req_a));
                 continue;
             }
-            let child = self.trails.name(props, name);
+            let child = self.trails.name(declared, name);
             if req_a != req_b {
                 let mut ev = Event::new(if req_b { "required" } else { "optional" });
                 ev.cond = cond(req_b);
@@ -458,37 +459,58 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 _ => self.push(sa, sb, child, chain),
             }
         }
+        self.came_and_went(&came, &went, vb, declared, chain);
+    }
+
+    /// The fields that came (`came`) and went (`went`): each `(name, schema, required)`,
+    /// under `declared`. A field that went and one that came with the same schema may be
+    /// a rename, and is said to look like one.
+    fn came_and_went(
+        &mut self,
+        came: &[Field<'v>],
+        went: &[Field<'v>],
+        vb: &View<'v>,
+        declared: Trail,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let cond = |r: bool| {
+            Some(if r {
+                Condition::Required
+            } else {
+                Condition::Optional
+            })
+        };
         // A field that went and one that came with the same schema: still a removal and
         // an addition, but say that it looks like a rename.
         let renamed = |x: Option<&Value>, y: Option<&Value>| matches!((x, y), (Some(x), Some(y)) if x == y && !trivial(Some(x)));
         // Only a one-to-one match is a hint: among several alike fields, none is.
-        let only = |list: &[(&'v str, Option<&'v Value>, bool)], schema: Option<&Value>| {
+        let only = |list: &[Field<'v>], schema: Option<&Value>| {
             let mut hits = list.iter().filter(|(_, s, _)| renamed(*s, schema));
             match (hits.next(), hits.next()) {
                 (Some((name, _, _)), None) => Some(*name),
                 _ => None,
             }
         };
-        for &(name, schema, req) in &came {
+        for &(name, schema, req) in came {
             let mut ev = Event::new("added");
             ev.cond = cond(req);
             if req {
                 ev.hint = self.default_hint(schema);
             }
-            if let Some(old) = only(&went, schema).filter(|old| {
-                only(&came, went.iter().find(|w| w.0 == *old).and_then(|w| w.1)) == Some(name)
+            if let Some(old) = only(went, schema).filter(|old| {
+                only(came, went.iter().find(|w| w.0 == *old).and_then(|w| w.1)) == Some(name)
             }) {
                 ev.hint = Some(format!("looks renamed from `{old}`"));
             }
-            let child = self.trails.name(props, name);
+            let child = self.trails.name(declared, name);
             self.classify("properties", child, ev);
         }
         let closed_b = closed_object(vb);
         let extra_b = vb
             .get("additionalProperties")
             .filter(|v| !trivial(Some(v)) && !matches!(v, Value::Bool(false)));
-        for &(name, schema, req) in &went {
-            let child = self.trails.name(props, name);
+        for &(name, schema, req) in went {
+            let child = self.trails.name(declared, name);
             let mut ev = Event::new("removed");
             ev.cond = cond(req);
             if !req && closed_b {
@@ -499,8 +521,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 // the `additionalProperties` schema instead.
                 self.push(schema, extra_b, child, chain);
             }
-            if let Some(new) = only(&came, schema).filter(|new| {
-                only(&went, came.iter().find(|c| c.0 == *new).and_then(|c| c.1)) == Some(name)
+            if let Some(new) = only(came, schema).filter(|new| {
+                only(went, came.iter().find(|c| c.0 == *new).and_then(|c| c.1)) == Some(name)
             }) {
                 ev.hint = Some(format!("looks renamed to `{new}`"));
             }
@@ -599,53 +621,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             self.trails.name(path, spelled[0]),
             self.trails.name(path, spelled[1]),
         );
-        let mut used_a = vec![false; xs.len()];
-        let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
         let (rx, ry): (Vec<&Value>, Vec<&Value>) = (
             xs.iter().map(|v| through_refs(self.roots[0], v)).collect(),
             ys.iter().map(|v| through_refs(self.roots[1], v)).collect(),
         );
-        // Equal as written first, then equal through their `$ref`s: by text, through a
-        // map, so thousands of variants cost no more than their text.
-        for seen in [[&xs, &ys], [&rx, &ry]] {
-            let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
-            for (i, v) in seen[0].iter().enumerate().rev() {
-                if !used_a[i] {
-                    by_text.entry(canonical(v)).or_default().push(i);
-                }
-            }
-            for j in 0..ys.len() {
-                if pair_of_b[j].is_some() {
-                    continue;
-                }
-                if let Some(i) = by_text.get_mut(&canonical(seen[1][j])).and_then(Vec::pop) {
-                    used_a[i] = true;
-                    pair_of_b[j] = Some(i);
-                }
-            }
-        }
-        // The rest pair by structure (same type, shared keywords), not by position: every
-        // left-over pair is scored, and that work counts against the walk budget.
-        let left_a = used_a.iter().filter(|u| !**u).count();
-        let left_b = pair_of_b.iter().filter(|p| p.is_none()).count();
-        let cost = left_a.saturating_mul(left_b);
-        if self.visited.saturating_add(cost) > self.budget {
-            return self.exhausted();
-        }
-        self.visited += cost;
-        for (j, y) in ry.iter().enumerate() {
-            if pair_of_b[j].is_some() {
-                continue;
-            }
-            let best = (0..xs.len())
-                .filter(|&i| !used_a[i])
-                .max_by_key(|&i| (similarity(rx[i], y), std::cmp::Reverse(i)))
-                .filter(|&i| similarity(rx[i], y) > 0);
-            if let Some(i) = best {
-                used_a[i] = true;
-                pair_of_b[j] = Some(i);
-            }
-        }
+        let Some((used_a, pair_of_b)) = self.pair_variants([&xs, &ys], [&rx, &ry]) else {
+            return;
+        };
         // oneOf accepts a value matching exactly one variant, so a change inside a
         // variant has no fixed direction, unless the variants cannot overlap (distinct
         // types or discriminator values).
@@ -671,43 +653,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             ("oneOf", ev)
         };
-        // In an `anyOf`, what a change inside a variant takes away (input) or adds
-        // (output) may be held whole by another variant: in input the new list must
-        // hold the old variant, in output the old list the new one. The list is read as
-        // `anyOf` (a `oneOf` spelling only when its variants cannot overlap), and not
-        // where `unevaluated*` sees what the variants evaluate.
-        let side = match self.direction {
-            Direction::Input => 1,
-            Direction::Output => 0,
-        };
-        let (fz, rz) = if side == 1 { (&fy, &ry) } else { (&fx, &rx) };
-        let covering = (keyword == "anyOf"
-            && !self.unevaluated
-            && rz.len() <= SMALL_UNION
-            && (spelled[side] == "anyOf" || disjoint(self.roots[side], rz)))
-        .then(|| {
-            Rc::new(CoverList {
-                variants: fz
-                    .iter()
-                    .zip(rz.iter())
-                    .map(|(f, v)| (spelled_steps(spelled[side], &f.0), *v))
-                    .collect(),
-                by_size: std::cell::OnceCell::new(),
-            })
-        });
-        // Both lists read as `anyOf` (no `oneOf` spelling whose variants may overlap, no
-        // variant opened out of a nested `oneOf`, no `unevaluated*`): a variant added
-        // (removed) that an old (new) variant holds whole changes no value the union
-        // accepts.
-        let both_any = keyword == "anyOf"
-            && !self.unevaluated
-            && rx.len().max(ry.len()) <= SMALL_UNION
-            && !fx
-                .iter()
-                .chain(fy.iter())
-                .any(|f| f.0.contains(&Step::Name("oneOf")))
-            && (spelled[0] == "anyOf" || disjoint(self.roots[0], &rx))
-            && (spelled[1] == "anyOf" || disjoint(self.roots[1], &ry));
+        let (side, covering) = self.cover_list(keyword, spelled, [&fx, &fy], [&rx, &ry]);
+        let both_any = self.both_any(keyword, spelled, [&fx, &fy], [&rx, &ry]);
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
                 Some(i) => {
@@ -769,6 +716,118 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             let here = self.trails.extend(under_a, &fx[i].0);
             self.classify(class, here, ev);
         }
+    }
+
+    /// In an `anyOf`, what a change inside a variant takes away (input) or adds
+    /// (output) may be held whole by another variant: in input the new list must hold
+    /// the old variant, in output the old list the new one. That side, and its list
+    /// when it may cover: read as `anyOf` (a `oneOf` spelling only when its variants
+    /// cannot overlap), and not where `unevaluated*` sees what the variants evaluate.
+    fn cover_list(
+        &self,
+        keyword: &str,
+        spelled: [&'v str; 2],
+        [fx, fy]: [&[Variant<'v>]; 2],
+        [rx, ry]: [&[&'v Value]; 2],
+    ) -> (usize, Option<Rc<CoverList<'v>>>) {
+        let side = match self.direction {
+            Direction::Input => 1,
+            Direction::Output => 0,
+        };
+        let (fz, rz) = if side == 1 { (fy, ry) } else { (fx, rx) };
+        let covering = (keyword == "anyOf"
+            && !self.unevaluated
+            && rz.len() <= SMALL_UNION
+            && (spelled[side] == "anyOf" || disjoint(self.roots[side], rz)))
+        .then(|| {
+            Rc::new(CoverList {
+                variants: fz
+                    .iter()
+                    .zip(rz.iter())
+                    .map(|(f, v)| (spelled_steps(spelled[side], &f.0), *v))
+                    .collect(),
+                by_size: std::cell::OnceCell::new(),
+            })
+        });
+        (side, covering)
+    }
+
+    /// Both lists read as `anyOf` (no `oneOf` spelling whose variants may overlap, no
+    /// variant opened out of a nested `oneOf`, no `unevaluated*`): a variant added
+    /// (removed) that an old (new) variant holds whole changes no value the union
+    /// accepts.
+    fn both_any(
+        &self,
+        keyword: &str,
+        spelled: [&'v str; 2],
+        [fx, fy]: [&[Variant<'v>]; 2],
+        [rx, ry]: [&[&'v Value]; 2],
+    ) -> bool {
+        keyword == "anyOf"
+            && !self.unevaluated
+            && rx.len().max(ry.len()) <= SMALL_UNION
+            && !fx
+                .iter()
+                .chain(fy.iter())
+                .any(|f| f.0.contains(&Step::Name("oneOf")))
+            && (spelled[0] == "anyOf" || disjoint(self.roots[0], rx))
+            && (spelled[1] == "anyOf" || disjoint(self.roots[1], ry))
+    }
+
+    /// Pair the old variants `xs` with the new `ys` (`rx`, `ry`: each seen through its
+    /// `$ref`s): equal ones first, then the most alike. Which old variants are paired,
+    /// and each new variant's pair; `None` when scoring what is left would pass the walk
+    /// budget (reported as such).
+    fn pair_variants(
+        &mut self,
+        [xs, ys]: [&[&'v Value]; 2],
+        [rx, ry]: [&[&'v Value]; 2],
+    ) -> Option<(Vec<bool>, Vec<Option<usize>>)> {
+        let mut used_a = vec![false; xs.len()];
+        let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
+        // Equal as written first, then equal through their `$ref`s: by text, through a
+        // map, so thousands of variants cost no more than their text.
+        for seen in [[&xs, &ys], [&rx, &ry]] {
+            let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, v) in seen[0].iter().enumerate().rev() {
+                if !used_a[i] {
+                    by_text.entry(canonical(v)).or_default().push(i);
+                }
+            }
+            for j in 0..ys.len() {
+                if pair_of_b[j].is_some() {
+                    continue;
+                }
+                if let Some(i) = by_text.get_mut(&canonical(seen[1][j])).and_then(Vec::pop) {
+                    used_a[i] = true;
+                    pair_of_b[j] = Some(i);
+                }
+            }
+        }
+        // The rest pair by structure (same type, shared keywords), not by position: every
+        // left-over pair is scored, and that work counts against the walk budget.
+        let left_a = used_a.iter().filter(|u| !**u).count();
+        let left_b = pair_of_b.iter().filter(|p| p.is_none()).count();
+        let cost = left_a.saturating_mul(left_b);
+        if self.visited.saturating_add(cost) > self.budget {
+            self.exhausted();
+            return None;
+        }
+        self.visited += cost;
+        for (j, y) in ry.iter().enumerate() {
+            if pair_of_b[j].is_some() {
+                continue;
+            }
+            let best = (0..xs.len())
+                .filter(|&i| !used_a[i])
+                .max_by_key(|&i| (similarity(rx[i], y), std::cmp::Reverse(i)))
+                .filter(|&i| similarity(rx[i], y) > 0);
+            if let Some(i) = best {
+                used_a[i] = true;
+                pair_of_b[j] = Some(i);
+            }
+        }
+        Some((used_a, pair_of_b))
     }
 
     /// The index of the first of `list` that holds `variant` whole (a sound subset test,
@@ -902,6 +961,9 @@ fn size_up_to(v: &Value, limit: usize) -> usize {
     }
     n
 }
+
+/// A field that came or went: its name, its schema, and whether it is required.
+type Field<'v> = (&'v str, Option<&'v Value>, bool);
 
 /// A variant of a union with its path below the keyword (`[0]`, `[0].oneOf[1]`).
 pub(super) type Variant<'v> = (Vec<Step<'v>>, &'v Value);
