@@ -323,6 +323,72 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
         let path = task.path;
 
+        if self.unmodelled_ref(&va, &vb, &task) {
+            return;
+        }
+
+        let lift = self.lift(&va, &vb, &task);
+
+        // The value keywords of each side, normalised so that equivalent spellings
+        // compare equal (integer bounds, a one-value enum against const).
+        let mut kv = [value_keywords(&va), value_keywords(&vb)];
+        normalise_bounds(&mut kv[0]);
+        normalise_bounds(&mut kv[1]);
+        align_safe_bounds(&mut kv);
+        align_const(&mut kv);
+
+        // A type changed to a disjoint one: one change, and nothing under it is listed
+        // (every other difference there follows from it).
+        if lift.is_none() && self.type_replaced(&kv, path) {
+            return;
+        }
+
+        self.compare_values(&kv, lift.is_some(), path);
+
+        if let Some((kw, composed_side)) = lift {
+            self.lifted(&task, kw, composed_side, path, &chain);
+            return;
+        }
+        self.fields(&va, &vb, path, task.flat, &chain);
+        self.items(&va, &vb, path, &chain);
+        self.tuple(&va, &vb, path, &chain);
+        self.additional(&va, &vb, path, &chain);
+        // `anyOf` on one side, `oneOf` on the other (zod 4 writes a discriminated union as
+        // `oneOf` where zod 3 wrote `anyOf`): when the `oneOf` variants cannot overlap,
+        // both accept a value that matches any variant, and the lists compare as `anyOf`.
+        let swapped = self.same_union(&va, &vb);
+        if let Some(([_, after], true)) = swapped {
+            // What the `oneOf` adds beyond `anyOf` over the same variants: a value two of
+            // them accept fails. Coming, that narrows; going, it widens.
+            let mut ev = Event::new(if after == "oneOf" { "added" } else { "removed" });
+            ev.hint = Some(if after == "oneOf" {
+                "it replaces an anyOf, and its variants may overlap: a value two of them accept no longer passes".into()
+            } else {
+                "an anyOf replaces it, and its variants may overlap: a value two of them accept passes now".into()
+            });
+            self.classify("oneOf", path, ev);
+        }
+        for keyword in ["anyOf", "oneOf", "allOf"] {
+            match swapped.map(|s| s.0) {
+                Some(spelled) if keyword == "anyOf" => {
+                    let (a, b) = (va.get(spelled[0]), vb.get(spelled[1]));
+                    self.variants("anyOf", spelled, a, b, path, &chain);
+                }
+                Some(_) if keyword == "oneOf" => {}
+                _ => {
+                    let (a, b) = (va.get(keyword), vb.get(keyword));
+                    self.variants(keyword, [keyword; 2], a, b, path, &chain);
+                }
+            }
+        }
+        self.subschemas(&va, &vb, path, &chain);
+        self.entries(&va, &vb, path, &chain);
+    }
+
+    /// What a `$ref` leaves unmodelled here, reported (`true`: nothing else here can be
+    /// judged).
+    fn unmodelled_ref(&mut self, va: &View<'v>, vb: &View<'v>, task: &Task<'v>) -> bool {
+        let path = task.path;
         // A `$ref` that resolves on one side only (or to another text): what the
         // unresolved side accepts is unknown, so nothing else here can be judged.
         if (va.unresolved.is_some() || vb.unresolved.is_some()) && va.unresolved != vb.unresolved {
@@ -335,7 +401,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     .into(),
             );
             self.emit(self.em.rules.schema_unhandled(), path, "$ref", ev);
-            return;
+            return true;
         }
 
         // Keywords beside a `$ref` that the layered view cannot read exactly (see
@@ -353,16 +419,21 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                             .collect(),
                     )
                 };
-                let (before, after) = (layers(&va), layers(&vb));
+                let (before, after) = (layers(va), layers(vb));
                 let mut ev = Event::new("changed").values(Some(&before), Some(&after));
                 ev.hint = Some(format!(
                     "`{kw}` beside a $ref applies on its own, next to what the $ref points at; that combination is not modelled"
                 ));
                 self.emit(self.em.rules.schema_unhandled(), path, kw, ev);
-                return;
+                return true;
             }
         }
+        false
+    }
 
+    /// One side a plain schema, the other a union of it and more: the union's keyword
+    /// and side (the plain schema is then compared as one of the variants).
+    fn lift(&self, va: &View<'v>, vb: &View<'v>, task: &Task<'v>) -> Option<(&'static str, usize)> {
         // `X` on one side, `anyOf: [X, {type: null}]` on the other (how pydantic writes
         // Optional[X]): compare X as one of the variants instead of reporting an anyOf
         // that appeared and every keyword of X that moved into it.
@@ -380,7 +451,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 same_resolved(roots, whole, v)
             })
         };
-        let lift = match (va.bare_composition(false), vb.bare_composition(false)) {
+        match (va.bare_composition(false), vb.bare_composition(false)) {
             (None, Some(kw)) if !va.composed() && !va.layers.is_empty() => Some((kw, 1)),
             (Some(kw), None) if !vb.composed() && !vb.layers.is_empty() => Some((kw, 0)),
             _ => match (va.bare_composition(true), vb.bare_composition(true)) {
@@ -395,25 +466,15 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 }
                 _ => None,
             },
-        };
-
-        // The value keywords of each side, normalised so that equivalent spellings
-        // compare equal (integer bounds, a one-value enum against const).
-        let mut kv = [value_keywords(&va), value_keywords(&vb)];
-        normalise_bounds(&mut kv[0]);
-        normalise_bounds(&mut kv[1]);
-        align_safe_bounds(&mut kv);
-        align_const(&mut kv);
-
-        // A type changed to a disjoint one: one change, and nothing under it is listed
-        // (every other difference there follows from it).
-        if lift.is_none() && self.type_replaced(&kv, path) {
-            return;
         }
+    }
 
+    /// Compare the value keywords `kv` of each side, by their rows, or as values (only
+    /// the annotations when the node was `lifted` into a variant, which compares the rest).
+    fn compare_values(&mut self, kv: &[Keywords<'v>; 2], lifted: bool, path: Trail) {
         let keywords: BTreeSet<&'v str> = kv[0].keys().chain(kv[1].keys()).copied().collect();
         for k in keywords {
-            if lift.is_some() && !keywords::is_annotation(k) {
+            if lifted && !keywords::is_annotation(k) {
                 continue; // compared inside the variant
             }
             let (a, b) = (
@@ -463,45 +524,6 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 }
             }
         }
-
-        if let Some((kw, composed_side)) = lift {
-            self.lifted(&task, kw, composed_side, path, &chain);
-            return;
-        }
-        self.fields(&va, &vb, path, task.flat, &chain);
-        self.items(&va, &vb, path, &chain);
-        self.tuple(&va, &vb, path, &chain);
-        self.additional(&va, &vb, path, &chain);
-        // `anyOf` on one side, `oneOf` on the other (zod 4 writes a discriminated union as
-        // `oneOf` where zod 3 wrote `anyOf`): when the `oneOf` variants cannot overlap,
-        // both accept a value that matches any variant, and the lists compare as `anyOf`.
-        let swapped = self.same_union(&va, &vb);
-        if let Some(([_, after], true)) = swapped {
-            // What the `oneOf` adds beyond `anyOf` over the same variants: a value two of
-            // them accept fails. Coming, that narrows; going, it widens.
-            let mut ev = Event::new(if after == "oneOf" { "added" } else { "removed" });
-            ev.hint = Some(if after == "oneOf" {
-                "it replaces an anyOf, and its variants may overlap: a value two of them accept no longer passes".into()
-            } else {
-                "an anyOf replaces it, and its variants may overlap: a value two of them accept passes now".into()
-            });
-            self.classify("oneOf", path, ev);
-        }
-        for keyword in ["anyOf", "oneOf", "allOf"] {
-            match swapped.map(|s| s.0) {
-                Some(spelled) if keyword == "anyOf" => {
-                    let (a, b) = (va.get(spelled[0]), vb.get(spelled[1]));
-                    self.variants("anyOf", spelled, a, b, path, &chain);
-                }
-                Some(_) if keyword == "oneOf" => {}
-                _ => {
-                    let (a, b) = (va.get(keyword), vb.get(keyword));
-                    self.variants(keyword, [keyword; 2], a, b, path, &chain);
-                }
-            }
-        }
-        self.subschemas(&va, &vb, path, &chain);
-        self.entries(&va, &vb, path, &chain);
     }
 
     /// For an input property that is (now) required but has a `default`: zod's
