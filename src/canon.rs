@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::elements::{self, Form};
 use crate::keywords::{self, Holds, Role};
+use crate::path::Step;
 
 /// Where in the document a JSON object sits: it decides the order of its keys.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -181,12 +182,6 @@ pub struct Track {
     pub spans: std::collections::HashMap<String, (usize, usize)>,
 }
 
-/// A step into a value: an object's key, an array's index, or a named item's name.
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
 impl Track {
     /// Start tracking in `out`, whose current line is `line` (1-based).
     pub fn at(out: &str, line: usize) -> Track {
@@ -217,13 +212,7 @@ impl Track {
     /// `None` when it is not recorded (the path is as it was).
     fn enter(&mut self, step: Step<'_>, out: &str) -> Option<(usize, usize)> {
         let saved = self.path.len();
-        match step {
-            Step::Key(name) => crate::path::push(&mut self.path, name),
-            Step::Index(i) => {
-                use std::fmt::Write;
-                let _ = write!(self.path, "[{i}]");
-            }
-        }
+        crate::path::append(&mut self.path, step);
         if self.only.as_ref().is_some_and(|o| !o.contains(&self.path)) {
             self.path.truncate(saved);
             return None;
@@ -264,7 +253,7 @@ pub fn write_object_tracked(
         let value = &map[key];
         let child = child_ctx(ctx, key);
         match track.as_deref_mut() {
-            Some(t) => match t.enter(Step::Key(key), out) {
+            Some(t) => match t.enter(Step::Name(key), out) {
                 Some(at) => {
                     let named = ctx == Ctx::Element && schema_form(key) == Some(Form::Arguments);
                     write_tracked(out, value, child, level + 1, Some(&mut *t), named);
@@ -321,7 +310,7 @@ fn write_tracked(
                 match track.as_deref_mut() {
                     Some(t) => {
                         let step = match item.get("name").and_then(Value::as_str) {
-                            Some(name) if named => Step::Key(name),
+                            Some(name) if named => Step::Name(name),
                             _ => Step::Index(i),
                         };
                         match t.enter(step, out) {

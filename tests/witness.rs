@@ -644,15 +644,19 @@ fn mutated(r: &mut Rng, seeds: &[Value]) -> (Value, Value, String) {
 
 /// A JSON pointer (`/properties/a/items`) as a change path (`.properties.a.items`).
 fn site_path(pointer: &str) -> String {
-    let mut out = String::new();
-    for seg in pointer.split('/').skip(1) {
-        let seg = seg.replace("~1", "/").replace("~0", "~");
-        match seg.parse::<usize>() {
-            Ok(i) => out.push_str(&format!("[{i}]")),
-            Err(_) => out.push_str(&mcp_covenant::path::join("", &seg)),
-        }
-    }
-    out
+    use mcp_covenant::path::{Rest, Segment};
+    let segs: Vec<Segment> = pointer
+        .split('/')
+        .skip(1)
+        .map(|seg| {
+            let seg = seg.replace("~1", "/").replace("~0", "~");
+            match seg.parse::<usize>() {
+                Ok(i) => Segment::Index(i),
+                Err(_) => Segment::Name(seg),
+            }
+        })
+        .collect();
+    Rest(&segs).to_string()
 }
 
 /// No change anywhere in a schema produces zero changes: every mutation that leaves the

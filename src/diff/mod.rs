@@ -122,13 +122,13 @@ impl<'r> Emitter<'r> {
         }
     }
 
-    /// Record `ev` as classified by row `rule`. `name` fills `{keyword}` / `{field}`.
-    /// `path` is as the walker writes it (with `path::join`), read back into a `Path`.
+    /// Record `ev` as classified by row `rule` at `path`. `name` fills `{keyword}` /
+    /// `{field}`.
     pub fn emit(
         &mut self,
         rule: usize,
         subject: &Subject,
-        path: Option<&str>,
+        path: Option<Path>,
         direction: Option<Direction>,
         name: &str,
         ev: Event<'_>,
@@ -161,12 +161,6 @@ impl<'r> Emitter<'r> {
             Some(v) => (Some(v), None),
             None => (ev.before, ev.after),
         };
-        let path = path.map(|p| {
-            p.parse::<Path>().unwrap_or_else(|_| {
-                debug_assert!(false, "a path not written by path::join: {p:?}");
-                Path::name(p)
-            })
-        });
         let fingerprint = fingerprint(
             row.fingerprint_id(),
             &subject.to_string(),

@@ -4,9 +4,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
-use super::{compare, walker, witness, Change, Classify, Emitter, Event, Subject};
+use super::{compare, walker, witness, Change, Classify, Emitter, Event, Path, Segment, Subject};
 use crate::elements::{self, Form};
 use crate::lockfile::{key_of, Element, Kind, ServerInfo, Surface};
+use crate::path::Step;
 use crate::rules::{Binding, Comparator, Condition, Direction, Rules, Scope};
 
 /// Element fields that hold a schema, and the direction it is read in.
@@ -181,7 +182,7 @@ pub fn diff_server(
                 .copied()
                 .find(|&i| rules.rows[i].event == ev.event)
                 .unwrap_or_else(|| rules.surface_unhandled());
-            em.emit(rule, &server, Some(field), None, field, ev);
+            em.emit(rule, &server, Some(Path::name(field)), None, field, ev);
         }
     }
     em.changes
@@ -223,7 +224,7 @@ fn element_presence(
 fn unhandled_field(
     em: &mut Emitter<'_>,
     subject: &Subject,
-    field: &str,
+    field: &Path,
     a: Option<&Value>,
     b: Option<&Value>,
 ) {
@@ -231,9 +232,9 @@ fn unhandled_field(
     em.emit(
         rule,
         subject,
-        Some(field),
+        Some(field.clone()),
         None,
-        field,
+        &field.to_string(),
         Event::new("changed").values(a, b),
     );
 }
@@ -241,25 +242,40 @@ fn unhandled_field(
 /// The binding of element field `field`: its own rows, else those of the nearest
 /// `PREFIX.*` row above it (`annotations.*` for `annotations.description`: a field under
 /// PREFIX that no row names).
-fn field_binding<'r>(rules: &'r Rules, kind: Kind, field: &str) -> Option<&'r Binding> {
+fn field_binding<'r>(rules: &'r Rules, kind: Kind, field: &Path) -> Option<&'r Binding> {
     if let Some(b) = rules.element_binding(kind, Some(field)) {
         return Some(b);
     }
-    let mut prefix = field;
-    while let Some(i) = prefix.rfind(['.', '[']) {
-        prefix = &prefix[..i];
-        if let Some(b) = rules.element_binding(kind, Some(&format!("{prefix}.*"))) {
+    // Each prefix in turn, longest first, followed by `*`.
+    let mut any = field.clone();
+    while any.0.pop().is_some() && !any.0.is_empty() {
+        any.0.push(Segment::Name(ANY_FIELD.into()));
+        if let Some(b) = rules.element_binding(kind, Some(&any)) {
             return Some(b);
         }
+        any.0.pop();
     }
     None
 }
 
+/// The last name of a `PREFIX.*` row: any field under PREFIX.
+const ANY_FIELD: &str = "*";
+
+/// Whether `field` is a `PREFIX.*` row's.
+fn any_field(field: &Path) -> bool {
+    field.0.len() > 1 && matches!(field.0.last(), Some(Segment::Name(n)) if n == ANY_FIELD)
+}
+
+/// The leaf of a tool's destructive hint.
+fn destructive() -> Path {
+    Path(vec![
+        Segment::Name("annotations".into()),
+        Segment::Name("destructiveHint".into()),
+    ])
+}
+
 /// Whether `element`, a tool, is read-only (`annotations.readOnlyHint: true`; absent
 /// means false).
-/// The leaf of a tool's destructive hint.
-const DESTRUCTIVE: &str = "annotations.destructiveHint";
-
 fn read_only(element: &Element) -> bool {
     element
         .get("annotations")
@@ -269,14 +285,21 @@ fn read_only(element: &Element) -> bool {
 }
 
 /// Classify `ev` on element field `field` by its rows, or as unhandled.
-fn classify_field(em: &mut Emitter<'_>, kind: Kind, subject: &Subject, field: &str, ev: Event<'_>) {
+fn classify_field(
+    em: &mut Emitter<'_>,
+    kind: Kind,
+    subject: &Subject,
+    field: &Path,
+    ev: Event<'_>,
+) {
     let rules = em.rules;
     let rule = field_binding(rules, kind, field)
         .and_then(|b| rules.pick_value(b, ev.event, ev.cond, ev.value.as_ref()));
     match rule {
         Some(rule) => {
             let dir = rules.rows[rule].surface_direction();
-            em.emit(rule, subject, Some(field), dir, field, ev);
+            let name = field.to_string();
+            em.emit(rule, subject, Some(field.clone()), dir, &name, ev);
         }
         None => unhandled_field(em, subject, field, ev.before.as_ref(), ev.after.as_ref()),
     }
@@ -292,6 +315,7 @@ fn compare_elements(
 ) {
     for (field, direction, form) in schema_fields(kind) {
         let (sa, sb) = (a.get(field), b.get(field));
+        let at = Path::name(field);
         if form == Form::Arguments {
             let (xa, xb) = (arguments_schema(sa), arguments_schema(sb));
             let start = em.changes.len();
@@ -300,7 +324,7 @@ fn compare_elements(
                 budget,
                 subject,
                 direction,
-                field,
+                &at,
                 true,
                 Some(&xa),
                 Some(&xb),
@@ -319,14 +343,14 @@ fn compare_elements(
         // as one change; one without (inputSchema, always there) compares against `{}`.
         let presence = em
             .rules
-            .element_binding(kind, Some(field))
+            .element_binding(kind, Some(&at))
             .is_some_and(|_| sa.is_some() != sb.is_some());
         if presence {
             let event = if sa.is_none() { "added" } else { "removed" };
-            classify_field(em, kind, subject, field, Event::new(event));
+            classify_field(em, kind, subject, &at, Event::new(event));
         } else {
             let start = em.changes.len();
-            walker::compare_schemas(em, budget, subject, direction, field, false, sa, sb);
+            walker::compare_schemas(em, budget, subject, direction, &at, false, sa, sb);
             witness::attach(
                 em.rules,
                 &mut em.changes[start..],
@@ -342,14 +366,16 @@ fn compare_elements(
     let skip: Vec<&str> = std::iter::once(kind.key_field())
         .chain(schema_fields(kind).map(|(f, _, _)| f))
         .collect();
-    let mut leaves: BTreeMap<String, [Option<&Value>; 2]> = BTreeMap::new();
+    let mut leaves = Leaves::new();
     for field in rules.element_fields(kind) {
-        if !skip.contains(&field) && !field.ends_with(".*") {
-            leaves.entry(field.to_string()).or_default();
+        let skipped = matches!(&field.0[..], [Segment::Name(n)] if skip.contains(&n.as_str()));
+        if !skipped && !any_field(field) {
+            leaf(&mut leaves, field.to_string(), field);
         }
     }
     for (side, element) in [a, b].into_iter().enumerate() {
-        flatten(rules, kind, element, "", &skip, side, &mut leaves);
+        let top = (&Path::default(), "");
+        flatten(rules, kind, element, top, &skip, side, &mut leaves);
     }
     emptied_containers(&mut leaves);
     // A read-only tool does not modify its environment, so it was not destructive,
@@ -358,13 +384,12 @@ fn compare_elements(
     // destructiveHint false is no change, true (or absent: the default) is.
     if kind == Kind::Tool && read_only(a) && !read_only(b) {
         static NOT_DESTRUCTIVE: Value = Value::Bool(false);
-        leaves
-            .entry(DESTRUCTIVE.to_string())
-            .or_insert([None, None])[0] = Some(&NOT_DESTRUCTIVE);
+        let field = destructive();
+        leaf(&mut leaves, field.to_string(), &field)[0] = Some(&NOT_DESTRUCTIVE);
     }
     // Rows that hold only while the tool is read-only (`when = "read_only"`).
     let cond = (kind == Kind::Tool && read_only(b)).then_some(Condition::ReadOnly);
-    for (field, [x, y]) in &leaves {
+    for (field, [x, y]) in leaves.values() {
         match field_binding(rules, kind, field) {
             Some(binding) => {
                 match compare::events(binding.comparator, binding.absent.as_ref(), *x, *y) {
@@ -383,41 +408,56 @@ fn compare_elements(
     }
 }
 
-/// Collect an element's fields as dotted leaves (`annotations.readOnlyHint`). Objects
-/// are opened unless a row names the object itself.
+/// An element's leaves, each side's value, by their written paths: the order they are
+/// compared in (as paths sort), and a container's leaves follow it (see
+/// [`emptied_containers`]).
+type Leaves<'v> = BTreeMap<String, (Path, [Option<&'v Value>; 2])>;
+
+/// The sides of the leaf at `path` (written `text`), added when new.
+fn leaf<'l, 'v>(
+    leaves: &'l mut Leaves<'v>,
+    text: String,
+    path: &Path,
+) -> &'l mut [Option<&'v Value>; 2] {
+    &mut leaves
+        .entry(text)
+        .or_insert_with(|| (path.clone(), [None, None]))
+        .1
+}
+
+/// Collect an element's fields as leaves (`annotations.readOnlyHint`; a key that is no
+/// plain word is one name: `_meta["io.modelcontextprotocol/ui"]`). Objects are opened
+/// unless a row names the object itself. `prefix`: the path so far, and its text.
 fn flatten<'v>(
     rules: &Rules,
     kind: Kind,
     map: &'v Map<String, Value>,
-    prefix: &str,
+    (prefix, prefix_text): (&Path, &str),
     skip: &[&str],
     side: usize,
-    out: &mut BTreeMap<String, [Option<&'v Value>; 2]>,
+    out: &mut Leaves<'v>,
 ) {
     for (key, value) in map {
-        let path = if prefix.is_empty() {
-            // Quoted too when it is no plain word: a top-level key `a.b` is not `a` → `b`.
-            crate::path::segment(key)
-        } else {
-            // `_meta` keys are often dotted names (`io.modelcontextprotocol/...`): quoted.
-            crate::path::join(prefix, key)
-        };
-        if prefix.is_empty() && skip.contains(&key.as_str()) {
+        if prefix.0.is_empty() && skip.contains(&key.as_str()) {
             continue;
         }
+        let mut path = prefix.clone();
+        path.0.push(Segment::Name(key.clone()));
+        let mut text = prefix_text.to_string();
+        crate::path::append(&mut text, Step::Name(key));
         // Inside `_meta` a key is a declaration even when its value is `{}` (a marker:
         // kubernetes-mcp-server's `rbac.none: {}`, "needs no permission"): a leaf.
-        let in_meta = prefix.split(['.', '[']).next() == Some("_meta");
+        let in_meta = matches!(prefix.0.first(), Some(Segment::Name(n)) if n == "_meta");
         match value {
             Value::Object(inner) if inner.is_empty() && in_meta => {
-                out.entry(path).or_default()[side] = Some(value)
+                leaf(out, text, &path)[side] = Some(value)
             }
             Value::Object(inner) if rules.element_binding(kind, Some(&path)).is_none() => {
                 // An empty object has no leaves elsewhere: `{}` and absent compare equal
                 // (`annotations: {}` says what no annotations say).
-                flatten(rules, kind, inner, &path, skip, side, out);
+                flatten(rules, kind, inner, (&path, &text), skip, side, out);
             }
-            _ => out.entry(path).or_default()[side] = Some(value),
+            _ => leaf(out, text, &path)[side] = Some(value),
         }
     }
 }
@@ -425,33 +465,36 @@ fn flatten<'v>(
 /// A `_meta` object emptied (or filled) on one side while the other holds keys under
 /// it (`csp: {frameDomains: [...]}` → `csp: {}`): those keys' own lines say what changed,
 /// so the `{}` is no leaf of its own there.
-fn emptied_containers(leaves: &mut BTreeMap<String, [Option<&Value>; 2]>) {
+fn emptied_containers(leaves: &mut Leaves<'_>) {
     let empty = |v: Option<&Value>| matches!(v, Some(Value::Object(m)) if m.is_empty());
     let mut drop = Vec::new();
-    for (path, sides) in leaves.iter() {
+    for (text, (path, sides)) in leaves.iter() {
         for side in 0..2 {
             if !empty(sides[side]) {
                 continue;
             }
+            // Every leaf below this one is among the run of those whose text starts
+            // with its text (`a.b`, but also `a-c`, which is not below it).
             let under = leaves
                 .range::<str, _>((
-                    std::ops::Bound::Excluded(path.as_str()),
+                    std::ops::Bound::Excluded(text.as_str()),
                     std::ops::Bound::Unbounded,
                 ))
-                .take_while(|(p, _)| p.starts_with(path.as_str()))
-                .any(|(p, other)| {
-                    p[path.len()..].starts_with(['.', '[']) && other[1 - side].is_some()
+                .take_while(|(t, _)| t.starts_with(text.as_str()))
+                .any(|(_, (p, other))| {
+                    p.strip_prefix(path).is_some_and(|rest| !rest.is_empty())
+                        && other[1 - side].is_some()
                 });
             if under {
-                drop.push((path.clone(), side));
+                drop.push((text.clone(), side));
             }
         }
     }
-    for (path, side) in drop {
-        if let Some(sides) = leaves.get_mut(&path) {
+    for (text, side) in drop {
+        if let Some((_, sides)) = leaves.get_mut(&text) {
             sides[side] = None;
             if sides.iter().all(Option::is_none) {
-                leaves.remove(&path);
+                leaves.remove(&text);
             }
         }
     }

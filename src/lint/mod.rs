@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::elements::Form;
 use crate::lockfile::{key_of, Kind, Surface};
-use crate::path::join;
+use crate::path::Path;
 use crate::rules::render_message;
 
 /// What decides a finding's level: the table's defaults ([`LintRules`]), or
@@ -158,7 +158,7 @@ fn lint_with(
                             l.report(
                                 i,
                                 &subject,
-                                Some(join("arguments", name)),
+                                Some(Path::names(&["arguments", name]).to_string()),
                                 &[("name", name)],
                             );
                         }

@@ -8,7 +8,7 @@ use super::model::{LintRule, Predicate, Target};
 use super::Linter;
 use crate::keywords::{self, Slot};
 use crate::lockfile::{key_of, Element, Kind, Surface};
-use crate::path::join;
+use crate::path::{Path, Segment, Trail, Trails};
 use crate::schema::validate::{validate, Truth};
 
 /// A `tool.param` rule on every parameter: the properties of the input schema and,
@@ -16,21 +16,20 @@ use crate::schema::validate::{validate, Truth};
 /// parameter, nested ones dotted (`options.limit`).
 pub(super) fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &str, input: &Value) {
     // (schema, the parameter path so far, its path in the element)
-    let mut stack: Vec<(&Value, Option<String>, String)> =
-        vec![(input, None, "inputSchema".to_string())];
+    let mut trails = Trails::default();
+    let root = trails.name(Trail::default(), "inputSchema");
+    let mut stack = vec![(input, Trail::default(), root)];
     let mut found = Vec::new();
     while let Some((schema, param, at)) = stack.pop() {
         let props = schema.get("properties").and_then(Value::as_object);
         for (name, child) in props.into_iter().flatten() {
-            let shown = match &param {
-                None => crate::path::segment(name),
-                Some(p) => join(p, name),
-            };
-            let child_at = join(&join(&at, "properties"), name);
+            let shown = trails.name(param, name);
+            let child_at = trails.name(at, "properties");
+            let child_at = trails.name(child_at, name);
             if blank(child.get(field)) {
-                found.push((shown.clone(), child_at.clone(), name.as_str()));
+                found.push((trails.text(shown), trails.text(child_at), name.as_str()));
             }
-            stack.push((child, Some(shown), child_at));
+            stack.push((child, shown, child_at));
         }
     }
     for (shown, at, name) in found {
@@ -121,24 +120,27 @@ pub(super) fn schema_rule(
     i: usize,
     pred: Predicate,
     subject: &str,
-    root_path: &str,
+    field: &str,
     root: &Value,
 ) {
     // (node, path, the property name when the node is a property's schema)
-    let mut stack: Vec<(&Value, String, Option<&str>)> = vec![(root, root_path.to_string(), None)];
+    let mut trails = Trails::default();
+    let start = trails.name(Trail::default(), field);
+    let mut stack = vec![(root, start, None)];
     while let Some((node, path, prop)) = stack.pop() {
         let Some(map) = node.as_object() else {
             continue;
         };
-        check_node(l, i, pred, subject, root, map, &path, prop);
+        check_node(l, i, pred, subject, root, map, (&trails, path), prop);
         // Every subschema the vocabulary places (rules/keywords.toml), in reverse so
         // that the stack visits them in the schema's order.
         for (key, slot, child) in keywords::subschemas(map).into_iter().rev() {
+            let under = trails.name(path, key);
             let (child_path, prop) = match slot {
-                Slot::Whole => (format!("{path}.{key}"), None),
-                Slot::Index(n) => (format!("{path}.{key}[{n}]"), None),
+                Slot::Whole => (under, None),
+                Slot::Index(n) => (trails.index(under, n), None),
                 Slot::Entry(name) => (
-                    join(&join(&path, key), name),
+                    trails.name(under, name),
                     (key == "properties").then_some(name),
                 ),
             };
@@ -155,10 +157,10 @@ fn check_node(
     subject: &str,
     root: &Value,
     map: &Map<String, Value>,
-    path: &str,
+    (trails, path): (&Trails<'_>, Trail),
     prop: Option<&str>,
 ) {
-    let here = || Some(path.to_string());
+    let here = || Some(trails.text(path));
     match pred {
         Predicate::RequiredNotInProperties => {
             let props = map.get("properties").and_then(Value::as_object);
@@ -261,7 +263,7 @@ fn texts<'s>(
 ) -> Vec<(String, Option<String>, String, &'s str)> {
     let mut out = Vec::new();
     let element = |subject: String,
-                   base: Option<String>,
+                   base: Option<Path>,
                    key: &'s str,
                    e: &'s Map<String, Value>,
                    out: &mut Vec<_>| {
@@ -274,10 +276,14 @@ fn texts<'s>(
             if let Some(text) = text {
                 // A name is the element or parameter itself; other fields are in it.
                 let path = match (&base, f == "name") {
-                    (Some(b), true) => Some(b.clone()),
+                    (Some(b), true) => Some(b.to_string()),
                     (None, true) => None,
-                    (Some(b), false) => Some(join(b, f)),
-                    (None, false) => Some(f.clone()),
+                    (Some(b), false) => {
+                        let mut p = b.clone();
+                        p.0.push(Segment::Name(f.clone()));
+                        Some(p.to_string())
+                    }
+                    (None, false) => Some(Path::name(f).to_string()),
                 };
                 out.push((subject.clone(), path, f.clone(), text));
             }
@@ -304,11 +310,11 @@ fn texts<'s>(
                     .and_then(|s| s.get("properties"))
                     .and_then(Value::as_object);
                 for (name, schema) in props.into_iter().flatten() {
-                    let base = join("inputSchema.properties", name);
+                    let base = Path::names(&["inputSchema", "properties", name]);
                     if let Some(schema) = schema.as_object() {
                         element(subject.clone(), Some(base), name, schema, &mut out);
                     } else if fields.iter().any(|f| f == "name") {
-                        out.push((subject.clone(), Some(base), "name".into(), name));
+                        out.push((subject.clone(), Some(base.to_string()), "name".into(), name));
                     }
                 }
             }
@@ -326,7 +332,7 @@ fn texts<'s>(
                     let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
                     element(
                         subject.clone(),
-                        Some(join("arguments", name)),
+                        Some(Path::names(&["arguments", name])),
                         "",
                         arg,
                         &mut out,
@@ -491,14 +497,16 @@ pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
     let mut problems = Vec::new();
     let mut names: HashMap<String, String> = HashMap::new();
     // (node, path, reached through `properties` alone from the root, is a parameter)
-    let mut stack: Vec<(&Value, String, bool, bool)> =
-        vec![(schema, "inputSchema".to_string(), true, false)];
+    let mut trails = Trails::default();
+    let start = trails.name(Trail::default(), "inputSchema");
+    let mut stack = vec![(schema, start, true, false)];
     while let Some((node, path, reachable, parameter)) = stack.pop() {
         let Some(map) = node.as_object() else {
             continue;
         };
         if let Some(decl) = map.get(KEY) {
-            let at = join(&path, KEY);
+            let at = trails.name(path, KEY);
+            let at = trails.text(at);
             let primitive = |t: &Value| {
                 matches!(
                     t.as_str(),
@@ -529,7 +537,7 @@ pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
                     "the parameter is not typed as a string, integer, number or boolean".into(),
                 )),
                 Some(n) => {
-                    if let Some(first) = names.insert(n.to_ascii_lowercase(), path.clone()) {
+                    if let Some(first) = names.insert(n.to_ascii_lowercase(), trails.text(path)) {
                         problems.push((
                             at,
                             format!(
@@ -542,10 +550,11 @@ pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
             }
         }
         for (key, slot, child) in keywords::subschemas(map).into_iter().rev() {
+            let under = trails.name(path, key);
             let (child_path, via_properties) = match slot {
-                Slot::Whole => (format!("{path}.{key}"), false),
-                Slot::Index(n) => (format!("{path}.{key}[{n}]"), false),
-                Slot::Entry(name) => (join(&join(&path, key), name), key == "properties"),
+                Slot::Whole => (under, false),
+                Slot::Index(n) => (trails.index(under, n), false),
+                Slot::Entry(name) => (trails.name(under, name), key == "properties"),
             };
             stack.push((
                 child,
@@ -588,7 +597,7 @@ pub(super) fn ui_reach(resource: &Element) -> Vec<(String, String)> {
                 });
             if let Some(d) = any {
                 out.push((
-                    join("_meta.ui.csp", list),
+                    Path::names(&["_meta", "ui", "csp", list]).to_string(),
                     format!("lets its app reach any origin ({})", Value::from(d)),
                 ));
             }

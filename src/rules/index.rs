@@ -13,6 +13,7 @@ use super::model::{
 };
 use crate::error::{Error, Result};
 use crate::lockfile::Kind;
+use crate::path::Path;
 
 /// How a keyword (or element field) is compared, and the rows that classify it.
 #[derive(Clone, Debug)]
@@ -26,7 +27,10 @@ pub struct Binding {
 pub struct Rules {
     pub rows: Vec<Rule>,
     schema: HashMap<String, Binding>,
-    surface: HashMap<(Kind, Option<String>), Binding>,
+    /// Each kind of element itself (its coming and going).
+    elements: HashMap<Kind, Binding>,
+    /// Element fields by kind and path (`annotations.readOnlyHint`).
+    fields: HashMap<Kind, HashMap<Path, Binding>>,
     schema_unhandled: usize,
     surface_unhandled: usize,
     walk_limit: usize,
@@ -110,7 +114,8 @@ impl Rules {
             }
         }
         let mut schema: HashMap<String, Binding> = HashMap::new();
-        let mut surface: HashMap<(Kind, Option<String>), Binding> = HashMap::new();
+        let mut elements: HashMap<Kind, Binding> = HashMap::new();
+        let mut fields: HashMap<Kind, HashMap<Path, Binding>> = HashMap::new();
         let (mut schema_unhandled, mut surface_unhandled, mut walk_limit) = (None, None, None);
         let mut server = Vec::new();
         let mut seen = HashMap::new();
@@ -148,11 +153,22 @@ impl Rules {
                 Scope::Element {
                     kind: Some(kind),
                     field,
-                } => merge(
-                    surface.entry((*kind, field.clone())).or_insert_with(fresh),
-                    rule,
-                    i,
-                )?,
+                } => {
+                    let binding = match field {
+                        Some(f) => {
+                            let path = f.parse::<Path>().map_err(|_| {
+                                Error::new(format!(
+                                    "{}: rule `{}`: `{f}` is no field path (`annotations.title`)",
+                                    rule.source, rule.id
+                                ))
+                            })?;
+                            let of_kind = fields.entry(*kind).or_default();
+                            of_kind.entry(path).or_insert_with(fresh)
+                        }
+                        None => elements.entry(*kind).or_insert_with(fresh),
+                    };
+                    merge(binding, rule, i)?
+                }
             }
         }
         let missing = |what: &str| Error::new(format!("rule tables: no row for {what}"));
@@ -165,7 +181,8 @@ impl Rules {
                 .ok_or_else(|| missing("the walk limit (keyword = \"$walk\")"))?,
             rows,
             schema,
-            surface,
+            elements,
+            fields,
             server,
             retired,
         })
@@ -211,17 +228,18 @@ impl Rules {
         self.schema.get(keyword)
     }
 
-    pub fn element_binding(&self, kind: Kind, field: Option<&str>) -> Option<&Binding> {
-        self.surface.get(&(kind, field.map(str::to_string)))
+    /// The binding of element field `field` of `kind` (`None`: the element itself).
+    pub fn element_binding(&self, kind: Kind, field: Option<&Path>) -> Option<&Binding> {
+        match field {
+            Some(f) => self.fields.get(&kind)?.get(f),
+            None => self.elements.get(&kind),
+        }
     }
 
-    /// Dotted element fields that rows name for `kind` (compared even when absent on
-    /// both sides, since an absent field may stand for a default).
-    pub fn element_fields(&self, kind: Kind) -> impl Iterator<Item = &str> {
-        self.surface
-            .keys()
-            .filter(move |(k, _)| *k == kind)
-            .filter_map(|(_, f)| f.as_deref())
+    /// Element fields that rows name for `kind` (compared even when absent on both
+    /// sides, since an absent field may stand for a default).
+    pub fn element_fields(&self, kind: Kind) -> impl Iterator<Item = &Path> {
+        self.fields.get(&kind).into_iter().flat_map(HashMap::keys)
     }
 
     /// The row for `event` in `binding` under `cond`, if any: a row whose `when` names

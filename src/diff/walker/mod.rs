@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::{compare, Emitter, Event, Subject};
 use crate::keywords::{self, Role};
-use crate::path::join;
+use crate::path::{Path, Step, Trail, Trails};
 use crate::rules::{Condition, Direction, Severity, ANY_KEYWORD, EXTENSION_KEYWORD};
 
 mod equal;
@@ -46,27 +46,31 @@ const REF_EXPANSIONS: u8 = 8;
 /// `path`. `flat`: the root is a list of named arguments, so a field's path is
 /// `arguments.NAME` rather than `arguments.properties.NAME`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn compare_schemas(
+pub(crate) fn compare_schemas<'v>(
     em: &mut Emitter<'_>,
     budget: usize,
     subject: &Subject,
     direction: Direction,
-    path: &str,
+    path: &'v Path,
     flat: bool,
-    a: Option<&Value>,
-    b: Option<&Value>,
+    a: Option<&'v Value>,
+    b: Option<&'v Value>,
 ) {
     let empty = Value::Object(Map::new());
     let roots = [a.unwrap_or(&empty), b.unwrap_or(&empty)];
+    let mut trails = Trails::default();
+    let start = trails.of(path);
     let mut walk = Walk {
         em,
         subject,
         direction,
         roots,
+        root: path.first(),
+        trails,
         work: vec![Task {
             a,
             b,
-            path: path.to_string(),
+            path: start,
             flat,
             chain: None,
             values_only: [false, false],
@@ -123,7 +127,7 @@ fn on_chain(mut chain: &Option<Rc<Chain>>, pair: (usize, usize)) -> bool {
 struct Task<'v> {
     a: Option<&'v Value>,
     b: Option<&'v Value>,
-    path: String,
+    path: Trail,
     flat: bool,
     chain: Option<Rc<Chain>>,
     /// Compare only the value keywords of this side (it was lifted into a variant).
@@ -155,9 +159,10 @@ struct Cover<'v> {
 }
 
 /// The variants a [`Cover`] may find its variant in, each with its path below the
-/// union; their sizes, smallest first, once a test needs them (`None`: past the budget).
+/// union's parent (`anyOf[1]`); their sizes, smallest first, once a test needs them
+/// (`None`: past the budget).
 struct CoverList<'v> {
-    variants: Vec<(String, &'v Value)>,
+    variants: Vec<(Vec<Step<'v>>, &'v Value)>,
     by_size: std::cell::OnceCell<Option<Vec<(usize, usize)>>>,
 }
 
@@ -166,6 +171,10 @@ struct Walk<'w, 'r, 'v> {
     subject: &'w Subject,
     direction: Direction,
     roots: [&'v Value; 2],
+    /// The element field the walk started from (where a budget report goes).
+    root: Path,
+    /// The paths of the node pairs, the work list's and those reported.
+    trails: Trails<'v>,
     work: Vec<Task<'v>>,
     visited: usize,
     budget: usize,
@@ -187,7 +196,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         while let Some(task) = self.work.pop() {
             self.visited += 1;
             if self.visited > self.budget {
-                self.exhausted(&task.path);
+                self.exhausted();
                 return;
             }
             if let Some((since, opening, mark)) = task.after_variant {
@@ -207,10 +216,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         ev.hint = Some(
                             "with oneOf, a variant that accepts more can make values match two variants, and one that accepts less can make them match one".into(),
                         );
-                        self.classify("oneOf", &task.path, ev);
+                        self.classify("oneOf", task.path, ev);
                     }
                     Mark::OneOf => {}
-                    Mark::Cover(cover) => self.covered(&cover, since.get(), &task.path),
+                    Mark::Cover(cover) => self.covered(&cover, since.get(), task.path),
                 }
                 continue;
             }
@@ -220,15 +229,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
 
     /// Report that the work budget ran out (breaking: what was not compared may hide a
     /// break) and stop the walk.
-    fn exhausted(&mut self, path: &str) {
+    fn exhausted(&mut self) {
         let rule = self.em.rules.walk_limit();
         let mut ev = Event::new("exceeded");
         ev.after = Some(Value::from(self.budget as u64));
-        let root = self.root_path(path);
         self.em.emit(
             rule,
             self.subject,
-            Some(&root),
+            Some(self.root.clone()),
             Some(self.direction),
             "$walk",
             ev,
@@ -237,16 +245,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.visited = self.budget.saturating_add(1);
     }
 
-    /// The path of the schema the walk started from (for the budget report).
-    fn root_path(&self, path: &str) -> String {
-        path.split(['.', '[']).next().unwrap_or(path).to_string()
-    }
-
-    fn emit(&mut self, rule: usize, path: &str, name: &str, ev: Event<'_>) {
+    fn emit(&mut self, rule: usize, path: Trail, name: &str, ev: Event<'_>) {
         self.em.emit(
             rule,
             self.subject,
-            Some(path),
+            Some(self.trails.path(path)),
             Some(self.direction),
             name,
             ev,
@@ -254,7 +257,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     }
 
     /// Classify `ev` on `keyword` by the rows bound to it, or as unhandled.
-    fn classify(&mut self, keyword: &str, path: &str, ev: Event<'_>) {
+    fn classify(&mut self, keyword: &str, path: Trail, ev: Event<'_>) {
         let rules = self.em.rules;
         let rule = self
             .binding(keyword)
@@ -263,7 +266,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.emit(rule, path, keyword, ev);
     }
 
-    fn unhandled(&mut self, keyword: &str, path: &str, a: Option<&Value>, b: Option<&Value>) {
+    fn unhandled(&mut self, keyword: &str, path: Trail, a: Option<&Value>, b: Option<&Value>) {
         let rule = self.em.rules.schema_unhandled();
         self.emit(rule, path, keyword, Event::new("changed").values(a, b));
     }
@@ -272,7 +275,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         a: Option<&'v Value>,
         b: Option<&'v Value>,
-        path: String,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         self.work.push(Task {
@@ -309,9 +312,9 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             match event {
                 Some(event) => {
                     let ev = Event::new(event).values(task.a, task.b);
-                    self.classify(FALSE_SCHEMA, &task.path, ev);
+                    self.classify(FALSE_SCHEMA, task.path, ev);
                 }
-                None if task.a != task.b => self.unhandled("(schema)", &task.path, task.a, task.b),
+                None if task.a != task.b => self.unhandled("(schema)", task.path, task.a, task.b),
                 None => {}
             }
             return;
@@ -337,8 +340,74 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 parent: chain,
             }));
         }
-        let path = task.path.as_str();
+        let path = task.path;
 
+        if self.unmodelled_ref(&va, &vb, &task) {
+            return;
+        }
+
+        let lift = self.lift(&va, &vb, &task);
+
+        // The value keywords of each side, normalised so that equivalent spellings
+        // compare equal (integer bounds, a one-value enum against const).
+        let mut kv = [value_keywords(&va), value_keywords(&vb)];
+        normalise_bounds(&mut kv[0]);
+        normalise_bounds(&mut kv[1]);
+        align_safe_bounds(&mut kv);
+        align_const(&mut kv);
+
+        // A type changed to a disjoint one: one change, and nothing under it is listed
+        // (every other difference there follows from it).
+        if lift.is_none() && self.type_replaced(&kv, path) {
+            return;
+        }
+
+        self.compare_values(&kv, lift.is_some(), path);
+
+        if let Some((kw, composed_side)) = lift {
+            self.lifted(&task, kw, composed_side, path, &chain);
+            return;
+        }
+        self.fields(&va, &vb, path, task.flat, &chain);
+        self.items(&va, &vb, path, &chain);
+        self.tuple(&va, &vb, path, &chain);
+        self.additional(&va, &vb, path, &chain);
+        // `anyOf` on one side, `oneOf` on the other (zod 4 writes a discriminated union as
+        // `oneOf` where zod 3 wrote `anyOf`): when the `oneOf` variants cannot overlap,
+        // both accept a value that matches any variant, and the lists compare as `anyOf`.
+        let swapped = self.same_union(&va, &vb);
+        if let Some(([_, after], true)) = swapped {
+            // What the `oneOf` adds beyond `anyOf` over the same variants: a value two of
+            // them accept fails. Coming, that narrows; going, it widens.
+            let mut ev = Event::new(if after == "oneOf" { "added" } else { "removed" });
+            ev.hint = Some(if after == "oneOf" {
+                "it replaces an anyOf, and its variants may overlap: a value two of them accept no longer passes".into()
+            } else {
+                "an anyOf replaces it, and its variants may overlap: a value two of them accept passes now".into()
+            });
+            self.classify("oneOf", path, ev);
+        }
+        for keyword in ["anyOf", "oneOf", "allOf"] {
+            match swapped.map(|s| s.0) {
+                Some(spelled) if keyword == "anyOf" => {
+                    let (a, b) = (va.get(spelled[0]), vb.get(spelled[1]));
+                    self.variants("anyOf", spelled, a, b, path, &chain);
+                }
+                Some(_) if keyword == "oneOf" => {}
+                _ => {
+                    let (a, b) = (va.get(keyword), vb.get(keyword));
+                    self.variants(keyword, [keyword; 2], a, b, path, &chain);
+                }
+            }
+        }
+        self.subschemas(&va, &vb, path, &chain);
+        self.entries(&va, &vb, path, &chain);
+    }
+
+    /// What a `$ref` leaves unmodelled here, reported (`true`: nothing else here can be
+    /// judged).
+    fn unmodelled_ref(&mut self, va: &View<'v>, vb: &View<'v>, task: &Task<'v>) -> bool {
+        let path = task.path;
         // A `$ref` that resolves on one side only (or to another text): what the
         // unresolved side accepts is unknown, so nothing else here can be judged.
         if (va.unresolved.is_some() || vb.unresolved.is_some()) && va.unresolved != vb.unresolved {
@@ -351,7 +420,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     .into(),
             );
             self.emit(self.em.rules.schema_unhandled(), path, "$ref", ev);
-            return;
+            return true;
         }
 
         // Keywords beside a `$ref` that the layered view cannot read exactly (see
@@ -369,16 +438,21 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                             .collect(),
                     )
                 };
-                let (before, after) = (layers(&va), layers(&vb));
+                let (before, after) = (layers(va), layers(vb));
                 let mut ev = Event::new("changed").values(Some(&before), Some(&after));
                 ev.hint = Some(format!(
                     "`{kw}` beside a $ref applies on its own, next to what the $ref points at; that combination is not modelled"
                 ));
                 self.emit(self.em.rules.schema_unhandled(), path, kw, ev);
-                return;
+                return true;
             }
         }
+        false
+    }
 
+    /// One side a plain schema, the other a union of it and more: the union's keyword
+    /// and side (the plain schema is then compared as one of the variants).
+    fn lift(&self, va: &View<'v>, vb: &View<'v>, task: &Task<'v>) -> Option<(&'static str, usize)> {
         // `X` on one side, `anyOf: [X, {type: null}]` on the other (how pydantic writes
         // Optional[X]): compare X as one of the variants instead of reporting an anyOf
         // that appeared and every keyword of X that moved into it.
@@ -396,7 +470,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 same_resolved(roots, whole, v)
             })
         };
-        let lift = match (va.bare_composition(false), vb.bare_composition(false)) {
+        match (va.bare_composition(false), vb.bare_composition(false)) {
             (None, Some(kw)) if !va.composed() && !va.layers.is_empty() => Some((kw, 1)),
             (Some(kw), None) if !vb.composed() && !vb.layers.is_empty() => Some((kw, 0)),
             _ => match (va.bare_composition(true), vb.bare_composition(true)) {
@@ -411,25 +485,15 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 }
                 _ => None,
             },
-        };
-
-        // The value keywords of each side, normalised so that equivalent spellings
-        // compare equal (integer bounds, a one-value enum against const).
-        let mut kv = [value_keywords(&va), value_keywords(&vb)];
-        normalise_bounds(&mut kv[0]);
-        normalise_bounds(&mut kv[1]);
-        align_safe_bounds(&mut kv);
-        align_const(&mut kv);
-
-        // A type changed to a disjoint one: one change, and nothing under it is listed
-        // (every other difference there follows from it).
-        if lift.is_none() && self.type_replaced(&kv, path) {
-            return;
         }
+    }
 
+    /// Compare the value keywords `kv` of each side, by their rows, or as values (only
+    /// the annotations when the node was `lifted` into a variant, which compares the rest).
+    fn compare_values(&mut self, kv: &[Keywords<'v>; 2], lifted: bool, path: Trail) {
         let keywords: BTreeSet<&'v str> = kv[0].keys().chain(kv[1].keys()).copied().collect();
         for k in keywords {
-            if lift.is_some() && !keywords::is_annotation(k) {
+            if lifted && !keywords::is_annotation(k) {
                 continue; // compared inside the variant
             }
             let (a, b) = (
@@ -479,45 +543,6 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 }
             }
         }
-
-        if let Some((kw, composed_side)) = lift {
-            self.lifted(&task, kw, composed_side, path, &chain);
-            return;
-        }
-        self.fields(&va, &vb, path, task.flat, &chain);
-        self.items(&va, &vb, path, &chain);
-        self.tuple(&va, &vb, path, &chain);
-        self.additional(&va, &vb, path, &chain);
-        // `anyOf` on one side, `oneOf` on the other (zod 4 writes a discriminated union as
-        // `oneOf` where zod 3 wrote `anyOf`): when the `oneOf` variants cannot overlap,
-        // both accept a value that matches any variant, and the lists compare as `anyOf`.
-        let swapped = self.same_union(&va, &vb);
-        if let Some(([_, after], true)) = swapped {
-            // What the `oneOf` adds beyond `anyOf` over the same variants: a value two of
-            // them accept fails. Coming, that narrows; going, it widens.
-            let mut ev = Event::new(if after == "oneOf" { "added" } else { "removed" });
-            ev.hint = Some(if after == "oneOf" {
-                "it replaces an anyOf, and its variants may overlap: a value two of them accept no longer passes".into()
-            } else {
-                "an anyOf replaces it, and its variants may overlap: a value two of them accept passes now".into()
-            });
-            self.classify("oneOf", path, ev);
-        }
-        for keyword in ["anyOf", "oneOf", "allOf"] {
-            match swapped.map(|s| s.0) {
-                Some(spelled) if keyword == "anyOf" => {
-                    let (a, b) = (va.get(spelled[0]), vb.get(spelled[1]));
-                    self.variants("anyOf", spelled, a, b, path, &chain);
-                }
-                Some(_) if keyword == "oneOf" => {}
-                _ => {
-                    let (a, b) = (va.get(keyword), vb.get(keyword));
-                    self.variants(keyword, [keyword; 2], a, b, path, &chain);
-                }
-            }
-        }
-        self.subschemas(&va, &vb, path, &chain);
-        self.entries(&va, &vb, path, &chain);
     }
 
     /// For an input property that is (now) required but has a `default`: zod's
@@ -566,7 +591,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
 
     /// Report a `type` that changed to a disjoint set; `true` when it did (the caller
     /// then compares nothing else at this node).
-    fn type_replaced(&mut self, kv: &[Keywords<'v>; 2], path: &str) -> bool {
+    fn type_replaced(&mut self, kv: &[Keywords<'v>; 2], path: Trail) -> bool {
         let (a, b) = (kv[0].get("type"), kv[1].get("type"));
         let (a, b) = (a.map(|v| v.as_ref()), b.map(|v| v.as_ref()));
         let Some(evs) = compare::events(crate::rules::Comparator::Typeset, None, a, b) else {

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::diff::Change;
+use crate::path::Rest;
 use crate::rules::Scope;
 
 /// The most variants a plain schema is tested against for containment (`within`,
@@ -20,7 +21,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         for kw in [
@@ -50,8 +51,12 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 "propertyNames" => !trivial(v) && !any_string(v) && !annotations_only(v),
                 _ => !trivial(v),
             };
-            let child = format!("{path}.{kw}");
-            match (present(a), present(b)) {
+            let (pa, pb) = (present(a), present(b));
+            if !pa && !pb && (kw != "propertyNames" || a == b) {
+                continue;
+            }
+            let child = self.trails.name(path, kw);
+            match (pa, pb) {
                 // Neither constrains anything, but their annotations may differ (a
                 // description added): compared as schemas, the side that is absent
                 // standing for `{type: string}` when the other says so (what it means
@@ -78,8 +83,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     }
                 }
                 (false, false) => {}
-                (false, true) => self.classify(kw, &child, Event::new("added").values(a, b)),
-                (true, false) => self.classify(kw, &child, Event::new("removed").values(a, b)),
+                (false, true) => self.classify(kw, child, Event::new("added").values(a, b)),
+                (true, false) => self.classify(kw, child, Event::new("removed").values(a, b)),
                 (true, true) => self.push(a, b, child, chain),
             }
         }
@@ -91,11 +96,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             if kw == "if" && (a.is_none() || inert(va)) && (b.is_none() || inert(vb)) {
                 continue;
             }
-            let child = format!("{path}.{kw}");
+            if a.is_none() && b.is_none() {
+                continue;
+            }
+            let child = self.trails.name(path, kw);
             match (a, b) {
                 (None, None) => {}
-                (None, Some(_)) => self.classify(kw, &child, Event::new("added").values(a, b)),
-                (Some(_), None) => self.classify(kw, &child, Event::new("removed").values(a, b)),
+                (None, Some(_)) => self.classify(kw, child, Event::new("added").values(a, b)),
+                (Some(_), None) => self.classify(kw, child, Event::new("removed").values(a, b)),
                 (Some(x), Some(y)) => {
                     if !same_resolved(self.roots, x, y) {
                         let mut ev = Event::new("changed").values(a, b);
@@ -103,7 +111,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                             ev.hint =
                                 Some("a $ref inside points at a definition that changed".into());
                         }
-                        self.classify(kw, &child, ev);
+                        self.classify(kw, child, ev);
                     }
                 }
             }
@@ -117,7 +125,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         for kw in ["patternProperties", "dependentSchemas"] {
@@ -129,10 +137,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 self.unhandled(kw, path, a, b);
                 continue;
             };
-            let base = format!("{path}.{kw}");
-            let keys: BTreeSet<&String> = ma.keys().chain(mb.keys()).collect();
+            let base = self.trails.name(path, kw);
+            let keys: BTreeSet<&'v String> = ma.keys().chain(mb.keys()).collect();
             for key in keys {
-                let child = join(&base, key);
+                let child = self.trails.name(base, key);
                 let closed = |v: &View<'v>| {
                     Some(if kw == "patternProperties" && closed_object(v) {
                         Condition::Closed
@@ -146,13 +154,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         let mut ev = Event::new("entry_added");
                         ev.cond = closed(va);
                         ev.value = Some(Value::String(key.clone()));
-                        self.classify(kw, &child, ev);
+                        self.classify(kw, child, ev);
                     }
                     (Some(_), None) => {
                         let mut ev = Event::new("entry_removed");
                         ev.cond = closed(vb);
                         ev.value = Some(Value::String(key.clone()));
-                        self.classify(kw, &child, ev);
+                        self.classify(kw, child, ev);
                     }
                     (None, None) => {}
                 }
@@ -167,7 +175,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         // A side that is no tuple but constrains its items is a tuple of no positions
@@ -203,7 +211,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             (Some(x), Some(y)) => (x, y),
         };
-        let at = |i: usize| format!("{path}.{kw_b}[{i}]");
+        let base = self.trails.name(path, kw_b);
         let cond = |rest: Option<&Value>| {
             Some(if matches!(rest, Some(Value::Bool(false))) {
                 Condition::Closed
@@ -212,24 +220,25 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             })
         };
         for i in 0..xs.len().max(ys.len()) {
+            let at = self.trails.index(base, i);
             match (xs.get(i), ys.get(i)) {
-                (Some(x), Some(y)) => self.push(Some(x), Some(y), at(i), chain),
+                (Some(x), Some(y)) => self.push(Some(x), Some(y), at, chain),
                 (None, Some(y)) => {
                     if trivial(rest_a) || matches!(rest_a, Some(Value::Bool(false))) {
                         let mut ev = Event::new("variant_added");
                         ev.cond = cond(rest_a);
-                        self.classify("prefixItems", &at(i), ev);
+                        self.classify("prefixItems", at, ev);
                     } else {
-                        self.push(rest_a, Some(y), at(i), chain);
+                        self.push(rest_a, Some(y), at, chain);
                     }
                 }
                 (Some(x), None) => {
                     if trivial(rest_b) || matches!(rest_b, Some(Value::Bool(false))) {
                         let mut ev = Event::new("variant_removed");
                         ev.cond = cond(rest_b);
-                        self.classify("prefixItems", &at(i), ev);
+                        self.classify("prefixItems", at, ev);
                     } else {
-                        self.push(Some(x), rest_b, at(i), chain);
+                        self.push(Some(x), rest_b, at, chain);
                     }
                 }
                 (None, None) => {}
@@ -242,9 +251,9 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     pub(super) fn lifted(
         &mut self,
         task: &Task<'v>,
-        kw: &str,
+        kw: &'v str,
         composed_side: usize,
-        path: &str,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         let (plain, list) = if composed_side == 1 {
@@ -318,8 +327,9 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             return self.classify(kw, path, ev);
         }
         let cond = overlapping.then_some(Condition::Overlapping);
-        let at = |j: usize| format!("{path}.{kw}[{j}]");
+        let base = self.trails.name(path, kw);
         for (j, variant) in variants.iter().enumerate() {
+            let at = self.trails.index(base, j);
             if Some(j) == best {
                 let (a, b, values_only) = if composed_side == 1 {
                     (plain, Some(variant), [true, false])
@@ -329,7 +339,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 self.work.push(Task {
                     a,
                     b,
-                    path: at(j),
+                    path: at,
                     flat: false,
                     chain: chain.clone(),
                     values_only,
@@ -345,7 +355,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     "variant_removed"
                 });
                 ev.cond = cond;
-                self.classify(kw, &at(j), ev);
+                self.classify(kw, at, ev);
             }
         }
     }
@@ -356,7 +366,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: Trail,
         flat: bool,
         chain: &Option<Rc<Chain>>,
     ) {
@@ -386,19 +396,18 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
             return;
         };
-        let mut names: BTreeSet<&str> = BTreeSet::new();
+        let mut names: BTreeSet<&'v str> = BTreeSet::new();
         names.extend(pa.iter().flat_map(|m| m.keys().map(String::as_str)));
         names.extend(pb.iter().flat_map(|m| m.keys().map(String::as_str)));
         names.extend(ra.iter().copied());
         names.extend(rb.iter().copied());
-        let mut came: Vec<(&str, Option<&Value>, bool)> = Vec::new();
-        let mut went: Vec<(&str, Option<&Value>, bool)> = Vec::new();
-        let child_of = |name: &str| {
-            if flat {
-                join(path, name)
-            } else {
-                join(&format!("{path}.properties"), name)
-            }
+        let mut came: Vec<Field<'v>> = Vec::new();
+        let mut went: Vec<Field<'v>> = Vec::new();
+        // Where each field's path starts (the root itself for a flat argument list).
+        let declared = if flat || names.is_empty() {
+            path
+        } else {
+            self.trails.name(path, "properties")
         };
         let cond = |r: bool| {
             Some(if r {
@@ -411,7 +420,6 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             let sa = pa.and_then(|m| m.get(name));
             let sb = pb.and_then(|m| m.get(name));
             let (req_a, req_b) = (ra.contains(name), rb.contains(name));
-            let child = child_of(name);
             let there_a = sa.is_some() || req_a;
             let there_b = sb.is_some() || req_b;
             if !there_a {
@@ -422,13 +430,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 went.push((name, sa, req_a));
                 continue;
             }
+            let child = self.trails.name(declared, name);
             if req_a != req_b {
                 let mut ev = Event::new(if req_b { "required" } else { "optional" });
                 ev.cond = cond(req_b);
                 if req_b {
                     ev.hint = self.default_hint(sb);
                 }
-                self.classify("properties", &child, ev);
+                self.classify("properties", child, ev);
             }
             // Declared on one side only (the other only lists it in `required`): compare
             // with what that side applies to an undeclared name: nothing in a closed
@@ -437,7 +446,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 (Some(_), None) if closed_object(vb) => {
                     let mut ev = Event::new("removed");
                     ev.cond = Some(Condition::Closed);
-                    self.classify("properties", &child, ev);
+                    self.classify("properties", child, ev);
                 }
                 (Some(_), None) => {
                     let extra = vb.get("additionalProperties").filter(|v| !trivial(Some(v)));
@@ -450,35 +459,58 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 _ => self.push(sa, sb, child, chain),
             }
         }
+        self.came_and_went(&came, &went, vb, declared, chain);
+    }
+
+    /// The fields that came (`came`) and went (`went`): each `(name, schema, required)`,
+    /// under `declared`. A field that went and one that came with the same schema may be
+    /// a rename, and is said to look like one.
+    fn came_and_went(
+        &mut self,
+        came: &[Field<'v>],
+        went: &[Field<'v>],
+        vb: &View<'v>,
+        declared: Trail,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let cond = |r: bool| {
+            Some(if r {
+                Condition::Required
+            } else {
+                Condition::Optional
+            })
+        };
         // A field that went and one that came with the same schema: still a removal and
         // an addition, but say that it looks like a rename.
         let renamed = |x: Option<&Value>, y: Option<&Value>| matches!((x, y), (Some(x), Some(y)) if x == y && !trivial(Some(x)));
         // Only a one-to-one match is a hint: among several alike fields, none is.
-        let only = |list: &[(&'v str, Option<&'v Value>, bool)], schema: Option<&Value>| {
+        let only = |list: &[Field<'v>], schema: Option<&Value>| {
             let mut hits = list.iter().filter(|(_, s, _)| renamed(*s, schema));
             match (hits.next(), hits.next()) {
                 (Some((name, _, _)), None) => Some(*name),
                 _ => None,
             }
         };
-        for &(name, schema, req) in &came {
+        for &(name, schema, req) in came {
             let mut ev = Event::new("added");
             ev.cond = cond(req);
             if req {
                 ev.hint = self.default_hint(schema);
             }
-            if let Some(old) = only(&went, schema).filter(|old| {
-                only(&came, went.iter().find(|w| w.0 == *old).and_then(|w| w.1)) == Some(name)
+            if let Some(old) = only(went, schema).filter(|old| {
+                only(came, went.iter().find(|w| w.0 == *old).and_then(|w| w.1)) == Some(name)
             }) {
                 ev.hint = Some(format!("looks renamed from `{old}`"));
             }
-            self.classify("properties", &child_of(name), ev);
+            let child = self.trails.name(declared, name);
+            self.classify("properties", child, ev);
         }
         let closed_b = closed_object(vb);
         let extra_b = vb
             .get("additionalProperties")
             .filter(|v| !trivial(Some(v)) && !matches!(v, Value::Bool(false)));
-        for &(name, schema, req) in &went {
+        for &(name, schema, req) in went {
+            let child = self.trails.name(declared, name);
             let mut ev = Event::new("removed");
             ev.cond = cond(req);
             if !req && closed_b {
@@ -487,14 +519,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             } else if !req && extra_b.is_some() {
                 // Still accepted, now as an additional property: its values must pass
                 // the `additionalProperties` schema instead.
-                self.push(schema, extra_b, child_of(name), chain);
+                self.push(schema, extra_b, child, chain);
             }
-            if let Some(new) = only(&came, schema).filter(|new| {
-                only(&went, came.iter().find(|c| c.0 == *new).and_then(|c| c.1)) == Some(name)
+            if let Some(new) = only(came, schema).filter(|new| {
+                only(went, came.iter().find(|c| c.0 == *new).and_then(|c| c.1)) == Some(name)
             }) {
                 ev.hint = Some(format!("looks renamed to `{new}`"));
             }
-            self.classify("properties", &child_of(name), ev);
+            self.classify("properties", child, ev);
         }
     }
 
@@ -502,7 +534,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         let (a, b) = (va.get("items"), vb.get("items"));
@@ -515,11 +547,15 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             a.filter(|v| !is_list(Some(v))),
             b.filter(|v| !is_list(Some(v))),
         );
-        let child = format!("{path}.items");
-        match (trivial(a), trivial(b)) {
+        let (ta, tb) = (trivial(a), trivial(b));
+        if ta && tb {
+            return;
+        }
+        let child = self.trails.name(path, "items");
+        match (ta, tb) {
             (true, true) => {}
-            (true, false) => self.classify("items", &child, Event::new("added")),
-            (false, true) => self.classify("items", &child, Event::new("removed")),
+            (true, false) => self.classify("items", child, Event::new("added")),
+            (false, true) => self.classify("items", child, Event::new("removed")),
             (false, false) => self.push(a, b, child, chain),
         }
     }
@@ -530,7 +566,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         &mut self,
         va: &View<'v>,
         vb: &View<'v>,
-        path: &str,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         let (a, b) = (
@@ -543,7 +579,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             (true, false) => self.classify("additionalProperties", path, Event::new("relaxed")),
             (true, true) => {}
             (false, false) => {
-                self.push(a, b, format!("{path}.additionalProperties"), chain);
+                let child = self.trails.name(path, "additionalProperties");
+                self.push(a, b, child, chain);
             }
         }
     }
@@ -558,10 +595,10 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     pub(super) fn variants(
         &mut self,
         keyword: &str,
-        spelled: [&str; 2],
+        spelled: [&'v str; 2],
         a: Option<&'v Value>,
         b: Option<&'v Value>,
-        path: &str,
+        path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
         let class = keyword;
@@ -580,14 +617,174 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             fx.iter().map(|f| f.1).collect(),
             fy.iter().map(|f| f.1).collect(),
         );
-        let at = |f: &(String, &Value)| format!("{path}.{}{}", spelled[1], f.0);
-        let at_a = |f: &(String, &Value)| format!("{path}.{}{}", spelled[0], f.0);
-        let mut used_a = vec![false; xs.len()];
-        let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
+        let (under_a, under_b) = (
+            self.trails.name(path, spelled[0]),
+            self.trails.name(path, spelled[1]),
+        );
         let (rx, ry): (Vec<&Value>, Vec<&Value>) = (
             xs.iter().map(|v| through_refs(self.roots[0], v)).collect(),
             ys.iter().map(|v| through_refs(self.roots[1], v)).collect(),
         );
+        let Some((used_a, pair_of_b)) = self.pair_variants([&xs, &ys], [&rx, &ry]) else {
+            return;
+        };
+        // oneOf accepts a value matching exactly one variant, so a change inside a
+        // variant has no fixed direction, unless the variants cannot overlap (distinct
+        // types or discriminator values).
+        // A variant opened out of a nested `oneOf` (an `anyOf` variant that is only a
+        // `oneOf`) keeps its exclusivity: it is judged as a oneOf variant. Whether the
+        // variants may overlap is asked of the whole opened list, which can only say
+        // "may" more often than the nested list alone.
+        let one_of = |f: &Variant<'v>| keyword == "oneOf" || f.0.contains(&Step::Name("oneOf"));
+        let may_overlap = !(disjoint(self.roots[0], &rx) && disjoint(self.roots[1], &ry));
+        let bracket = |i: usize, j: usize| {
+            (one_of(&fx[i]) || one_of(&fy[j])) && xs.len().max(ys.len()) > 1 && may_overlap
+        };
+        // A variant that comes into (goes out of) a oneOf list whose variants may overlap
+        // changes which values match exactly one: a value the new variant shares with an
+        // old one is rejected now; one two old variants shared may be accepted now.
+        let membership = |f: &Variant<'v>, root: &Value, list: &[&Value], event: &'static str| {
+            let mut ev = Event::new(event);
+            if !one_of(f) {
+                return (keyword, ev);
+            }
+            if list.len() > 1 && !disjoint(root, list) {
+                ev.cond = Some(Condition::Overlapping);
+            }
+            ("oneOf", ev)
+        };
+        let (side, covering) = self.cover_list(keyword, spelled, [&fx, &fy], [&rx, &ry]);
+        let both_any = self.both_any(keyword, spelled, [&fx, &fy], [&rx, &ry]);
+        for (j, y) in ys.iter().enumerate() {
+            match pair_of_b[j] {
+                Some(i) => {
+                    let since = Rc::new(std::cell::Cell::new(0));
+                    let bracketed = bracket(i, j);
+                    let mark = match &covering {
+                        _ if bracketed => Some(Mark::OneOf),
+                        Some(list) => Some(Mark::Cover(Rc::new(Cover {
+                            variant: if side == 1 { rx[i] } else { ry[j] },
+                            list: list.clone(),
+                        }))),
+                        None => None,
+                    };
+                    let here = self.trails.extend(under_b, &fy[j].0);
+                    let marker = |opening: bool, mark: Mark<'v>| Task {
+                        a: None,
+                        b: None,
+                        path: here,
+                        flat: false,
+                        chain: None,
+                        values_only: [false, false],
+                        after_variant: Some((since.clone(), opening, mark)),
+                    };
+                    if let Some(mark) = &mark {
+                        self.work.push(marker(false, mark.clone()));
+                    }
+                    self.push(Some(xs[i]), Some(y), here, chain);
+                    if let Some(mark) = mark {
+                        self.work.push(marker(true, mark));
+                    }
+                }
+                None => {
+                    // Accepted before by an old variant: the union gains no value.
+                    if let Some(k) = both_any.then(|| self.held_by(ry[j], &rx)).flatten() {
+                        let by = Path::from_steps(&spelled_steps(spelled[0], &fx[k].0));
+                        let mut ev = Event::new("variant_covered");
+                        ev.hint = Some(format!("it was added, but `{by}` accepted every value it accepts before, so the anyOf accepts no value it did not"));
+                        let here = self.trails.extend(under_b, &fy[j].0);
+                        self.classify("anyOf", here, ev);
+                        continue;
+                    }
+                    let (class, ev) = membership(&fy[j], self.roots[1], &ry, "variant_added");
+                    let here = self.trails.extend(under_b, &fy[j].0);
+                    self.classify(class, here, ev);
+                }
+            }
+        }
+        for i in (0..xs.len()).filter(|&i| !used_a[i]) {
+            // Held whole by a new variant: the union loses no value.
+            if let Some(k) = both_any.then(|| self.held_by(rx[i], &ry)).flatten() {
+                let by = Path::from_steps(&spelled_steps(spelled[1], &fy[k].0));
+                let mut ev = Event::new("variant_covered");
+                ev.hint = Some(format!("it was removed, but `{by}` accepts every value it accepted, so every value the anyOf accepted still passes"));
+                let here = self.trails.extend(under_a, &fx[i].0);
+                self.classify("anyOf", here, ev);
+                continue;
+            }
+            let (class, ev) = membership(&fx[i], self.roots[0], &rx, "variant_removed");
+            let here = self.trails.extend(under_a, &fx[i].0);
+            self.classify(class, here, ev);
+        }
+    }
+
+    /// In an `anyOf`, what a change inside a variant takes away (input) or adds
+    /// (output) may be held whole by another variant: in input the new list must hold
+    /// the old variant, in output the old list the new one. That side, and its list
+    /// when it may cover: read as `anyOf` (a `oneOf` spelling only when its variants
+    /// cannot overlap), and not where `unevaluated*` sees what the variants evaluate.
+    fn cover_list(
+        &self,
+        keyword: &str,
+        spelled: [&'v str; 2],
+        [fx, fy]: [&[Variant<'v>]; 2],
+        [rx, ry]: [&[&'v Value]; 2],
+    ) -> (usize, Option<Rc<CoverList<'v>>>) {
+        let side = match self.direction {
+            Direction::Input => 1,
+            Direction::Output => 0,
+        };
+        let (fz, rz) = if side == 1 { (fy, ry) } else { (fx, rx) };
+        let covering = (keyword == "anyOf"
+            && !self.unevaluated
+            && rz.len() <= SMALL_UNION
+            && (spelled[side] == "anyOf" || disjoint(self.roots[side], rz)))
+        .then(|| {
+            Rc::new(CoverList {
+                variants: fz
+                    .iter()
+                    .zip(rz.iter())
+                    .map(|(f, v)| (spelled_steps(spelled[side], &f.0), *v))
+                    .collect(),
+                by_size: std::cell::OnceCell::new(),
+            })
+        });
+        (side, covering)
+    }
+
+    /// Both lists read as `anyOf` (no `oneOf` spelling whose variants may overlap, no
+    /// variant opened out of a nested `oneOf`, no `unevaluated*`): a variant added
+    /// (removed) that an old (new) variant holds whole changes no value the union
+    /// accepts.
+    fn both_any(
+        &self,
+        keyword: &str,
+        spelled: [&'v str; 2],
+        [fx, fy]: [&[Variant<'v>]; 2],
+        [rx, ry]: [&[&'v Value]; 2],
+    ) -> bool {
+        keyword == "anyOf"
+            && !self.unevaluated
+            && rx.len().max(ry.len()) <= SMALL_UNION
+            && !fx
+                .iter()
+                .chain(fy.iter())
+                .any(|f| f.0.contains(&Step::Name("oneOf")))
+            && (spelled[0] == "anyOf" || disjoint(self.roots[0], rx))
+            && (spelled[1] == "anyOf" || disjoint(self.roots[1], ry))
+    }
+
+    /// Pair the old variants `xs` with the new `ys` (`rx`, `ry`: each seen through its
+    /// `$ref`s): equal ones first, then the most alike. Which old variants are paired,
+    /// and each new variant's pair; `None` when scoring what is left would pass the walk
+    /// budget (reported as such).
+    fn pair_variants(
+        &mut self,
+        [xs, ys]: [&[&'v Value]; 2],
+        [rx, ry]: [&[&'v Value]; 2],
+    ) -> Option<(Vec<bool>, Vec<Option<usize>>)> {
+        let mut used_a = vec![false; xs.len()];
+        let mut pair_of_b: Vec<Option<usize>> = vec![None; ys.len()];
         // Equal as written first, then equal through their `$ref`s: by text, through a
         // map, so thousands of variants cost no more than their text.
         for seen in [[&xs, &ys], [&rx, &ry]] {
@@ -613,7 +810,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         let left_b = pair_of_b.iter().filter(|p| p.is_none()).count();
         let cost = left_a.saturating_mul(left_b);
         if self.visited.saturating_add(cost) > self.budget {
-            return self.exhausted(path);
+            self.exhausted();
+            return None;
         }
         self.visited += cost;
         for (j, y) in ry.iter().enumerate() {
@@ -629,122 +827,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 pair_of_b[j] = Some(i);
             }
         }
-        // oneOf accepts a value matching exactly one variant, so a change inside a
-        // variant has no fixed direction, unless the variants cannot overlap (distinct
-        // types or discriminator values).
-        // A variant opened out of a nested `oneOf` (an `anyOf` variant that is only a
-        // `oneOf`) keeps its exclusivity: it is judged as a oneOf variant. Whether the
-        // variants may overlap is asked of the whole opened list, which can only say
-        // "may" more often than the nested list alone.
-        let one_of = |f: &(String, &Value)| keyword == "oneOf" || f.0.contains(".oneOf[");
-        let may_overlap = !(disjoint(self.roots[0], &rx) && disjoint(self.roots[1], &ry));
-        let bracket = |i: usize, j: usize| {
-            (one_of(&fx[i]) || one_of(&fy[j])) && xs.len().max(ys.len()) > 1 && may_overlap
-        };
-        // A variant that comes into (goes out of) a oneOf list whose variants may overlap
-        // changes which values match exactly one: a value the new variant shares with an
-        // old one is rejected now; one two old variants shared may be accepted now.
-        let membership =
-            |f: &(String, &Value), root: &Value, list: &[&Value], event: &'static str| {
-                let mut ev = Event::new(event);
-                if !one_of(f) {
-                    return (keyword, ev);
-                }
-                if list.len() > 1 && !disjoint(root, list) {
-                    ev.cond = Some(Condition::Overlapping);
-                }
-                ("oneOf", ev)
-            };
-        // In an `anyOf`, what a change inside a variant takes away (input) or adds
-        // (output) may be held whole by another variant: in input the new list must
-        // hold the old variant, in output the old list the new one. The list is read as
-        // `anyOf` (a `oneOf` spelling only when its variants cannot overlap), and not
-        // where `unevaluated*` sees what the variants evaluate.
-        let side = match self.direction {
-            Direction::Input => 1,
-            Direction::Output => 0,
-        };
-        let (fz, rz) = if side == 1 { (&fy, &ry) } else { (&fx, &rx) };
-        let covering = (keyword == "anyOf"
-            && !self.unevaluated
-            && rz.len() <= SMALL_UNION
-            && (spelled[side] == "anyOf" || disjoint(self.roots[side], rz)))
-        .then(|| {
-            Rc::new(CoverList {
-                variants: fz
-                    .iter()
-                    .zip(rz.iter())
-                    .map(|(f, v)| (format!("{}{}", spelled[side], f.0), *v))
-                    .collect(),
-                by_size: std::cell::OnceCell::new(),
-            })
-        });
-        // Both lists read as `anyOf` (no `oneOf` spelling whose variants may overlap, no
-        // variant opened out of a nested `oneOf`, no `unevaluated*`): a variant added
-        // (removed) that an old (new) variant holds whole changes no value the union
-        // accepts.
-        let both_any = keyword == "anyOf"
-            && !self.unevaluated
-            && rx.len().max(ry.len()) <= SMALL_UNION
-            && !fx.iter().chain(fy.iter()).any(|f| f.0.contains(".oneOf["))
-            && (spelled[0] == "anyOf" || disjoint(self.roots[0], &rx))
-            && (spelled[1] == "anyOf" || disjoint(self.roots[1], &ry));
-        for (j, y) in ys.iter().enumerate() {
-            match pair_of_b[j] {
-                Some(i) => {
-                    let since = Rc::new(std::cell::Cell::new(0));
-                    let bracketed = bracket(i, j);
-                    let mark = match &covering {
-                        _ if bracketed => Some(Mark::OneOf),
-                        Some(list) => Some(Mark::Cover(Rc::new(Cover {
-                            variant: if side == 1 { rx[i] } else { ry[j] },
-                            list: list.clone(),
-                        }))),
-                        None => None,
-                    };
-                    let marker = |opening: bool, mark: Mark<'v>| Task {
-                        a: None,
-                        b: None,
-                        path: at(&fy[j]),
-                        flat: false,
-                        chain: None,
-                        values_only: [false, false],
-                        after_variant: Some((since.clone(), opening, mark)),
-                    };
-                    if let Some(mark) = &mark {
-                        self.work.push(marker(false, mark.clone()));
-                    }
-                    self.push(Some(xs[i]), Some(y), at(&fy[j]), chain);
-                    if let Some(mark) = mark {
-                        self.work.push(marker(true, mark));
-                    }
-                }
-                None => {
-                    // Accepted before by an old variant: the union gains no value.
-                    if let Some(k) = both_any.then(|| self.held_by(ry[j], &rx)).flatten() {
-                        let by = format!("{}{}", spelled[0], fx[k].0);
-                        let mut ev = Event::new("variant_covered");
-                        ev.hint = Some(format!("it was added, but `{by}` accepted every value it accepts before, so the anyOf accepts no value it did not"));
-                        self.classify("anyOf", &at(&fy[j]), ev);
-                        continue;
-                    }
-                    let (class, ev) = membership(&fy[j], self.roots[1], &ry, "variant_added");
-                    self.classify(class, &at(&fy[j]), ev);
-                }
-            }
-        }
-        for i in (0..xs.len()).filter(|&i| !used_a[i]) {
-            // Held whole by a new variant: the union loses no value.
-            if let Some(k) = both_any.then(|| self.held_by(rx[i], &ry)).flatten() {
-                let by = format!("{}{}", spelled[1], fy[k].0);
-                let mut ev = Event::new("variant_covered");
-                ev.hint = Some(format!("it was removed, but `{by}` accepts every value it accepted, so every value the anyOf accepted still passes"));
-                self.classify("anyOf", &at_a(&fx[i]), ev);
-                continue;
-            }
-            let (class, ev) = membership(&fx[i], self.roots[0], &rx, "variant_removed");
-            self.classify(class, &at_a(&fx[i]), ev);
-        }
+        Some((used_a, pair_of_b))
     }
 
     /// The index of the first of `list` that holds `variant` whole (a sound subset test,
@@ -767,7 +850,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// inside it and another variant of the covering list holds the whole variant (see
     /// [`Cover`]), no value the union accepts changed. They become one patch line at the
     /// variant, naming the variant that covers it and what changed inside.
-    pub(super) fn covered(&mut self, cover: &Cover<'v>, since: usize, path: &str) {
+    pub(super) fn covered(&mut self, cover: &Cover<'v>, since: usize, path: Trail) {
         // Only changes to which values pass are folded: a row breaking for another
         // reason (a default, readOnly, a header name: an annotation, or a keyword the
         // vocabulary does not know) is breaking whatever another variant accepts.
@@ -816,7 +899,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             self.cover_budget = left;
             let (at, v) = &list.variants[k];
             if within(v, cover.variant) {
-                by = Some(at);
+                by = Some(Path::from_steps(at));
                 break;
             }
         }
@@ -832,14 +915,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         self.em.changes.extend(kept);
         taken.sort_by(|x, y| x.path.cmp(&y.path));
         const SHOWN: usize = 8;
+        let here = self.trails.path(path);
         let mut said: Vec<String> = taken
             .iter()
             .take(SHOWN)
             .map(|c| {
-                let full = c.path.as_ref().map(ToString::to_string);
-                let at = full.as_deref().and_then(|p| p.strip_prefix(path));
+                let at = c.path.as_ref().and_then(|p| p.strip_prefix(&here));
                 match at {
-                    Some(at) if !at.is_empty() => format!("{} at `{at}`", c.message),
+                    Some(at) if !at.is_empty() => format!("{} at `{}`", c.message, Rest(at)),
                     _ => c.message.clone(),
                 }
             })
@@ -879,23 +962,31 @@ fn size_up_to(v: &Value, limit: usize) -> usize {
     n
 }
 
+/// A field that came or went: its name, its schema, and whether it is required.
+type Field<'v> = (&'v str, Option<&'v Value>, bool);
+
+/// A variant of a union with its path below the keyword (`[0]`, `[0].oneOf[1]`).
+pub(super) type Variant<'v> = (Vec<Step<'v>>, &'v Value);
+
+/// The steps of a variant's path below the union's parent: the keyword as `spelled`,
+/// then the variant's own (`anyOf[0].oneOf[1]`).
+fn spelled_steps<'v>(spelled: &'v str, steps: &[Step<'v>]) -> Vec<Step<'v>> {
+    std::iter::once(Step::Name(spelled))
+        .chain(steps.iter().copied())
+        .collect()
+}
+
 /// The variants of an `anyOf` / `oneOf`, with each variant that is (through its
 /// `$ref`s) nothing but an `anyOf` or `oneOf` opened up into its own variants; each
 /// with its path below the keyword (`[0]`, `[0].oneOf[1]`).
-pub(super) fn flatten<'v>(
-    root: &'v Value,
-    keyword: &str,
-    list: &'v [Value],
-) -> Vec<(String, &'v Value)> {
-    // Each variant with its position (indexes down the nesting), to keep the written order.
-    let mut out: Vec<(Vec<usize>, String, &'v Value)> = Vec::new();
-    let mut stack: Vec<(Vec<usize>, String, &'v [Value], usize)> =
-        vec![(Vec::new(), String::new(), list, 0)];
-    while let Some((at, prefix, items, depth)) = stack.pop() {
+pub(super) fn flatten<'v>(root: &'v Value, keyword: &str, list: &'v [Value]) -> Vec<Variant<'v>> {
+    let mut out: Vec<Variant<'v>> = Vec::new();
+    // (the path so far, the list there, how many unions deep)
+    let mut stack: Vec<(Vec<Step<'v>>, &'v [Value], usize)> = vec![(Vec::new(), list, 0)];
+    while let Some((prefix, items, depth)) = stack.pop() {
         for (i, v) in items.iter().enumerate() {
-            let here = format!("{prefix}[{i}]");
-            let mut position = at.clone();
-            position.push(i);
+            let mut here = prefix.clone();
+            here.push(Step::Index(i));
             let seen = through_refs(root, v);
             let inner = if keyword == "allOf" || depth >= 8 {
                 None
@@ -923,11 +1014,24 @@ pub(super) fn flatten<'v>(
                 })
             };
             match inner {
-                Some((k, xs)) => stack.push((position, format!("{here}.{k}"), xs, depth + 1)),
-                None => out.push((position, here, v)),
+                Some((k, xs)) => {
+                    here.push(Step::Name(k));
+                    stack.push((here, xs, depth + 1))
+                }
+                None => out.push((here, v)),
             }
         }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out.into_iter().map(|(_, path, v)| (path, v)).collect()
+    // In the written order: by the indexes down the nesting.
+    let indexes = |steps: &[Step<'v>]| {
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Index(i) => Some(*i),
+                Step::Name(_) => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    out.sort_by_cached_key(|(steps, _)| indexes(steps));
+    out
 }

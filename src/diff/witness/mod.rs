@@ -808,7 +808,10 @@ pub use crate::path::Segment as Seg;
 
 /// The segments of a change's path after `field` (an element field, `inputSchema`).
 fn after_field<'p>(change: &'p Change, field: &str) -> Option<&'p [Seg]> {
-    change.path.as_ref()?.strip_prefix(&field.parse().ok()?)
+    change
+        .path
+        .as_ref()?
+        .strip_prefix(&crate::path::Path::name(field))
 }
 
 /// `.properties.a["b.c"].anyOf[1]` → `properties`, `a`, `b.c`, `anyOf`, `1`: a path
