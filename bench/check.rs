@@ -4,10 +4,10 @@
 //! levels, enums, arrays of objects, `$defs`) where about 5 % of the tools change, and
 //! reports, as the median of several runs:
 //!   parse   reading both files into `serde_json::Value`, one after the other
-//!   check   what `check --against` does in-process: read both lockfiles, scan them
-//!           (two threads), build and diff the elements whose bytes differ, sort and
-//!           render the JSON report
-//!   full    the same through the full parse of both lockfiles (the path a lockfile not in canonical form takes)
+//!   check   what `check --against` does in-process: read both lockfiles (the baseline
+//!           in one pass, the other placed beside it), build and diff the elements
+//!           whose bytes differ, sort and render the JSON report
+//!   full    the same with every element of both lockfiles built (`Lockfile::parse`)
 //! The files are left in bench/out/ so the binary can be timed on them too
 //! (bench/run.sh does that, with peak RSS).
 

@@ -250,22 +250,30 @@ impl<'de> Visitor<'de> for Element<'_> {
 /// Any value, checked and dropped as it is read: its kind, and its text when it is a
 /// string and `keep_text` (borrowed unless it has escapes).
 #[derive(Clone, Copy)]
-struct Probe {
+pub(super) struct Probe {
     keep_text: bool,
 }
 
 impl Probe {
-    const TEXT: Probe = Probe { keep_text: true };
+    /// A string's text kept (borrowed unless it has escapes): a key.
+    pub(super) const TEXT: Probe = Probe { keep_text: true };
     const VALUE: Probe = Probe { keep_text: false };
 }
 
-struct Seen<'a> {
+pub(super) struct Seen<'a> {
     kind: char,
-    text: Option<Cow<'a, str>>,
+    /// The text of a string, when kept.
+    pub text: Option<Cow<'a, str>>,
+    /// An object whose `name` (the last one given) is a string.
+    named: bool,
 }
 
 fn seen<'a, E>(kind: char) -> Result<Seen<'a>, E> {
-    Ok(Seen { kind, text: None })
+    Ok(Seen {
+        kind,
+        text: None,
+        named: false,
+    })
 }
 
 impl<'de> DeserializeSeed<'de> for Probe {
@@ -297,14 +305,14 @@ impl<'de> Visitor<'de> for Probe {
     }
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Seen<'de>, E> {
         Ok(Seen {
-            kind: '"',
             text: self.keep_text.then_some(Cow::Borrowed(v)),
+            ..seen('"')?
         })
     }
     fn visit_str<E>(self, v: &str) -> Result<Seen<'de>, E> {
         Ok(Seen {
-            kind: '"',
             text: self.keep_text.then(|| Cow::Owned(v.to_string())),
+            ..seen('"')?
         })
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Seen<'de>, A::Error> {
@@ -312,14 +320,20 @@ impl<'de> Visitor<'de> for Probe {
         seen('[')
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Seen<'de>, A::Error> {
-        let (mut first, mut keys) = (true, Keys::new());
+        let (mut first, mut keys, mut named) = (true, Keys::new(), false);
         while let Some(key) = map.next_key_seed(Probe::TEXT)? {
             refuse_raw_value_token(first, &key)?;
             first = false;
             keys.insert(key.text.as_ref().unwrap_or(&Cow::Borrowed("")))?;
-            map.next_value_seed(Probe::VALUE)?;
+            let value = map.next_value_seed(Probe::VALUE)?;
+            if key.text.as_deref() == Some("name") {
+                named = value.kind == '"';
+            }
         }
-        seen('{')
+        Ok(Seen {
+            named,
+            ..seen('{')?
+        })
     }
 }
 
@@ -385,49 +399,10 @@ impl<'de> Visitor<'de> for Args {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Arguments, A::Error> {
         let mut names = Vec::new();
-        while let Some(named) = seq.next_element_seed(Arg)? {
-            names.push(named);
+        while let Some(item) = seq.next_element_seed(Probe::VALUE)? {
+            names.push(item.named);
         }
         Ok(Arguments::Names(names))
-    }
-}
-
-/// One argument: whether it is an object with a string `name`.
-struct Arg;
-
-impl<'de> DeserializeSeed<'de> for Arg {
-    type Value = bool;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        // Anything but an object has no name (an array is still checked inside).
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Arg {
-    type Value = bool;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    scalars!(bool, false);
-    fn visit_unit<E>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
-        Probe::VALUE.visit_seq(seq)?;
-        Ok(false)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        let (mut named, mut first, mut keys) = (false, true, Keys::new());
-        while let Some(key) = map.next_key_seed(Probe::TEXT)? {
-            refuse_raw_value_token(first, &key)?;
-            first = false;
-            keys.insert(key.text.as_ref().unwrap_or(&Cow::Borrowed("")))?;
-            let value = map.next_value_seed(Probe::VALUE)?;
-            if key.text.as_deref() == Some("name") {
-                named = value.kind == '"';
-            }
-        }
-        Ok(named)
     }
 }
 

@@ -148,7 +148,8 @@ impl<'de: 'a, 'a, T: ReadList<'de>> Visitor<'de> for ListsVisitor<'a, T> {
         };
         let mut seen = [false; 4];
         let names = list_names();
-        while let Some(key) = map.next_key_seed(Key)? {
+        while let Some(key) = map.next_key_seed(probe::Probe::TEXT)? {
+            let key = key.text.unwrap_or_default();
             let Some(k) = names.iter().position(|n| *n == key) else {
                 return Err(de::Error::unknown_field(&key, names));
             };
@@ -161,29 +162,6 @@ impl<'de: 'a, 'a, T: ReadList<'de>> Visitor<'de> for ListsVisitor<'a, T> {
             out.lists[k] = T::list(&mut map, Kind::ALL[k])?;
         }
         Ok(out)
-    }
-}
-
-/// A key, borrowed from the file when it has no escapes.
-struct Key;
-
-impl<'de> de::DeserializeSeed<'de> for Key {
-    type Value = Cow<'de, str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key {
-    type Value = Cow<'de, str>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a field name")
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
-    }
-    fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_string()))
     }
 }
 
