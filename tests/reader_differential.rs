@@ -353,7 +353,7 @@ fn reading_a_pair_agrees_with_reading_each_file_alone() {
         std::fs::write(dir.join("canonical"), &canonical).unwrap();
     }
     let mut count = [[0usize; 2]; CLASSES];
-    for seed in 0..3000u64 {
+    for seed in 0..1500u64 {
         let mut r = Rng::with_seed(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5eed);
         // Mostly the canonical baseline; sometimes a baseline mutated itself.
         let a = if r.u8(..4) == 0 {
@@ -399,7 +399,7 @@ fn reading_a_pair_agrees_with_reading_each_file_alone() {
             _ => (true, false),
         };
         assert!(
-            (!want_read || *read >= 20) && (!want_refused || *refused >= 20),
+            (!want_read || *read >= 10) && (!want_refused || *refused >= 10),
             "class {class}: {read} files read, {refused} refused"
         );
     }

@@ -179,12 +179,12 @@ fn against_serde_json(bytes: &[u8], read: &Raw<'_>) {
 pub fn baseline() -> String {
     let tool = |i: usize| {
         format!(
-            r#"{{"name": "tool_{i}", "title": "Tool {i}", "description": "Does {i} things }}, {{ \"q\" \\ é", "inputSchema": {{"type": "object", "properties": {{"q": {{"type": "string", "maxLength": {}}}, "n": {{"type": ["integer", "null"], "minimum": 0}}, "tags": {{"type": "array", "items": {{"enum": ["a", "b"]}}}}}}, "required": ["q"]}}, "outputSchema": {{"type": "object", "properties": {{"ok": {{"type": "boolean"}}}}}}, "annotations": {{"readOnlyHint": {}}}}}"#,
+            r#"{{"name": "tool_{i}", "title": "Tool {i}", "description": "Does {i} things }}, {{ \"q\" \\ é", "inputSchema": {{"type": "object", "properties": {{"q": {{"type": "string", "maxLength": {}}}, "tags": {{"type": "array", "items": {{"enum": ["a", "b"]}}}}}}, "required": ["q"]}}, "outputSchema": {{"type": "object", "properties": {{"ok": {{"type": "boolean"}}}}}}, "annotations": {{"readOnlyHint": {}}}}}"#,
             10 + i,
             i % 2 == 0
         )
     };
-    let tools: Vec<String> = (0..6).map(tool).collect();
+    let tools: Vec<String> = (0..5).map(tool).collect();
     let resources = [
         r#"{"uri": "file:///a.txt", "name": "a", "mimeType": "text/plain"}"#,
         r#"{"uri": "file:///b.json", "name": "b", "description": "B [1, 2]"}"#,
