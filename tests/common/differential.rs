@@ -181,7 +181,7 @@ pub fn baseline() -> String {
         format!(
             r#"{{"name": "tool_{i}", "title": "Tool {i}", "description": "Does {i} things }}, {{ \"q\" \\ é", "inputSchema": {{"type": "object", "properties": {{"q": {{"type": "string", "maxLength": {}}}, "tags": {{"type": "array", "items": {{"enum": ["a", "b"]}}}}}}, "required": ["q"]}}, "outputSchema": {{"type": "object", "properties": {{"ok": {{"type": "boolean"}}}}}}, "annotations": {{"readOnlyHint": {}}}}}"#,
             10 + i,
-            i % 2 == 0
+            [true, false][i % 2]
         )
     };
     let tools: Vec<String> = (0..5).map(tool).collect();
