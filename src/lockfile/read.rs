@@ -421,6 +421,8 @@ impl<'a> Raw<'a> {
     /// own.
     pub fn read_pair<'b>(a: (&'a [u8], &str), b: (&'b [u8], &str)) -> Result<(Raw<'a>, Raw<'b>)> {
         let (ua, fields_a) = one_pass(a.0, a.1)?;
+        // The baseline refused before the other file is read, as it is when read alone.
+        validate(a.1, &fields_a, true)?;
         let ub = beside(b.0, b.1, (&ua, a.0));
         let ub = ub?;
         let mut fields_b = Vec::new();
@@ -447,12 +449,13 @@ impl<'a> Raw<'a> {
             }
             fields_b.push(out);
         }
+        validate(b.1, &fields_b, true)?;
         Ok((
-            Raw::finish(a.0, a.1, ua, fields_a, true)?,
-            Raw::finish(b.0, b.1, ub, fields_b, true)?,
+            Raw::assemble(a.0, a.1, ua, fields_a),
+            Raw::assemble(b.0, b.1, ub, fields_b),
         ))
     }
-    /// Validate every element ([`check_element`]) and keep its key.
+    /// Validate every element ([`validate`]) and keep its key.
     fn finish(
         bytes: &'a [u8],
         origin: &str,
@@ -460,12 +463,19 @@ impl<'a> Raw<'a> {
         fields: Vec<Vec<Fields<'a>>>,
         unique: bool,
     ) -> Result<Raw<'a>> {
+        validate(origin, &fields, unique)?;
+        Ok(Raw::assemble(bytes, origin, u, fields))
+    }
+
+    /// The elements (validated) with their keys.
+    fn assemble(
+        bytes: &'a [u8],
+        origin: &str,
+        u: Unchecked<'a>,
+        fields: Vec<Vec<Fields<'a>>>,
+    ) -> Raw<'a> {
         let mut lists = Vec::new();
-        for ((kind, fields), texts) in Kind::ALL.into_iter().zip(fields).zip(u.texts) {
-            let mut seen = HashSet::new();
-            for (i, f) in fields.iter().enumerate() {
-                check_element(origin, kind, i, f, &mut seen, unique)?;
-            }
+        for (fields, texts) in fields.into_iter().zip(u.texts) {
             let list = fields
                 .into_iter()
                 .zip(texts)
@@ -478,7 +488,7 @@ impl<'a> Raw<'a> {
             lists.push(list);
         }
         let (covenant_version, captured_at_unix, server) = u.envelope;
-        Ok(Raw {
+        Raw {
             covenant_version,
             captured_at_unix,
             server,
@@ -486,7 +496,7 @@ impl<'a> Raw<'a> {
             list_at: u.list_at,
             bytes,
             origin: origin.to_string(),
-        })
+        }
     }
 
     /// Each kind's elements by key (in key order).
@@ -529,6 +539,17 @@ impl<'a> Raw<'a> {
             surface,
         })
     }
+}
+
+/// Validate every element of a file ([`check_element`]), in file order per list.
+fn validate(origin: &str, fields: &[Vec<Fields<'_>>], unique: bool) -> Result<()> {
+    for (kind, fields) in Kind::ALL.into_iter().zip(fields) {
+        let mut seen = HashSet::new();
+        for (i, f) in fields.iter().enumerate() {
+            check_element(origin, kind, i, f, &mut seen, unique)?;
+        }
+    }
+    Ok(())
 }
 
 /// Check one element's text on its own ([`probe::read`]). An error names the place in
