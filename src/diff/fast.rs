@@ -7,7 +7,8 @@
 //! written canonically only costs a build: its bytes differ, and the diff finds what
 //! really changed.
 //!
-//! Two paths: two files ([`compare_files`], both read on two threads), and a live check
+//! Two paths: two files ([`compare_files`]: the baseline read in one pass, the other
+//! placed beside it, see `lockfile::Raw::read_pair`), and a live check
 //! ([`Baseline`]): the baseline is read before the capture, and each captured element is
 //! written canonically and compared with the baseline element's bytes.
 //!
