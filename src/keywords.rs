@@ -46,6 +46,53 @@ pub enum Polarity {
     None,
 }
 
+/// How the walker descends into an applicator (its `comparator` column): each of these
+/// has a dispatch in the walker, whose match over them is exhaustive, so a row naming
+/// any other comparator is refused when the table loads, never walked past.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Descent {
+    /// A map of named fields, compared with `required` (`properties`).
+    Fields,
+    /// A map of subschemas, entry by entry (`patternProperties`).
+    Entries,
+    /// One subschema (`contains`, `not`).
+    Subschema,
+    /// A list of subschemas: alternatives or conjuncts when `unordered` (`anyOf`),
+    /// positions otherwise (`prefixItems`).
+    Variants,
+    /// A subschema for what the object's other keywords leave out, `false` closing it
+    /// (`additionalProperties`).
+    Openness,
+    /// A subschema that constrains something only when it is there (`items`).
+    Presence,
+}
+
+impl Descent {
+    /// The comparator's name in the tables.
+    pub fn word(self) -> &'static str {
+        match self {
+            Descent::Fields => "fields",
+            Descent::Entries => "entries",
+            Descent::Subschema => "subschema",
+            Descent::Variants => "variants",
+            Descent::Openness => "openness",
+            Descent::Presence => "presence",
+        }
+    }
+
+    /// What an applicator walked this way may hold.
+    fn fits(self, holds: Holds) -> bool {
+        match self {
+            Descent::Fields | Descent::Entries => holds == Holds::Map,
+            Descent::Subschema => matches!(holds, Holds::Schema | Holds::Dependencies),
+            Descent::Variants => holds == Holds::List,
+            Descent::Openness => holds == Holds::Schema,
+            Descent::Presence => matches!(holds, Holds::Schema | Holds::SchemaOrList),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bound {
@@ -60,9 +107,9 @@ pub struct Keyword {
     pub role: Role,
     pub holds: Option<Holds>,
     pub polarity: Option<Polarity>,
-    /// (Applicators) the comparator its rows use, by name (the rule tables know the
-    /// comparators; `rules::load` checks the name and every row against it).
-    pub comparator: Option<String>,
+    /// (Applicators) how the walker descends into it, and the comparator its rows use
+    /// (`rules::load` checks every row against it).
+    pub comparator: Option<Descent>,
     #[serde(default)]
     pub unordered: bool,
     pub bound: Option<Bound>,
@@ -125,6 +172,28 @@ impl Vocabulary {
                     k.name
                 ));
             }
+            if let (Some(c), Some(h)) = (k.comparator, k.holds) {
+                if !c.fits(h) {
+                    return Err(format!(
+                        "keyword `{}`: the `{}` comparator does not walk what `holds = {:?}` holds",
+                        k.name,
+                        c.word(),
+                        h
+                    ));
+                }
+            }
+            if k.polarity == Some(Polarity::None) && k.comparator != Some(Descent::Subschema) {
+                return Err(format!(
+                    "keyword `{}`: `polarity = \"none\"` (compared as a value) goes with the `subschema` comparator",
+                    k.name
+                ));
+            }
+            if k.unordered && applicator && k.comparator != Some(Descent::Variants) {
+                return Err(format!(
+                    "keyword `{}`: an applicator is `unordered` only with the `variants` comparator",
+                    k.name
+                ));
+            }
             if k.exclusive && k.bound.is_none() {
                 return Err(format!(
                     "keyword `{}`: `exclusive` goes with `bound`",
@@ -143,16 +212,34 @@ impl Vocabulary {
     }
 }
 
-/// The embedded vocabulary. The test suite parses it, so a malformed table fails CI;
-/// should it ever fail here, no keyword is known and every change is conservative.
+/// The embedded table, parsed once: the vocabulary, or why the table was refused.
+fn loaded() -> &'static Result<Vocabulary, String> {
+    static V: OnceLock<Result<Vocabulary, String>> = OnceLock::new();
+    V.get_or_init(|| Vocabulary::parse(TABLE.1))
+}
+
+/// Whether the embedded table loads: `rules::Rules::embedded` refuses to start without
+/// it (one error line naming the table and the row).
+pub fn check() -> Result<(), String> {
+    loaded().as_ref().map(|_| ()).map_err(Clone::clone)
+}
+
+/// The embedded vocabulary. A table that does not load stops the rule tables from
+/// loading (see [`check`]); should anything read it regardless, no keyword is known and
+/// every keyword is compared as a value, conservatively.
 pub fn vocabulary() -> &'static Vocabulary {
-    static V: OnceLock<Vocabulary> = OnceLock::new();
-    V.get_or_init(|| {
-        Vocabulary::parse(TABLE.1).unwrap_or(Vocabulary {
+    #[cfg(test)]
+    if let Some(v) = testing::installed() {
+        return v;
+    }
+    static NONE: OnceLock<Vocabulary> = OnceLock::new();
+    match loaded() {
+        Ok(v) => v,
+        Err(_) => NONE.get_or_init(|| Vocabulary {
             keywords: Vec::new(),
             index: HashMap::default(),
-        })
-    })
+        }),
+    }
 }
 
 pub fn get(name: &str) -> Option<&'static Keyword> {
@@ -172,9 +259,9 @@ pub fn is_annotation(name: &str) -> bool {
 }
 
 /// An array value whose order carries no meaning (`enum`, `type`, `required`, and the
-/// variants of `anyOf` / `oneOf` / `allOf`).
+/// variants of `anyOf` / `oneOf` / `allOf`): the table's `unordered` column.
 pub fn unordered(name: &str) -> bool {
-    get(name).is_some_and(|k| k.unordered) || matches!(name, "anyOf" | "oneOf" | "allOf")
+    get(name).is_some_and(|k| k.unordered)
 }
 
 /// What a keyword's value holds, when it holds subschemas: an applicator's `holds`, and
@@ -256,6 +343,38 @@ pub fn is_extension(name: &str) -> bool {
     name.starts_with("x-")
 }
 
+/// A vocabulary other than the embedded one, for the unit tests that show what a row
+/// of rules/keywords.toml does: parsed from table text as the embedded one is, and in
+/// force on the calling thread until the guard drops.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Vocabulary;
+    use std::cell::Cell;
+
+    thread_local! {
+        static INSTALLED: Cell<Option<&'static Vocabulary>> = const { Cell::new(None) };
+    }
+
+    pub(crate) fn installed() -> Option<&'static Vocabulary> {
+        INSTALLED.with(Cell::get)
+    }
+
+    pub(crate) struct Installed(());
+
+    impl Drop for Installed {
+        fn drop(&mut self) {
+            INSTALLED.with(|c| c.set(None));
+        }
+    }
+
+    /// Parse `text` as rules/keywords.toml and use it on this thread.
+    pub(crate) fn install(text: &str) -> Result<Installed, String> {
+        let v: &'static Vocabulary = Box::leak(Box::new(Vocabulary::parse(text)?));
+        INSTALLED.with(|c| c.set(Some(v)));
+        Ok(Installed(()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,6 +385,55 @@ mod tests {
         assert!(v.keywords.len() > 60);
         assert_eq!(v.get("not").unwrap().polarity, Some(Polarity::None));
         assert_eq!(v.get("exclusiveMinimum").unwrap().bound, Some(Bound::Lower));
+    }
+
+    /// The embedded table with one more row.
+    fn with_row(row: &str) -> String {
+        format!("{}\n[[keyword]]\n{row}\n", TABLE.1)
+    }
+
+    #[test]
+    fn an_applicator_whose_comparator_the_walker_cannot_dispatch_is_refused() {
+        let row = |c: &str| {
+            with_row(&format!(
+                "name = \"dependentThings\"\nrole = \"applicator\"\nholds = \"map\"\npolarity = \"same\"\ncomparator = \"{c}\""
+            ))
+        };
+        // Known to the walker: loads.
+        assert!(Vocabulary::parse(&row("entries")).is_ok());
+        assert!(testing::install(&row("entries")).is_ok());
+        // A rule comparator the walker does not descend with, and no comparator at all.
+        for c in ["values", "bogus"] {
+            let err = Vocabulary::parse(&row(c)).err().expect(c);
+            assert!(err.contains(c), "{err}");
+            assert!(testing::install(&row(c)).is_err());
+        }
+        // A comparator that does not walk what the keyword holds.
+        let err = Vocabulary::parse(&row("subschema")).err().unwrap();
+        assert!(err.contains("does not walk"), "{err}");
+    }
+
+    #[test]
+    fn a_value_compared_applicator_goes_with_the_subschema_comparator() {
+        let t = with_row(
+            "name = \"thing\"\nrole = \"applicator\"\nholds = \"map\"\npolarity = \"none\"\ncomparator = \"entries\"",
+        );
+        let err = Vocabulary::parse(&t).err().unwrap();
+        assert!(err.contains("polarity"), "{err}");
+        let t = with_row(
+            "name = \"thing\"\nrole = \"applicator\"\nholds = \"schema\"\npolarity = \"same\"\ncomparator = \"subschema\"\nunordered = true",
+        );
+        assert!(Vocabulary::parse(&t).err().unwrap().contains("unordered"));
+    }
+
+    #[test]
+    fn the_unions_are_unordered_by_the_table() {
+        for k in ["anyOf", "oneOf", "allOf", "enum", "type", "required"] {
+            assert!(unordered(k), "{k}");
+        }
+        for k in ["prefixItems", "properties", "const"] {
+            assert!(!unordered(k), "{k}");
+        }
     }
 
     #[test]

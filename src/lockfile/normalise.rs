@@ -123,7 +123,8 @@ fn normalize_schema(schema: &mut Value) {
     while let Some(node) = stack.pop() {
         let Value::Object(map) = node else { continue };
         for (key, child) in map.iter_mut() {
-            let sortable = keywords::get(key).is_some_and(|k| k.unordered && !k.data);
+            let sortable =
+                keywords::get(key).is_some_and(|k| k.unordered && !k.data && k.holds.is_none());
             if let (true, Value::Array(items)) = (sortable, child) {
                 if items.iter().all(Value::is_string) {
                     items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));

@@ -28,7 +28,7 @@ pub const TABLES: &[(&str, &str)] = &[
 /// keeps the table from having one).
 pub fn structural(keyword: &str) -> Option<Option<Comparator>> {
     let k = crate::keywords::get(keyword)?;
-    k.comparator.as_deref().map(Comparator::parse)
+    k.comparator.map(|d| Comparator::parse(d.word()))
 }
 
 #[derive(Deserialize)]
@@ -78,6 +78,8 @@ impl Rules {
     /// The embedded tables. They are validated by the test suite, so a failure here
     /// is a build defect; it is still reported as an error, never a panic.
     pub fn embedded() -> Result<Rules> {
+        crate::keywords::check()
+            .map_err(|e| Error::new(format!("{}: {}", crate::keywords::TABLE.0, one_line(&e))))?;
         Rules::from_tables(TABLES)
     }
 
@@ -209,6 +211,17 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
                 "schema rows state `input` and `output`, not `severity`".into(),
             ));
         }
+        // An annotation constrains nothing, so no witness can show a value it now
+        // rejects: a breaking row on one is at best conservative.
+        let breaking = [r.input, r.output].contains(&Some(Severity::Breaking));
+        if breaking
+            && r.certainty == Certainty::Exact
+            && crate::keywords::role(keyword) == Some(crate::keywords::Role::Annotation)
+        {
+            return Err(bad(format!(
+                "keyword `{keyword}` is an annotation: a breaking row on it states `certainty = \"conservative\"` (its witness can only be annotation-only)"
+            )));
+        }
         if (r.input.is_none() || r.output.is_none()) && r.reason.is_none() {
             return Err(bad(
                 "a schema row states both `input` and `output`, or a `reason` why one direction does not apply".into(),
@@ -334,6 +347,18 @@ mod tests {
                 assert!(c.is_none(), "{} is no applicator", k.name);
             }
         }
+    }
+
+    #[test]
+    fn an_exact_breaking_row_on_an_annotation_is_refused() {
+        let row = |certainty: &str| {
+            format!("[[rule]]\nid='x.y'\nkeyword='description'\ncomparator='text'\nevent='changed'\ninput='breaking'\noutput='patch'\nmessage='m'\n{certainty}")
+        };
+        let err = Rules::from_tables(&[("t.toml", &row(""))]).unwrap_err();
+        assert!(err.message().contains("is an annotation"), "{err}");
+        // Conservative, the row passes (the table lacks the rows an index needs).
+        let err = Rules::from_tables(&[("t.toml", &row("certainty='conservative'"))]).unwrap_err();
+        assert!(!err.message().contains("is an annotation"), "{err}");
     }
 
     #[test]

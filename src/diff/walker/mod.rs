@@ -368,40 +368,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             self.lifted(&task, kw, composed_side, path, &chain);
             return;
         }
-        self.fields(&va, &vb, path, task.flat, &chain);
-        self.items(&va, &vb, path, &chain);
-        self.tuple(&va, &vb, path, &chain);
-        self.additional(&va, &vb, path, &chain);
-        // `anyOf` on one side, `oneOf` on the other (zod 4 writes a discriminated union as
-        // `oneOf` where zod 3 wrote `anyOf`): when the `oneOf` variants cannot overlap,
-        // both accept a value that matches any variant, and the lists compare as `anyOf`.
-        let swapped = self.same_union(&va, &vb);
-        if let Some(([_, after], true)) = swapped {
-            // What the `oneOf` adds beyond `anyOf` over the same variants: a value two of
-            // them accept fails. Coming, that narrows; going, it widens.
-            let mut ev = Event::new(if after == "oneOf" { "added" } else { "removed" });
-            ev.hint = Some(if after == "oneOf" {
-                "it replaces an anyOf, and its variants may overlap: a value two of them accept no longer passes".into()
-            } else {
-                "an anyOf replaces it, and its variants may overlap: a value two of them accept passes now".into()
-            });
-            self.classify("oneOf", path, ev);
-        }
-        for keyword in ["anyOf", "oneOf", "allOf"] {
-            match swapped.map(|s| s.0) {
-                Some(spelled) if keyword == "anyOf" => {
-                    let (a, b) = (va.get(spelled[0]), vb.get(spelled[1]));
-                    self.variants("anyOf", spelled, a, b, path, &chain);
-                }
-                Some(_) if keyword == "oneOf" => {}
-                _ => {
-                    let (a, b) = (va.get(keyword), vb.get(keyword));
-                    self.variants(keyword, [keyword; 2], a, b, path, &chain);
-                }
-            }
-        }
-        self.subschemas(&va, &vb, path, &chain);
-        self.entries(&va, &vb, path, &chain);
+        self.applicators(&va, &vb, path, task.flat, &chain);
     }
 
     /// What a `$ref` leaves unmodelled here, reported (`true`: nothing else here can be
@@ -604,5 +571,78 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             self.classify("type", path, ev);
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diff::surface::diff;
+    use crate::keywords::{testing, TABLE};
+    use crate::lockfile::Surface;
+    use crate::rules::{Rules, Severity};
+    use serde_json::{json, Value};
+
+    /// Changes between two tools whose input schemas are `a` and `b`, with the keyword
+    /// table plus `row`.
+    fn changes(row: &str, a: Value, b: Value) -> Vec<crate::diff::Change> {
+        let _table = testing::install(&format!("{}\n[[keyword]]\n{row}\n", TABLE.1)).unwrap();
+        let rules = Rules::from_tables(crate::rules::TABLES).unwrap();
+        let tool = |schema: Value| {
+            let mut m = serde_json::Map::new();
+            m.insert("name".into(), Value::from("t"));
+            m.insert("inputSchema".into(), schema);
+            m
+        };
+        let (mut sa, mut sb) = (Surface::default(), Surface::default());
+        sa.tools.push(tool(a));
+        sb.tools.push(tool(b));
+        diff(&rules, &sa, &sb)
+    }
+
+    /// A new applicator row is walked by its comparator: a change inside it is
+    /// reported (it once gave "0 change(s)", where without the row the keyword was
+    /// compared as a value and reported as unhandled).
+    #[test]
+    fn a_new_applicator_row_is_walked_by_its_comparator() {
+        let row = "name = \"dependentThings\"\nrole = \"applicator\"\nholds = \"map\"\npolarity = \"same\"\ncomparator = \"entries\"";
+        let (a, b) = (
+            json!({"type": "object", "dependentThings": {"x": {"type": "number"}}}),
+            json!({"type": "object", "dependentThings": {"x": {"type": "integer"}}}),
+        );
+        let found = changes(row, a, b);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let c = &found[0];
+        assert_eq!(
+            c.path.as_ref().map(ToString::to_string).as_deref(),
+            Some("inputSchema.dependentThings.x")
+        );
+        assert_eq!(c.severity, Severity::Breaking);
+        // An entry that comes: no row models it on this keyword, so it is unhandled.
+        let found = changes(
+            row,
+            json!({"type": "object"}),
+            json!({"type": "object", "dependentThings": {"x": {"type": "integer"}}}),
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].severity, Severity::Breaking);
+    }
+
+    #[test]
+    fn a_new_subschema_row_is_walked_in_the_direction_of_its_polarity() {
+        let row = |polarity: &str| {
+            format!("name = \"thing\"\nrole = \"applicator\"\nholds = \"schema\"\npolarity = \"{polarity}\"\ncomparator = \"subschema\"")
+        };
+        let (a, b) = (
+            json!({"thing": {"type": "integer"}}),
+            json!({"thing": {"type": "number"}}),
+        );
+        // Same polarity: a widened type inside, in input, is minor.
+        let found = changes(&row("same"), a.clone(), b.clone());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].severity, Severity::Minor);
+        // No fixed direction: compared as a value (no row: unhandled, breaking).
+        let found = changes(&row("none"), a, b);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].severity, Severity::Breaking);
     }
 }

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::diff::Change;
+use crate::keywords::{Descent, Polarity};
 use crate::path::Rest;
 use crate::rules::Scope;
 
@@ -14,170 +15,237 @@ use crate::rules::Scope;
 pub(super) const SMALL_UNION: usize = 64;
 
 impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
-    /// Applicators holding one subschema. Those whose changes have a direction
-    /// (`contains`, `propertyNames`, `then`, ...) are walked; `not`, `if` and draft-07
-    /// `dependencies` are compared as values (a change inside has no fixed direction).
-    pub(super) fn subschemas(
+    /// Every applicator of the vocabulary (`rules/keywords.toml`), walked by its
+    /// comparator column in the order the table lists them. The match is exhaustive over
+    /// the comparators the table accepts (`keywords::Descent`), so no applicator row can
+    /// be passed by: a new one is walked as its comparator walks, and a change inside it
+    /// is classified by the rows of the keywords there (or reported as unhandled).
+    pub(super) fn applicators(
         &mut self,
+        va: &View<'v>,
+        vb: &View<'v>,
+        path: Trail,
+        flat: bool,
+        chain: &Option<Rc<Chain>>,
+    ) {
+        let mut unions = None;
+        for k in &keywords::vocabulary().keywords {
+            let (Some(descent), Some(polarity)) = (k.comparator, k.polarity) else {
+                continue;
+            };
+            let kw: &'static str = k.name.as_str();
+            match descent {
+                Descent::Fields => self.fields(kw, va, vb, path, flat, chain),
+                Descent::Presence => self.items(kw, va, vb, path, chain),
+                Descent::Variants if !k.unordered => self.tuple(kw, va, vb, path, chain),
+                Descent::Variants => {
+                    let swapped = *unions.get_or_insert_with(|| self.swapped(va, vb, path));
+                    match swapped {
+                        Some(spelled) if kw == "anyOf" => {
+                            let (a, b) = (va.get(spelled[0]), vb.get(spelled[1]));
+                            self.variants("anyOf", spelled, a, b, path, chain);
+                        }
+                        Some(_) if kw == "oneOf" => {}
+                        _ => {
+                            let (a, b) = (va.get(kw), vb.get(kw));
+                            self.variants(kw, [kw; 2], a, b, path, chain);
+                        }
+                    }
+                }
+                Descent::Openness => self.additional(kw, va, vb, path, chain),
+                Descent::Subschema if polarity == Polarity::None => self.as_value(kw, va, vb, path),
+                Descent::Subschema => self.subschema(kw, va, vb, path, chain),
+                Descent::Entries => self.entries(kw, va, vb, path, chain),
+            }
+        }
+    }
+
+    /// `anyOf` on one side, `oneOf` on the other (zod 4 writes a discriminated union as
+    /// `oneOf` where zod 3 wrote `anyOf`): when the `oneOf` variants cannot overlap,
+    /// both accept a value that matches any variant, and the lists compare as `anyOf`
+    /// (the keyword each side spells, returned). When they may overlap, that is reported.
+    fn swapped(&mut self, va: &View<'v>, vb: &View<'v>, path: Trail) -> Option<[&'static str; 2]> {
+        let swapped = self.same_union(va, vb);
+        if let Some(([_, after], true)) = swapped {
+            // What the `oneOf` adds beyond `anyOf` over the same variants: a value two of
+            // them accept fails. Coming, that narrows; going, it widens.
+            let mut ev = Event::new(if after == "oneOf" { "added" } else { "removed" });
+            ev.hint = Some(if after == "oneOf" {
+                "it replaces an anyOf, and its variants may overlap: a value two of them accept no longer passes".into()
+            } else {
+                "an anyOf replaces it, and its variants may overlap: a value two of them accept passes now".into()
+            });
+            self.classify("oneOf", path, ev);
+        }
+        swapped.map(|s| s.0)
+    }
+
+    /// An applicator holding one subschema whose changes have a direction (`contains`,
+    /// `propertyNames`, `then`, ...): walked.
+    pub(super) fn subschema(
+        &mut self,
+        kw: &'static str,
         va: &View<'v>,
         vb: &View<'v>,
         path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
-        for kw in [
-            "contains",
-            "propertyNames",
-            "unevaluatedProperties",
-            "unevaluatedItems",
-            "additionalItems",
-            "then",
-            "else",
-        ] {
-            // draft-07 `additionalItems` beside a list `items` is the tuple's rest.
-            if kw == "additionalItems" && (is_list(va.get("items")) || is_list(vb.get("items"))) {
-                continue;
-            }
-            // `then` / `else` that come (or go) with their `if`: the `if` change stands
-            // for the whole conditional.
-            if matches!(kw, "then" | "else") && va.get("if").is_some() != vb.get("if").is_some() {
-                continue;
-            }
-            let (a, b) = (va.get(kw), vb.get(kw));
-            // `contains: {}` still asks for one element; elsewhere `{}` means nothing, and
-            // so does `propertyNames: {type: string}` (zod 4 writes it on every record):
-            // a property name is always a string. Nor do annotations alone.
-            let present = |v: Option<&Value>| match kw {
-                "contains" => v.is_some(),
-                "propertyNames" => !trivial(v) && !any_string(v) && !annotations_only(v),
-                _ => !trivial(v),
-            };
-            let (pa, pb) = (present(a), present(b));
-            if !pa && !pb && (kw != "propertyNames" || a == b) {
-                continue;
-            }
-            let child = self.trails.name(path, kw);
-            match (pa, pb) {
-                // Neither constrains anything, but their annotations may differ (a
-                // description added): compared as schemas, the side that is absent
-                // standing for `{type: string}` when the other says so (what it means
-                // for a name), so only the annotations show.
-                (false, false) if kw == "propertyNames" && a != b => {
-                    static ANY_STRING: std::sync::LazyLock<Value> =
-                        std::sync::LazyLock::new(|| serde_json::json!({"type": "string"}));
-                    let stand_in = |x: Option<&'v Value>, y: Option<&'v Value>| {
-                        // Only against `type: "string"` itself: against a list that
-                        // holds it (`[string, null]`) the stand-in would read as a
-                        // narrowed type.
-                        let plain = y.and_then(|y| y.get("type")).and_then(Value::as_str);
-                        if trivial(x) && any_string(y) && plain == Some("string") {
-                            Some(&*ANY_STRING)
-                        } else {
-                            x
-                        }
-                    };
-                    let (x, y) = (stand_in(a, b), stand_in(b, a));
-                    // Typed on one side only, with annotations on the other: a `type`
-                    // that means nothing here would show as a change; left out.
-                    if any_string(x) == any_string(y) {
-                        self.push(x, y, child, chain);
-                    }
-                }
-                (false, false) => {}
-                (false, true) => self.classify(kw, child, Event::new("added").values(a, b)),
-                (true, false) => self.classify(kw, child, Event::new("removed").values(a, b)),
-                (true, true) => self.push(a, b, child, chain),
-            }
+        // draft-07 `additionalItems` beside a list `items` is the tuple's rest.
+        if kw == "additionalItems" && (is_list(va.get("items")) || is_list(vb.get("items"))) {
+            return;
         }
+        // `then` / `else` that come (or go) with their `if`: the `if` change stands
+        // for the whole conditional.
+        if matches!(kw, "then" | "else") && va.get("if").is_some() != vb.get("if").is_some() {
+            return;
+        }
+        let (a, b) = (va.get(kw), vb.get(kw));
+        // `contains: {}` still asks for one element; elsewhere `{}` means nothing, and
+        // so does `propertyNames: {type: string}` (zod 4 writes it on every record):
+        // a property name is always a string. Nor do annotations alone.
+        let present = |v: Option<&Value>| match kw {
+            "contains" => v.is_some(),
+            "propertyNames" => !trivial(v) && !any_string(v) && !annotations_only(v),
+            _ => !trivial(v),
+        };
+        let (pa, pb) = (present(a), present(b));
+        if !pa && !pb && (kw != "propertyNames" || a == b) {
+            return;
+        }
+        let child = self.trails.name(path, kw);
+        match (pa, pb) {
+            // Neither constrains anything, but their annotations may differ (a
+            // description added): compared as schemas, the side that is absent
+            // standing for `{type: string}` when the other says so (what it means
+            // for a name), so only the annotations show.
+            (false, false) if kw == "propertyNames" && a != b => {
+                static ANY_STRING: std::sync::LazyLock<Value> =
+                    std::sync::LazyLock::new(|| serde_json::json!({"type": "string"}));
+                let stand_in = |x: Option<&'v Value>, y: Option<&'v Value>| {
+                    // Only against `type: "string"` itself: against a list that
+                    // holds it (`[string, null]`) the stand-in would read as a
+                    // narrowed type.
+                    let plain = y.and_then(|y| y.get("type")).and_then(Value::as_str);
+                    if trivial(x) && any_string(y) && plain == Some("string") {
+                        Some(&*ANY_STRING)
+                    } else {
+                        x
+                    }
+                };
+                let (x, y) = (stand_in(a, b), stand_in(b, a));
+                // Typed on one side only, with annotations on the other: a `type`
+                // that means nothing here would show as a change; left out.
+                if any_string(x) == any_string(y) {
+                    self.push(x, y, child, chain);
+                }
+            }
+            (false, false) => {}
+            (false, true) => self.classify(kw, child, Event::new("added").values(a, b)),
+            (true, false) => self.classify(kw, child, Event::new("removed").values(a, b)),
+            (true, true) => self.push(a, b, child, chain),
+        }
+    }
+
+    /// An applicator whose changes have no fixed direction (`polarity = "none"`: `not`,
+    /// `if`, draft-07 `dependencies`): compared as a value.
+    pub(super) fn as_value(&mut self, kw: &'static str, va: &View<'v>, vb: &View<'v>, path: Trail) {
         // An `if` with neither `then` nor `else` constrains nothing: its coming, going or
         // changing is no change to what passes.
         let inert = |v: &View<'v>| trivial(v.get("then")) && trivial(v.get("else"));
-        for kw in ["not", "if", "dependencies"] {
-            let (a, b) = (va.get(kw), vb.get(kw));
-            if kw == "if" && (a.is_none() || inert(va)) && (b.is_none() || inert(vb)) {
-                continue;
-            }
-            if a.is_none() && b.is_none() {
-                continue;
-            }
-            let child = self.trails.name(path, kw);
-            match (a, b) {
-                (None, None) => {}
-                (None, Some(_)) => self.classify(kw, child, Event::new("added").values(a, b)),
-                (Some(_), None) => self.classify(kw, child, Event::new("removed").values(a, b)),
-                (Some(x), Some(y)) => {
-                    if !same_resolved(self.roots, x, y) {
-                        let mut ev = Event::new("changed").values(a, b);
-                        if x == y {
-                            ev.hint =
-                                Some("a $ref inside points at a definition that changed".into());
-                        }
-                        self.classify(kw, child, ev);
+        let (a, b) = (va.get(kw), vb.get(kw));
+        if kw == "if" && (a.is_none() || inert(va)) && (b.is_none() || inert(vb)) {
+            return;
+        }
+        if a.is_none() && b.is_none() {
+            return;
+        }
+        let child = self.trails.name(path, kw);
+        match (a, b) {
+            (None, None) => {}
+            (None, Some(_)) => self.classify(kw, child, Event::new("added").values(a, b)),
+            (Some(_), None) => self.classify(kw, child, Event::new("removed").values(a, b)),
+            (Some(x), Some(y)) => {
+                if !same_resolved(self.roots, x, y) {
+                    let mut ev = Event::new("changed").values(a, b);
+                    if x == y {
+                        ev.hint = Some("a $ref inside points at a definition that changed".into());
                     }
+                    self.classify(kw, child, ev);
                 }
             }
         }
     }
 
-    /// `patternProperties` and `dependentSchemas`: maps of subschemas, compared entry by
+    /// A map of subschemas (`patternProperties`, `dependentSchemas`), compared entry by
     /// entry. A pattern entry means the opposite in a closed object (it admits names)
     /// and in an open one (it constrains them).
     pub(super) fn entries(
         &mut self,
+        kw: &'static str,
         va: &View<'v>,
         vb: &View<'v>,
         path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
-        for kw in ["patternProperties", "dependentSchemas"] {
-            let (a, b) = (va.get(kw), vb.get(kw));
-            if a.is_none() && b.is_none() {
-                continue;
-            }
-            let (Some(ma), Some(mb)) = (as_map(a), as_map(b)) else {
-                self.unhandled(kw, path, a, b);
-                continue;
+        let (a, b) = (va.get(kw), vb.get(kw));
+        if a.is_none() && b.is_none() {
+            return;
+        }
+        let (Some(ma), Some(mb)) = (as_map(a), as_map(b)) else {
+            return self.unhandled(kw, path, a, b);
+        };
+        let base = self.trails.name(path, kw);
+        let keys: BTreeSet<&'v String> = ma.keys().chain(mb.keys()).collect();
+        for key in keys {
+            let child = self.trails.name(base, key);
+            let closed = |v: &View<'v>| {
+                Some(if kw == "patternProperties" && closed_object(v) {
+                    Condition::Closed
+                } else {
+                    Condition::Open
+                })
             };
-            let base = self.trails.name(path, kw);
-            let keys: BTreeSet<&'v String> = ma.keys().chain(mb.keys()).collect();
-            for key in keys {
-                let child = self.trails.name(base, key);
-                let closed = |v: &View<'v>| {
-                    Some(if kw == "patternProperties" && closed_object(v) {
-                        Condition::Closed
-                    } else {
-                        Condition::Open
-                    })
-                };
-                match (ma.get(key), mb.get(key)) {
-                    (Some(x), Some(y)) => self.push(Some(x), Some(y), child, chain),
-                    (None, Some(_)) => {
-                        let mut ev = Event::new("entry_added");
-                        ev.cond = closed(va);
-                        ev.value = Some(Value::String(key.clone()));
-                        self.classify(kw, child, ev);
-                    }
-                    (Some(_), None) => {
-                        let mut ev = Event::new("entry_removed");
-                        ev.cond = closed(vb);
-                        ev.value = Some(Value::String(key.clone()));
-                        self.classify(kw, child, ev);
-                    }
-                    (None, None) => {}
+            match (ma.get(key), mb.get(key)) {
+                (Some(x), Some(y)) => self.push(Some(x), Some(y), child, chain),
+                (None, Some(_)) => {
+                    let mut ev = Event::new("entry_added");
+                    ev.cond = closed(va);
+                    ev.value = Some(Value::String(key.clone()));
+                    self.classify(kw, child, ev);
                 }
+                (Some(_), None) => {
+                    let mut ev = Event::new("entry_removed");
+                    ev.cond = closed(vb);
+                    ev.value = Some(Value::String(key.clone()));
+                    self.classify(kw, child, ev);
+                }
+                (None, None) => {}
             }
         }
     }
-
     /// Tuples: 2020-12 `prefixItems` with `items` as the rest, or draft-07 list `items`
     /// with `additionalItems`. Each position compares against what the other side
     /// applies there: its own position, else its rest (`false` for a closed tuple).
     pub(super) fn tuple(
         &mut self,
+        kw: &'static str,
         va: &View<'v>,
         vb: &View<'v>,
         path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
+        // Positions that are no list on a side, and differ: not modelled.
+        let (a, b) = (va.get(kw), vb.get(kw));
+        if a != b && [a, b].iter().any(|v| v.is_some_and(|v| !v.is_array())) {
+            return self.unhandled(kw, path, a, b);
+        }
+        // `prefixItems` has `items` for its rest (and draft-07's list `items` is a tuple
+        // too); another list of positions has none.
+        let parts = |v: &View<'v>| match (kw, v.get(kw)) {
+            ("prefixItems", _) => tuple_parts(v),
+            (_, Some(Value::Array(xs))) => Some((kw, xs, None)),
+            _ => None,
+        };
         // A side that is no tuple but constrains its items is a tuple of no positions
         // with that rest: each position of the other side's tuple is compared with it
         // (`items: {type: object}` against `prefixItems: [{type: string}], items: false`
@@ -185,9 +253,13 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         static NO_POSITIONS: Vec<Value> = Vec::new();
         let rest_only = |v: &View<'v>| {
             let items = v.get("items");
-            (!trivial(items) && !is_list(items)).then_some(("prefixItems", &NO_POSITIONS, items))
+            (kw == "prefixItems" && !trivial(items) && !is_list(items)).then_some((
+                kw,
+                &NO_POSITIONS,
+                items,
+            ))
         };
-        let (mut ta, mut tb) = (tuple_parts(va), tuple_parts(vb));
+        let (mut ta, mut tb) = (parts(va), parts(vb));
         match (ta.is_some(), tb.is_some()) {
             (false, true) => ta = rest_only(va),
             (true, false) => tb = rest_only(vb),
@@ -195,18 +267,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
         let ((_, xs, rest_a), (kw_b, ys, rest_b)) = match (ta, tb) {
             (None, None) => return,
-            (None, Some((kw, _, _))) => {
-                return self.classify(
-                    "prefixItems",
-                    path,
-                    Event::new("added").values(None, vb.get(kw)),
-                )
+            (None, Some((spelled, _, _))) => {
+                return self.classify(kw, path, Event::new("added").values(None, vb.get(spelled)))
             }
-            (Some((kw, _, _)), None) => {
+            (Some((spelled, _, _)), None) => {
                 return self.classify(
-                    "prefixItems",
+                    kw,
                     path,
-                    Event::new("removed").values(va.get(kw), None),
+                    Event::new("removed").values(va.get(spelled), None),
                 )
             }
             (Some(x), Some(y)) => (x, y),
@@ -227,7 +295,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     if trivial(rest_a) || matches!(rest_a, Some(Value::Bool(false))) {
                         let mut ev = Event::new("variant_added");
                         ev.cond = cond(rest_a);
-                        self.classify("prefixItems", at, ev);
+                        self.classify(kw, at, ev);
                     } else {
                         self.push(rest_a, Some(y), at, chain);
                     }
@@ -236,7 +304,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                     if trivial(rest_b) || matches!(rest_b, Some(Value::Bool(false))) {
                         let mut ev = Event::new("variant_removed");
                         ev.cond = cond(rest_b);
-                        self.classify("prefixItems", at, ev);
+                        self.classify(kw, at, ev);
                     } else {
                         self.push(Some(x), rest_b, at, chain);
                     }
@@ -364,13 +432,14 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// optional or required.
     pub(super) fn fields(
         &mut self,
+        kw: &'static str,
         va: &View<'v>,
         vb: &View<'v>,
         path: Trail,
         flat: bool,
         chain: &Option<Rc<Chain>>,
     ) {
-        let (pa, pb) = (va.get("properties"), vb.get("properties"));
+        let (pa, pb) = (va.get(kw), vb.get(kw));
         let (ra, rb) = (va.get("required"), vb.get("required"));
         let props = |v: Option<&'v Value>| match v {
             None => Some(None),
@@ -386,7 +455,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         };
         let (Some(pa), Some(pb)) = (props(pa), props(pb)) else {
             if pa != pb {
-                self.unhandled("properties", path, pa, pb);
+                self.unhandled(kw, path, pa, pb);
             }
             return;
         };
@@ -407,7 +476,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         let declared = if flat || names.is_empty() {
             path
         } else {
-            self.trails.name(path, "properties")
+            self.trails.name(path, kw)
         };
         let cond = |r: bool| {
             Some(if r {
@@ -437,7 +506,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 if req_b {
                     ev.hint = self.default_hint(sb);
                 }
-                self.classify("properties", child, ev);
+                self.classify(kw, child, ev);
             }
             // Declared on one side only (the other only lists it in `required`): compare
             // with what that side applies to an undeclared name: nothing in a closed
@@ -446,7 +515,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 (Some(_), None) if closed_object(vb) => {
                     let mut ev = Event::new("removed");
                     ev.cond = Some(Condition::Closed);
-                    self.classify("properties", child, ev);
+                    self.classify(kw, child, ev);
                 }
                 (Some(_), None) => {
                     let extra = vb.get("additionalProperties").filter(|v| !trivial(Some(v)));
@@ -459,14 +528,16 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 _ => self.push(sa, sb, child, chain),
             }
         }
-        self.came_and_went(&came, &went, vb, declared, chain);
+        self.came_and_went(kw, &came, &went, vb, declared, chain);
     }
 
     /// The fields that came (`came`) and went (`went`): each `(name, schema, required)`,
     /// under `declared`. A field that went and one that came with the same schema may be
     /// a rename, and is said to look like one.
+    #[allow(clippy::too_many_arguments)]
     fn came_and_went(
         &mut self,
+        kw: &'static str,
         came: &[Field<'v>],
         went: &[Field<'v>],
         vb: &View<'v>,
@@ -503,7 +574,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 ev.hint = Some(format!("looks renamed from `{old}`"));
             }
             let child = self.trails.name(declared, name);
-            self.classify("properties", child, ev);
+            self.classify(kw, child, ev);
         }
         let closed_b = closed_object(vb);
         let extra_b = vb
@@ -526,18 +597,19 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }) {
                 ev.hint = Some(format!("looks renamed to `{new}`"));
             }
-            self.classify("properties", child, ev);
+            self.classify(kw, child, ev);
         }
     }
 
     pub(super) fn items(
         &mut self,
+        kw: &'static str,
         va: &View<'v>,
         vb: &View<'v>,
         path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
-        let (a, b) = (va.get("items"), vb.get("items"));
+        let (a, b) = (va.get(kw), vb.get(kw));
         // Draft 4-7 tuple form: `items` as a list is compared by `tuple`; here it
         // stands for no constraint on the items beyond the tuple.
         if is_list(a) && is_list(b) {
@@ -551,11 +623,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         if ta && tb {
             return;
         }
-        let child = self.trails.name(path, "items");
+        let child = self.trails.name(path, kw);
         match (ta, tb) {
             (true, true) => {}
-            (true, false) => self.classify("items", child, Event::new("added")),
-            (false, true) => self.classify("items", child, Event::new("removed")),
+            (true, false) => self.classify(kw, child, Event::new("added")),
+            (false, true) => self.classify(kw, child, Event::new("removed")),
             (false, false) => self.push(a, b, child, chain),
         }
     }
@@ -564,22 +636,20 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
     /// (a schema constrains the extra values, which we compare as a schema).
     pub(super) fn additional(
         &mut self,
+        kw: &'static str,
         va: &View<'v>,
         vb: &View<'v>,
         path: Trail,
         chain: &Option<Rc<Chain>>,
     ) {
-        let (a, b) = (
-            va.get("additionalProperties"),
-            vb.get("additionalProperties"),
-        );
+        let (a, b) = (va.get(kw), vb.get(kw));
         let closed = |v: Option<&Value>| matches!(v, Some(Value::Bool(false)));
         match (closed(a), closed(b)) {
-            (false, true) => self.classify("additionalProperties", path, Event::new("restricted")),
-            (true, false) => self.classify("additionalProperties", path, Event::new("relaxed")),
+            (false, true) => self.classify(kw, path, Event::new("restricted")),
+            (true, false) => self.classify(kw, path, Event::new("relaxed")),
             (true, true) => {}
             (false, false) => {
-                let child = self.trails.name(path, "additionalProperties");
+                let child = self.trails.name(path, kw);
                 self.push(a, b, child, chain);
             }
         }
