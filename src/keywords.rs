@@ -120,6 +120,10 @@ pub struct Keyword {
     /// The value holds property names (`required`, `dependentRequired`).
     #[serde(default)]
     pub names: bool,
+    /// (Applicators) the keywords beside it that decide what it applies to
+    /// (`additionalProperties` sees `properties` and `patternProperties`).
+    #[serde(default)]
+    pub neighbours: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -197,6 +201,24 @@ impl Vocabulary {
             if k.exclusive && k.bound.is_none() {
                 return Err(format!(
                     "keyword `{}`: `exclusive` goes with `bound`",
+                    k.name
+                ));
+            }
+        }
+        for k in &raw.keyword {
+            if !k.neighbours.is_empty() && k.role != Role::Applicator {
+                return Err(format!(
+                    "keyword `{}`: only an applicator has `neighbours`",
+                    k.name
+                ));
+            }
+            if let Some(n) = k
+                .neighbours
+                .iter()
+                .find(|n| !index.contains_key(n.as_str()))
+            {
+                return Err(format!(
+                    "keyword `{}`: neighbour `{n}` is not listed",
                     k.name
                 ));
             }
@@ -424,6 +446,28 @@ mod tests {
             "name = \"thing\"\nrole = \"applicator\"\nholds = \"schema\"\npolarity = \"same\"\ncomparator = \"subschema\"\nunordered = true",
         );
         assert!(Vocabulary::parse(&t).err().unwrap().contains("unordered"));
+    }
+
+    #[test]
+    fn neighbours_are_listed_keywords_of_an_applicator() {
+        let row = |role: &str, n: &str| {
+            let applicator =
+                "holds = \"schema\"\npolarity = \"same\"\ncomparator = \"subschema\"\n";
+            let extra = if role == "applicator" { applicator } else { "" };
+            with_row(&format!(
+                "name = \"thing\"\nrole = \"{role}\"\n{extra}neighbours = [\"{n}\"]"
+            ))
+        };
+        assert!(Vocabulary::parse(&row("applicator", "properties")).is_ok());
+        let err = Vocabulary::parse(&row("applicator", "nowhere"))
+            .err()
+            .unwrap();
+        assert!(err.contains("not listed"), "{err}");
+        let err = Vocabulary::parse(&row("assertion", "properties"))
+            .err()
+            .unwrap();
+        assert!(err.contains("only an applicator"), "{err}");
+        assert_eq!(get("items").unwrap().neighbours, ["prefixItems"]);
     }
 
     #[test]

@@ -102,29 +102,24 @@ impl<'v> View<'v> {
     /// `allOf`), but the view reads them layer by layer, first found wins. That is exact
     /// unless a sibling holds what the target also constrains: the same keyword with
     /// another value (a sibling `maxLength` hides the target's), or a keyword that looks
-    /// at its neighbours: `additionalProperties` sees only the `properties` and
-    /// `patternProperties` beside it, `items` only the `prefixItems` beside it. The
+    /// at its neighbours (the table's `neighbours` column): `additionalProperties` sees
+    /// only the `properties` and `patternProperties` beside it, `items` only the
+    /// `prefixItems` beside it. The
     /// keyword that makes the view inexact, if any.
     pub(super) fn inexact(&self) -> Option<&'v str> {
-        const NEIGHBOURS: [(&str, &[&str]); 3] = [
-            ("additionalProperties", &["properties", "patternProperties"]),
-            ("items", &["prefixItems"]),
-            ("additionalItems", &["items"]),
-        ];
         for (i, layer) in self.layers.iter().enumerate() {
             for (k, v) in layer.iter() {
                 if k == "$ref" || keywords::is_annotation(k) {
                     continue;
                 }
+                // The neighbours it reads (the `neighbours` column of rules/keywords.toml).
+                let seen = keywords::get(k).map_or(&[][..], |kw| &kw.neighbours[..]);
                 let others = self.layers.iter().enumerate().filter(|(j, _)| *j != i);
                 for (_, other) in others {
                     let clash = other.get(k).is_some_and(|w| w != v);
-                    let blind = NEIGHBOURS.iter().any(|(kw, seen)| {
-                        k == kw
-                            && seen
-                                .iter()
-                                .any(|n| other.contains_key(*n) && !layer.contains_key(*n))
-                    });
+                    let blind = seen
+                        .iter()
+                        .any(|n| other.contains_key(n.as_str()) && !layer.contains_key(n.as_str()));
                     if clash || blind {
                         return Some(k);
                     }
