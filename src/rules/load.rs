@@ -144,32 +144,26 @@ fn valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$'))
 }
 
-fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
-    let bad = |msg: String| Error::new(format!("{source}: rule `{}`: {msg}", r.id));
-    if !valid_id(&r.id) {
-        return Err(bad("ids are dotted words (letters, digits, `_`)".into()));
-    }
+/// A row's scope: a schema keyword, an element's field, or the server's.
+fn scope_of(r: &RawRule) -> std::result::Result<Scope, String> {
     let scope = match (&r.keyword, &r.element) {
         (Some(k), None) => {
             if r.field.is_some() {
-                return Err(bad("`field` goes with `element`, not `keyword`".into()));
+                return Err("`field` goes with `element`, not `keyword`".into());
             }
             Scope::Schema { keyword: k.clone() }
         }
         (None, Some(e)) if e == "server" => Scope::Server {
-            field: r
-                .field
-                .clone()
-                .ok_or_else(|| bad("a server row names its `field`".into()))?,
+            field: r.field.clone().ok_or("a server row names its `field`")?,
         },
         (None, Some(e)) => {
             let kind = if e == "*" {
                 None
             } else {
                 Some(Kind::from_word(e).ok_or_else(|| {
-                    bad(format!(
+                    format!(
                         "unknown element `{e}` (expected tool, resource, template, prompt or *)"
-                    ))
+                    )
                 })?)
             };
             Scope::Element {
@@ -177,12 +171,53 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
                 field: r.field.clone(),
             }
         }
-        _ => {
-            return Err(bad(
-                "exactly one of `keyword` or `element` is required".into()
-            ))
-        }
+        _ => return Err("exactly one of `keyword` or `element` is required".into()),
     };
+    Ok(scope)
+}
+
+/// The checks on a row that classifies a schema keyword's events.
+fn check_schema_row(r: &RawRule, keyword: &str) -> std::result::Result<(), String> {
+    match structural(keyword) {
+        Some(Some(c)) if c != r.comparator => {
+            return Err(format!(
+                "keyword `{keyword}` is structural and compares with `{}`",
+                c.word()
+            ));
+        }
+        Some(None) => {
+            return Err(format!(
+                "keyword `{keyword}`: rules/keywords.toml names no known comparator for it"
+            ));
+        }
+        _ => {}
+    }
+    if r.severity.is_some() {
+        return Err("schema rows state `input` and `output`, not `severity`".into());
+    }
+    // An annotation constrains nothing, so no witness can show a value it now
+    // rejects: a breaking row on one is at best conservative.
+    let breaking = [r.input, r.output].contains(&Some(Severity::Breaking));
+    if breaking
+        && r.certainty == Certainty::Exact
+        && crate::keywords::role(keyword) == Some(crate::keywords::Role::Annotation)
+    {
+        return Err(format!(
+            "keyword `{keyword}` is an annotation: a breaking row on it states `certainty = \"conservative\"` (its witness can only be annotation-only)"
+        ));
+    }
+    if (r.input.is_none() || r.output.is_none()) && r.reason.is_none() {
+        return Err("a schema row states both `input` and `output`, or a `reason` why one direction does not apply".into());
+    }
+    Ok(())
+}
+
+fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
+    let bad = |msg: String| Error::new(format!("{source}: rule `{}`: {msg}", r.id));
+    if !valid_id(&r.id) {
+        return Err(bad("ids are dotted words (letters, digits, `_`)".into()));
+    }
+    let scope = scope_of(&r).map_err(&bad)?;
     if !r.comparator.events().contains(&r.event.as_str()) {
         return Err(bad(format!(
             "comparator `{}` has no event `{}` (it has: {})",
@@ -192,41 +227,7 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
         )));
     }
     if let Scope::Schema { keyword } = &scope {
-        match structural(keyword) {
-            Some(Some(c)) if c != r.comparator => {
-                return Err(bad(format!(
-                    "keyword `{keyword}` is structural and compares with `{}`",
-                    c.word()
-                )));
-            }
-            Some(None) => {
-                return Err(bad(format!(
-                    "keyword `{keyword}`: rules/keywords.toml names no known comparator for it"
-                )));
-            }
-            _ => {}
-        }
-        if r.severity.is_some() {
-            return Err(bad(
-                "schema rows state `input` and `output`, not `severity`".into(),
-            ));
-        }
-        // An annotation constrains nothing, so no witness can show a value it now
-        // rejects: a breaking row on one is at best conservative.
-        let breaking = [r.input, r.output].contains(&Some(Severity::Breaking));
-        if breaking
-            && r.certainty == Certainty::Exact
-            && crate::keywords::role(keyword) == Some(crate::keywords::Role::Annotation)
-        {
-            return Err(bad(format!(
-                "keyword `{keyword}` is an annotation: a breaking row on it states `certainty = \"conservative\"` (its witness can only be annotation-only)"
-            )));
-        }
-        if (r.input.is_none() || r.output.is_none()) && r.reason.is_none() {
-            return Err(bad(
-                "a schema row states both `input` and `output`, or a `reason` why one direction does not apply".into(),
-            ));
-        }
+        check_schema_row(&r, keyword).map_err(&bad)?;
     } else if r.severity.is_some() && (r.input.is_some() || r.output.is_some()) {
         return Err(bad(
             "a surface row has either `severity` or `input`/`output`".into(),
