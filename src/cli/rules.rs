@@ -87,61 +87,14 @@ pub(super) fn run(
         }
         text.push('\n');
     }
-    let source = |overridden: bool| match overridden {
+    let source = |id: &str| match settings.overridden.contains(id) {
         true => settings.config.clone(),
         false => "built-in".to_string(),
     };
-    let sev = |s: Option<Severity>| s.map(Severity::word).unwrap_or("-");
     let policy = Policy::new(rules, &settings.severity);
     let lint_policy = LintPolicy::new(lint_rules, &settings.lint);
-    let mut rows: Vec<Row> = Vec::new();
-    for (i, r) in rules.rows.iter().enumerate() {
-        if skip(&r.id) {
-            continue;
-        }
-        let (default, effective) = if r.severity.is_some() {
-            (
-                sev(r.severity).to_string(),
-                policy.severity(i, None).word().to_string(),
-            )
-        } else {
-            let eff = |d| {
-                if r.default_severity(Some(d)).is_some() || r.severity.is_some() {
-                    policy.severity(i, Some(d)).word()
-                } else {
-                    "-"
-                }
-            };
-            (
-                format!("{}/{}", sev(r.input), sev(r.output)),
-                format!("{}/{}", eff(Direction::Input), eff(Direction::Output)),
-            )
-        };
-        rows.push(Row {
-            id: r.id.clone(),
-            kind: "change",
-            watches: format!("{} {}", r.describe_scope(), r.event),
-            default,
-            effective,
-            source: source(settings.overridden.contains(&r.id)),
-            help: r.help.clone(),
-        });
-    }
-    for (i, r) in lint_rules.rows.iter().enumerate() {
-        if skip(&r.id) {
-            continue;
-        }
-        let target = words(&format!("{:?}", r.target));
-        rows.push(Row {
-            id: r.id.clone(),
-            kind: "lint",
-            watches: format!("lint: {target} {}", words(&format!("{:?}", r.predicate))),
-            default: r.level.word().to_string(),
-            effective: lint_policy.level(i).word().to_string(),
-            source: source(settings.overridden.contains(&r.id)),
-            help: r.message.clone(),
-        });
-    }
+    let mut rows = change_rows(rules, &policy, &skip, &source);
+    rows.extend(lint_rows(lint_rules, &lint_policy, &skip, &source));
     if let (Some(id), true) = (&settings.id, rows.is_empty()) {
         let mut known: Vec<&str> = rules.rows.iter().map(|r| r.id.as_str()).collect();
         known.extend(lint_rules.rows.iter().map(|r| r.id.as_str()));
@@ -170,6 +123,76 @@ pub(super) fn run(
         settings.config
     ));
     write(out, &text)
+}
+
+/// The change rules' rows, with their severities under `policy`.
+fn change_rows(
+    rules: &Rules,
+    policy: &Policy<'_>,
+    skip: &dyn Fn(&str) -> bool,
+    source: &dyn Fn(&str) -> String,
+) -> Vec<Row> {
+    let sev = |s: Option<Severity>| s.map(Severity::word).unwrap_or("-");
+    let mut rows = Vec::new();
+    for (i, r) in rules.rows.iter().enumerate() {
+        if skip(&r.id) {
+            continue;
+        }
+        let (default, effective) = if r.severity.is_some() {
+            (
+                sev(r.severity).to_string(),
+                policy.severity(i, None).word().to_string(),
+            )
+        } else {
+            let eff = |d| {
+                if r.default_severity(Some(d)).is_some() || r.severity.is_some() {
+                    policy.severity(i, Some(d)).word()
+                } else {
+                    "-"
+                }
+            };
+            (
+                format!("{}/{}", sev(r.input), sev(r.output)),
+                format!("{}/{}", eff(Direction::Input), eff(Direction::Output)),
+            )
+        };
+        rows.push(Row {
+            id: r.id.clone(),
+            kind: "change",
+            watches: format!("{} {}", r.describe_scope(), r.event),
+            default,
+            effective,
+            source: source(&r.id),
+            help: r.help.clone(),
+        });
+    }
+    rows
+}
+
+/// The lint rules' rows, with their levels under `policy`.
+fn lint_rows(
+    lint_rules: &LintRules,
+    policy: &LintPolicy<'_>,
+    skip: &dyn Fn(&str) -> bool,
+    source: &dyn Fn(&str) -> String,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (i, r) in lint_rules.rows.iter().enumerate() {
+        if skip(&r.id) {
+            continue;
+        }
+        let target = words(&format!("{:?}", r.target));
+        rows.push(Row {
+            id: r.id.clone(),
+            kind: "lint",
+            watches: format!("lint: {target} {}", words(&format!("{:?}", r.predicate))),
+            default: r.level.word().to_string(),
+            effective: policy.level(i).word().to_string(),
+            source: source(&r.id),
+            help: r.message.clone(),
+        });
+    }
+    rows
 }
 
 /// The table: every column as wide as its widest cell; with one id, its help under it.
