@@ -49,3 +49,29 @@ fn docs_config_md_is_help_config() {
         ),
     );
 }
+
+/// CONTRIBUTING.md's comparator table is `rules --comparators --format markdown`,
+/// between its markers.
+#[test]
+fn contributing_comparator_table_is_rules_comparators() {
+    let (start, end) = (
+        "<!-- generated: mcp-covenant rules --comparators --format markdown -->\n",
+        "<!-- end generated -->",
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("CONTRIBUTING.md");
+    let text = fs::read_to_string(&path).unwrap();
+    let a = text
+        .find(start)
+        .expect("CONTRIBUTING.md has the comparator markers")
+        + start.len();
+    let b = a + text[a..].find(end).expect("the end marker");
+    let expected = generated(&["rules", "--comparators", "--format", "markdown"]);
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        fs::write(&path, format!("{}{expected}{}", &text[..a], &text[b..])).unwrap();
+    } else {
+        assert!(
+            text[a..b] == expected,
+            "CONTRIBUTING.md's comparator table is stale: regenerate it with `UPDATE_DOCS=1 cargo test --test readme`"
+        );
+    }
+}

@@ -257,7 +257,8 @@ pub struct RulesArgs {
     pub format: RulesFormat,
 
     /// List each comparator with its events (`comparator: event event ...`), for tools
-    /// that write rows (scripts/new-golden-case.sh).
+    /// that write rows (scripts/new-golden-case.sh); with `--format markdown`, the
+    /// table CONTRIBUTING.md shows.
     #[arg(long, hide = true, conflicts_with = "id")]
     pub comparators: bool,
 }

@@ -52,6 +52,9 @@ pub(super) fn run(
 ) -> Result<u8> {
     let mut text = String::new();
     if settings.comparators {
+        if matches!(settings.format, RulesFormat::Markdown) {
+            return write(out, &comparators_markdown());
+        }
         for c in Comparator::ALL {
             text.push_str(&format!("{}: {}\n", c.word(), c.events().join(" ")));
         }
@@ -123,6 +126,21 @@ pub(super) fn run(
         settings.config
     ));
     write(out, &text)
+}
+
+/// The comparators as a markdown table (CONTRIBUTING.md's is generated from it).
+fn comparators_markdown() -> String {
+    let mut text = String::from("| comparator | compares | events |\n|---|---|---|\n");
+    for c in Comparator::ALL {
+        let events: Vec<String> = c.events().iter().map(|e| format!("`{e}`")).collect();
+        text.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            c.word(),
+            c.compares(),
+            events.join(", ")
+        ));
+    }
+    text
 }
 
 /// The change rules' rows, with their severities under `policy`.

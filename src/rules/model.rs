@@ -146,6 +146,30 @@ impl Comparator {
         Comparator::ALL.into_iter().find(|c| c.word() == word)
     }
 
+    /// What it compares, for the comparator listing (`rules --comparators`).
+    pub fn compares(self) -> &'static str {
+        match self {
+            Comparator::Presence => "there or not (also the boolean schema `false`, rows on the pseudo-keyword `false`)",
+            Comparator::Values => "a set of JSON values (`enum`); `added` / `removed` are the constraint itself",
+            Comparator::Typeset => "the `type` set (`integer` ⊂ `number`, absent = any)",
+            Comparator::Text => "a string",
+            Comparator::Number => "a number",
+            Comparator::Value => "any JSON value",
+            Comparator::Bool => "a flag (absent = false, or the row's `absent`)",
+            Comparator::Fields => "`properties` + `required` (`when = \"required\"/\"optional\"/\"closed\"`)",
+            Comparator::Variants => "`anyOf` / `oneOf` / `allOf` / `prefixItems` (`when = \"open\"/\"closed\"` for tuples, `\"overlapping\"` for `oneOf`; `variant_changed`: inside overlapping `oneOf` variants)",
+            Comparator::Openness => "`additionalProperties`",
+            Comparator::Unhandled => "the fallback for anything no row models",
+            Comparator::Limit => "the walker's work budget",
+            Comparator::Divisor => "`multipleOf`: is the new value a multiple of the old, or a divisor",
+            Comparator::Semver => "the server's declared version bump against the required one (`element = \"server\"`)",
+            Comparator::Subschema => "an applicator holding one subschema (`contains`, `not`, `then`, ...); `changed` only for those compared as values (`not`, `if`, `dependencies`)",
+            Comparator::Entries => "a map of subschemas (`patternProperties`, `dependentSchemas`; `when = \"open\"/\"closed\"`)",
+            Comparator::Format => "`format`, with the known subset relations (`email` ⊂ `idn-email`, `uri` ⊂ `iri`, ...)",
+            Comparator::Pattern => "`pattern`, by the strings each regex matches (automata in step, within a step budget): `changed` when each matches what the other rejects, `rewritten` for the same strings, `undecided` outside the engine or past the budget",
+        }
+    }
+
     pub fn events(self) -> &'static [&'static str] {
         match self {
             Comparator::Presence => &["added", "removed"],
