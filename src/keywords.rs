@@ -370,7 +370,7 @@ pub fn is_extension(name: &str) -> bool {
 /// force on the calling thread until the guard drops.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::Vocabulary;
+    use crate::keywords::Vocabulary;
     use std::cell::Cell;
 
     thread_local! {
