@@ -10,8 +10,17 @@ use crate::diff::walker::resolve;
 use crate::schema::pattern::Pattern;
 use crate::schema::validate::{validate_in, Truth};
 
+/// A `$ref` alone, or beside keywords that constrain nothing (pydantic's
+/// `{"$ref": …, "description": …}`): the same instances as its target.
+fn annotated_ref(m: &Map<String, Value>) -> bool {
+    use crate::keywords::{role, Role};
+    m.keys()
+        .all(|k| k == "$ref" || matches!(role(k), Some(Role::Annotation | Role::Definitions)))
+}
+
 impl<'a> Gen<'a> {
-    /// `s` seen through its local `$ref`s (in the side's own root).
+    /// `s` seen through its local `$ref`s (in the side's own root), also those beside
+    /// annotations only.
     pub(super) fn deref(&self, side: usize, mut s: &'a Value) -> &'a Value {
         for _ in 0..32 {
             match s
@@ -19,7 +28,7 @@ impl<'a> Gen<'a> {
                 .and_then(Value::as_str)
                 .and_then(|r| resolve(self.roots[side], r))
             {
-                Some(t) if s.as_object().is_some_and(|m| m.len() == 1) => s = t,
+                Some(t) if s.as_object().is_some_and(annotated_ref) => s = t,
                 _ => break,
             }
         }

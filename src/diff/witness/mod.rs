@@ -18,6 +18,7 @@
 
 mod candidates;
 mod instance;
+mod undo;
 
 use crate::schema::validate::validate_counted;
 pub use crate::schema::validate::{validate, Truth};
@@ -153,6 +154,41 @@ pub(crate) fn attach(
         let checked = own.is_some() && exact;
         let (witness, shared_with, absent) = match find_checked(direction, a, b, &segs, own, budget)
         {
+            // Checked only against an undo wider than this change (a whole union), or
+            // none: a witness that another change of this field, undone alone on its
+            // own node, explains is that change's, and says so.
+            Search::Found(w) if !checked => {
+                let mut by = None;
+                let mut tried = 0;
+                for (j, other) in changes.iter().enumerate() {
+                    if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
+                        continue;
+                    }
+                    let Some(other_segs) = segs_of(other) else {
+                        continue;
+                    };
+                    // A change above or below this one is part of it.
+                    if other.direction != Some(direction)
+                        || other_segs.starts_with(&segs)
+                        || segs.starts_with(&other_segs)
+                    {
+                        continue;
+                    }
+                    let undone = rules.rows.get(other.rule).and_then(|row| {
+                        revert_exact(row, a, b, &other_segs, (&other.before, &other.after))
+                    });
+                    let Some((undone, true)) = undone else {
+                        continue;
+                    };
+                    tried += 1;
+                    *budget -= cost;
+                    if validate_counted(&undone, &w, budget) == Some(expect) {
+                        by = Some(other.fingerprint.clone());
+                        break;
+                    }
+                }
+                (Some(w), by, None)
+            }
             Search::Found(w) => (Some(w), None, None),
             Search::Borrowed(w) => {
                 // The other change that rejects it: undone too (on top of this one),
@@ -278,6 +314,13 @@ fn revert_exact(
     segs: &[Seg],
     values: Values<'_>,
 ) -> Option<(Value, bool)> {
+    // One value of a list, one variant of a union: undone alone, not the whole keyword.
+    if let Some(v) = undo::one_value(rule, after, segs, values) {
+        return Some((v, true));
+    }
+    if let Some(v) = undo::one_variant(rule, before, after, segs) {
+        return Some((v, true));
+    }
     if let Some(v) = revert_keyword(rule, before, after, segs) {
         return Some((v, true));
     }
@@ -526,29 +569,18 @@ fn revert_keyword(rule: &Rule, before: &Value, after: &Value, segs: &[Seg]) -> O
     if matches!(node_path.last(), Some(Seg::Index(_))) && keyword != "items" {
         return None;
     }
+    // Through `$ref`s that stand alone (the walker follows them, and the path stays at
+    // the referencing place): the new side's is replaced by a copy of its target, so
+    // the keyword is undone at this place only.
     let literal = |root: &Value| -> Option<Value> {
-        let mut cur = root;
-        for seg in node_path {
-            if cur.get("$ref").is_some() {
-                return None;
-            }
-            cur = match seg {
-                Seg::Name(n) => cur.get(n)?,
-                Seg::Index(i) => cur.get(*i)?,
-            };
-        }
-        (cur.get("$ref").is_none()).then(|| cur.clone())
+        lookup(root, node_path)
+            .filter(|v| v.get("$ref").is_none())
+            .cloned()
     };
     let old_node = literal(before)?;
     literal(after)?;
     let mut out = after.clone();
-    let mut cur = &mut out;
-    for seg in node_path {
-        cur = match seg {
-            Seg::Name(n) => cur.get_mut(n)?,
-            Seg::Index(i) => cur.get_mut(*i)?,
-        };
-    }
+    let cur = lookup_mut(&mut out, after, node_path)?;
     // A type changed to a disjoint one stands for everything under it (the walker
     // folds the rest into it): the whole node is undone.
     if rule.comparator == Comparator::Typeset && rule.event == "changed" {
@@ -606,17 +638,11 @@ fn revert_by_values(rule: &Rule, after: &Value, segs: &[Seg], values: Values<'_>
         }
     }
     let (was, is) = values;
+    // A union the new schema lost (`anyOf: [integer, null]` → `integer`): the walker
+    // paired the plain schema with a variant, whose path the change names.
+    let node_path = undo::collapsed(after, node_path)?;
     let mut out = after.clone();
-    let mut cur = &mut out;
-    for seg in node_path {
-        if cur.get("$ref").is_some() {
-            return None;
-        }
-        cur = match seg {
-            Seg::Name(n) => cur.get_mut(n)?,
-            Seg::Index(i) => cur.get_mut(*i)?,
-        };
-    }
+    let cur = lookup_mut(&mut out, after, &node_path)?;
     if cur.get("$ref").is_some() {
         return None;
     }
