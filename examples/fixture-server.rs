@@ -27,7 +27,8 @@
 //!   exitAtStart    exit with this code right away (after `stderr` and `startDelayMs`)
 //!   startDelayMs   sleep this long at start, before reading anything
 //!   crashOnFirstMessage  read the first message, then crash: "abort" (SIGABRT) or
-//!                  "traceback" (a Python traceback on stderr, exit 1)
+//!                  "traceback" (a Python traceback on stderr, exit 1) or
+//!                  "exception-group" (Python 3.11's exception group traceback, exit 1)
 //!   exitAfterInitialize  exit with this code after answering initialize
 //!   initializeFirst  exit (1) when the first message is not `initialize`, as rmcp 0.6
 //!                  servers do
@@ -453,6 +454,16 @@ fn stdio(mut server: Server) {
         let method = msg.get("method").and_then(Value::as_str);
         match spec.get("crashOnFirstMessage").and_then(Value::as_str) {
             Some("abort") => std::process::abort(),
+            Some("exception-group") => {
+                // Python 3.11+: an ExceptionGroup (anyio's TaskGroup in the MCP SDKs).
+                eprintln!("  + Exception Group Traceback (most recent call last):");
+                eprintln!("  |   File \"server.py\", line 3, in <module>");
+                eprintln!("  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)");
+                eprintln!("  +-+---------------- 1 ----------------");
+                eprintln!("    | KeyError: 'API_TOKEN'");
+                eprintln!("    +------------------------------------");
+                std::process::exit(1);
+            }
             Some(_) => {
                 eprintln!("Traceback (most recent call last):");
                 eprintln!("  File \"server.py\", line 3, in <module>");

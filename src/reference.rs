@@ -90,6 +90,8 @@ args = ["--local-timezone", "UTC"]
 env = ["TIME_API_KEY"]                         # names only: values stay in the environment
 # with = ["mcp<2"]        # installed beside it (an old release's open ranges)
 # allow_scripts = true    # npm install scripts (off: --ignore-scripts)
+# allow_sdist = true      # pip may build source distributions (off: wheels only)
+# python = "3.12"         # the Python a PyPI package runs on (or --python)
 lockfile = "locks/time.lock"
     Several servers. `snapshot`, `check` and `lint` given no server on the command line
     (no -- CMD, --http, --against or --from) run every entry, and --server NAME picks
@@ -103,10 +105,12 @@ lockfile = "locks/time.lock"
     and prompt names two servers share (tool.name_collision, prompt.name_collision).
     package: a published server, installed into the cache (MCP_COVENANT_CACHE, else
     $XDG_CACHE_HOME/mcp-covenant or ~/.cache/mcp-covenant; npm with --ignore-scripts,
-    PyPI in a venv with uv or pip) and started through the entry point it declares
-    (npm `bin`, `[project.scripts]`: the only one or the one named like the package)
-    with `args`; every variable `env` names must be set. Its capture is cached by
-    package, version and capture settings: a rerun installs and starts nothing. A
+    PyPI in a venv with uv or pip, wheels only unless allow_sdist; python picks the
+    interpreter) and started through the entry point it declares (npm `bin`,
+    `[project.scripts]`: the only one or the one named like the package) with `args`;
+    every variable `env` names must be set. Its capture is cached by package, version,
+    capture settings, the values of its `env` variables (hashed) and the interpreter's
+    version: a rerun installs and starts nothing. A
     package named on the command line (`--baseline npm:...`, `--against pypi:...`) is
     installed and started as the entry with the same package says. `env` (command and
     package servers) names the variables the server needs; an unset one is an error.

@@ -45,6 +45,11 @@ fn a_crash_is_reported_once_with_its_stderr_and_never_retried() {
             json!({"tools": tools(), "crashOnFirstMessage": "abort"}),
             "SIGABRT",
         ),
+        (
+            "exception-group",
+            json!({"tools": tools(), "crashOnFirstMessage": "exception-group"}),
+            "exit status: 1",
+        ),
     ];
     for (name, spec, needle) in cases {
         let d = tmpdir(&format!("crash-{name}"));
@@ -52,7 +57,14 @@ fn a_crash_is_reported_once_with_its_stderr_and_never_retried() {
         assert_fails_cleanly(&o, needle);
         let err = stderr(&o);
         assert!(!err.contains("starting it again"), "{name}: retried: {err}");
-        if name != "signal" {
+        if name == "exception-group" {
+            assert_eq!(
+                err.matches("Exception Group Traceback (most recent call last):")
+                    .count(),
+                1,
+                "{name}: the traceback once: {err}"
+            );
+        } else if name != "signal" {
             assert_eq!(
                 err.matches("server: Traceback (most recent call last):")
                     .count(),

@@ -492,3 +492,264 @@ fn a_package_from_a_local_registry_is_installed_once_and_compared_with_the_relea
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON report");
     assert!(report["findings"].is_array(), "{report}");
 }
+
+/// An HTTPS server on 127.0.0.1 whose certificate a CA made here signs, answering every
+/// request with `body`; the CA's certificate (PEM) and the server's URL.
+#[cfg(feature = "http")]
+fn https_registry(body: String) -> (String, String) {
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(rcgen::DnType::CommonName, "mcp-covenant test CA");
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let issuer = rcgen::Issuer::new(ca, ca_key);
+    let key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()])
+        .unwrap()
+        .signed_by(&key, &issuer)
+        .unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![leaf.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .unwrap();
+    let config = Arc::new(config);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for tcp in listener.incoming() {
+            let Ok(tcp) = tcp else { continue };
+            let Ok(conn) = rustls::ServerConnection::new(config.clone()) else {
+                continue;
+            };
+            let mut tls = rustls::StreamOwned::new(conn, tcp);
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && matches!(tls.read(&mut byte), Ok(1)) {
+                head.push(byte[0]);
+            }
+            if !head.ends_with(b"\r\n\r\n") {
+                continue; // the client refused the certificate
+            }
+            let _ = write!(
+                tls,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            tls.conn.send_close_notify();
+            let _ = tls.flush();
+        }
+    });
+    (ca_cert.pem(), format!("https://127.0.0.1:{port}"))
+}
+
+/// Behind a TLS-inspecting proxy or with a private registry, the CA the machine trusts
+/// (here through SSL_CERT_FILE) is trusted; without it the error names the roots used
+/// and the variable that adds one.
+#[cfg(feature = "http")]
+#[test]
+fn a_registry_with_a_private_ca_is_trusted_through_ssl_cert_file() {
+    let dir = tmpdir("registry-private-ca");
+    fs::write(
+        dir.join("package.json"),
+        r#"{"name": "@acme/server", "version": "2.0.0"}"#,
+    )
+    .unwrap();
+    let versions = r#"{"versions": {"1.0.0": {}, "1.10.0": {}, "2.0.0": {}}}"#;
+    let (ca, url) = https_registry(versions.to_string());
+    fs::write(dir.join("ca.pem"), ca).unwrap();
+    let run = |cert_file: Option<&Path>| {
+        let mut c = bin();
+        c.current_dir(&dir)
+            .env("MCP_COVENANT_CACHE", dir.join("cache"))
+            .env("MCP_COVENANT_NPM_REGISTRY", &url)
+            .env("npm_config_registry", "http://127.0.0.1:1/")
+            .env("npm_config_fetch_retries", "0")
+            .env("MCP_COVENANT_INSTALL_TIMEOUT", "60")
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR");
+        if let Some(f) = cert_file {
+            c.env("SSL_CERT_FILE", f);
+        }
+        c.args(["check", "--baseline", "published", "--against", "x.lock"])
+            .output()
+            .unwrap()
+    };
+    let o = run(None);
+    assert_fails_cleanly(&o, "the trusted roots were");
+    let err = stderr(&o);
+    assert!(
+        err.contains("system store") || err.contains("Mozilla"),
+        "{err}"
+    );
+    assert!(err.contains("set SSL_CERT_FILE"), "{err}");
+    let o = run(Some(&dir.join("ca.pem")));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "package.json declares npm:@acme/server@2.0.0; the baseline is npm:@acme/server@1.10.0"
+        ),
+        "{err}"
+    );
+}
+
+/// A registry that lists a path as a version: the listing is refused, nothing is made
+/// outside (or inside) the cache.
+#[cfg(feature = "http")]
+#[test]
+fn a_registry_listing_a_path_as_a_version_installs_nothing_outside_the_cache() {
+    let dir = tmpdir("registry-path-version");
+    let cache = dir.join("c").join("cache");
+    let doc = r#"{"releases": {"9.9+x/../../../victim": [{"yanked": false}]}}"#;
+    let url = registry("200 OK", doc.into());
+    let o = bin()
+        .current_dir(&dir)
+        .env("MCP_COVENANT_CACHE", &cache)
+        .env("MCP_COVENANT_PYPI_URL", &url)
+        .args([
+            "check",
+            "--baseline",
+            "pypi:acme@latest",
+            "--against",
+            "x.lock",
+        ])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "lists no release");
+    assert!(
+        stderr(&o).contains("not exact versions, ignored"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.join("victim").exists() && !dir.join("c").join("victim").exists());
+    assert!(!cache.join("pypi").exists(), "nothing installed");
+}
+
+/// npm install fails (its registry is unreachable): the install directory is gone.
+#[test]
+fn a_failed_install_leaves_nothing_in_the_cache() {
+    let dir = tmpdir("registry-failed-install");
+    let cache = dir.join("cache");
+    let o = bin()
+        .current_dir(&dir)
+        .env("MCP_COVENANT_CACHE", &cache)
+        .env("npm_config_registry", "http://127.0.0.1:1/")
+        .env("npm_config_fetch_retries", "0")
+        .env("MCP_COVENANT_INSTALL_TIMEOUT", "120")
+        .args([
+            "check",
+            "--baseline",
+            "npm:acme-nothing@1.0.0",
+            "--against",
+            "x.lock",
+        ])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "npm:acme-nothing@1.0.0");
+    let left: Vec<_> = fs::read_dir(cache.join("npm"))
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// A registry address with credentials: used, never printed.
+#[cfg(feature = "http")]
+#[test]
+fn registry_credentials_are_never_shown() {
+    let dir = tmpdir("registry-credentials");
+    fs::write(
+        dir.join("package.json"),
+        r#"{"name": "acme", "version": "2.0.0"}"#,
+    )
+    .unwrap();
+    let url = registry("503 Service Unavailable", "{}".into());
+    let with_creds = url.replace("http://", "http://deploy:Sup3rSecretToken@");
+    let o = bin()
+        .current_dir(&dir)
+        .env("MCP_COVENANT_CACHE", dir.join("cache"))
+        .env("MCP_COVENANT_NPM_REGISTRY", &with_creds)
+        .args(["check", "--baseline", "published", "--against", "x.lock"])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "HTTP 503");
+    let err = stderr(&o);
+    assert!(!err.contains("Sup3rSecretToken"), "{err}");
+    assert!(err.contains("***@127.0.0.1"), "{err}");
+}
+
+/// The registry comes from the user's npmrc (here NPM_CONFIG_USERCONFIG), never from
+/// the project's own .npmrc, which a pull request controls.
+#[cfg(feature = "http")]
+#[test]
+fn a_projects_npmrc_does_not_choose_the_registry() {
+    let dir = tmpdir("registry-npmrc");
+    fs::write(
+        dir.join("package.json"),
+        r#"{"name": "@acme/server", "version": "2.0.0"}"#,
+    )
+    .unwrap();
+    let versions = r#"{"versions": {"1.0.0": {}, "1.10.0": {}, "2.0.0": {}}}"#;
+    let planted = common::HttpServer::start(move |_| {
+        (
+            "200 OK",
+            "Content-Type: application/json\r\n",
+            versions.as_bytes().to_vec(),
+        )
+    });
+    fs::write(dir.join(".npmrc"), format!("registry={}/\n", planted.url())).unwrap();
+    let user = registry("200 OK", versions.to_string());
+    fs::write(
+        dir.join("user.npmrc"),
+        format!("registry=http://127.0.0.1:1/\n@acme:registry={user}/\n"),
+    )
+    .unwrap();
+    let o = bin()
+        .current_dir(&dir)
+        .env("MCP_COVENANT_CACHE", dir.join("cache"))
+        .env_remove("MCP_COVENANT_NPM_REGISTRY")
+        .env_remove("npm_config_registry")
+        .env_remove("NPM_CONFIG_REGISTRY")
+        .env("NPM_CONFIG_USERCONFIG", dir.join("user.npmrc"))
+        .env("MCP_COVENANT_INSTALL_TIMEOUT", "1")
+        .args(["check", "--baseline", "published", "--against", "x.lock"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(
+        err.contains("the baseline is npm:@acme/server@1.10.0"),
+        "{err}"
+    );
+    assert!(err.contains("user.npmrc"), "{err}");
+    assert_eq!(planted.requests(), 0, "{err}");
+}
+
+/// `--baseline published` with a declared version below every release: exit 2 saying
+/// so, never a comparison with the newest release (above it).
+#[cfg(feature = "http")]
+#[test]
+fn published_below_every_release_says_so() {
+    let dir = tmpdir("registry-below-every");
+    fs::write(
+        dir.join("pyproject.toml"),
+        "[project]\nname = \"acme-server\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    let doc = r#"{"releases": {"1.0.0": [{}], "2.0.0": [{}]}}"#;
+    let o = bin()
+        .current_dir(&dir)
+        .env("MCP_COVENANT_CACHE", dir.join("cache"))
+        .env("MCP_COVENANT_PYPI_URL", registry("200 OK", doc.into()))
+        .args(["check", "--baseline", "published", "--against", "x.lock"])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "below every release");
+    assert!(stderr(&o).contains("the lowest is 1.0.0"), "{}", stderr(&o));
+}

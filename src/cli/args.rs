@@ -397,6 +397,11 @@ pub struct LiveSource {
     #[arg(long)]
     pub read_ui_resources: bool,
 
+    /// The Python a PyPI package source runs on (`3.12`), over its `[[server]]`'s
+    /// `python`.
+    #[arg(long, value_name = "VERSION", value_parser = parse_python)]
+    pub python: Option<String>,
+
     /// The command that starts the server on stdio (after `--`; run without a shell).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -437,6 +442,11 @@ fn parse_timeout(s: &str) -> std::result::Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// `--python`: a Python version such as 3.12.
+fn parse_python(s: &str) -> std::result::Result<String, String> {
+    crate::registry::spec::check_python(s).map(|()| s.to_string())
+}
+
 /// `--protocol`: auto or a revision this client speaks.
 fn parse_protocol(s: &str) -> std::result::Result<mcp::Protocol, String> {
     mcp::Protocol::parse(s).map_err(|e| e.to_string())
@@ -453,6 +463,7 @@ impl LiveSource {
             client_capabilities: self.client_capabilities.clone(),
             show_server_stderr: self.show_server_stderr,
             read_ui_resources: self.read_ui_resources,
+            python: self.python.clone(),
             command: Vec::new(),
         }
     }

@@ -158,6 +158,11 @@ fn package_lockfile(
     options: &PackageOptions,
     source: &LiveSource,
 ) -> Result<(Vec<u8>, Package)> {
+    let mut options = options.clone();
+    if let (Some(python), registry::Registry::Pypi) = (&source.python, package.registry) {
+        options.python = Some(python.clone());
+    }
+    let options = &options;
     let key = registry::cache::CaptureKey {
         protocol: match &source.protocol {
             mcp::Protocol::Auto => "auto".into(),
@@ -456,6 +461,13 @@ pub(super) fn published(
 #[cfg(feature = "http")]
 fn published_below(package: &Package, version: &str, origin: &str) -> Result<String> {
     let releases = registry::published::releases(package, &super::notices())?;
+    if let Some(lowest) = registry::published::below_every(package.registry, version, &releases) {
+        return Err(Error::new(format!(
+            "--baseline published: {origin} declares {}, below every release the registry lists (the lowest is {lowest}): bump the declared version, or name the baseline (--baseline {})",
+            package.display(),
+            package.display_at(&lowest)
+        )));
+    }
     registry::published::baseline_for(package.registry, version, &releases).ok_or_else(|| {
         Error::new(format!(
             "--baseline published: {origin} declares {}, and the registry has no release below it to compare with",

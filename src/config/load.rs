@@ -33,6 +33,10 @@ pub(super) struct RawServer {
     pub(super) env: Option<Spanned<Vec<String>>>,
     pub(super) with: Option<Vec<String>>,
     pub(super) allow_scripts: Option<bool>,
+    /// pip may build a source distribution (off: wheels only).
+    pub(super) allow_sdist: Option<bool>,
+    /// The Python a PyPI package runs on (`3.12`).
+    pub(super) python: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -33,6 +33,8 @@ pub(super) fn resolve(raw: &RawConfig, at: At<'_>) -> Result<Vec<Server>> {
         env: None,
         with: None,
         allow_scripts: None,
+        allow_sdist: None,
+        python: None,
     };
     let given = [
         top.command.as_ref().map(Spanned::span),
@@ -67,12 +69,16 @@ fn servers(raw: &[(String, &RawServer)], at: At<'_>) -> Result<Vec<Server>> {
     for (origin, e) in raw {
         let origin = origin.clone();
         let n = name(e, &origin, top_level, &out, at)?;
-        let package_keys = e.args.is_some() || e.with.is_some() || e.allow_scripts.is_some();
+        let package_keys = e.args.is_some()
+            || e.with.is_some()
+            || e.allow_scripts.is_some()
+            || e.allow_sdist.is_some()
+            || e.python.is_some();
         if package_keys && e.package.is_none() {
             return fail(
                 &origin,
                 format!(
-                    "server `{n}`: `args`, `with` and `allow_scripts` are for `package` servers"
+                    "server `{n}`: `args`, `with`, `allow_scripts`, `allow_sdist` and `python` are for `package` servers"
                 ),
             );
         }
@@ -252,7 +258,21 @@ fn package_server(
         env,
         with: e.with.clone().unwrap_or_default(),
         allow_scripts: e.allow_scripts.unwrap_or(false),
+        allow_sdist: e.allow_sdist.unwrap_or(false),
+        python: e.python.clone(),
     };
+    if package.registry == crate::registry::Registry::Npm
+        && (options.python.is_some() || options.allow_sdist)
+    {
+        return Err(Error::new(format!(
+            "{}: server `{n}`: `python` and `allow_sdist` are for PyPI packages",
+            at(p.span())
+        )));
+    }
+    if let Some(py) = &options.python {
+        crate::registry::spec::check_python(py)
+            .map_err(|err| Error::new(format!("{}: server `{n}`: {err}", at(p.span()))))?;
+    }
     for w in &options.with {
         crate::registry::spec::check_requirement(package.registry, w)
             .map_err(|err| Error::new(format!("{}: server `{n}`: {err}", at(p.span()))))?;

@@ -51,6 +51,7 @@ impl HttpTransport {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
+            .tls_config(crate::registry::tls::config())
             .build()
             .into();
         Ok(HttpTransport {
@@ -101,6 +102,9 @@ impl HttpTransport {
     }
 
     fn network_error(&self, e: ureq::Error) -> Error {
+        if let Some(roots) = crate::registry::tls::explain(&e) {
+            return Error::new(format!("cannot connect ({e}); {roots}"));
+        }
         match e {
             ureq::Error::Timeout(_) => Error::timeout("timeout"),
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {

@@ -489,7 +489,12 @@ async fn read_stderr(
             Ok(_) => {}
         }
         let text = String::from_utf8_lossy(trim_line(&line)).into_owned();
-        if text.starts_with("Traceback (most recent call last):") {
+        // `Traceback …`, or Python 3.11's `  + Exception Group Traceback …` (an
+        // exception group: anyio's TaskGroup in the MCP SDKs).
+        let start = text.trim_start().trim_start_matches('+').trim_start();
+        if start.starts_with("Traceback (most recent call last):")
+            || start.starts_with("Exception Group Traceback (most recent call last):")
+        {
             traceback.store(true, std::sync::atomic::Ordering::SeqCst);
         }
         if let Some(notices) = &show {

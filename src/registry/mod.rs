@@ -12,12 +12,16 @@
 //!
 //! Every step that touches the network says so on stderr first.
 
+#[cfg(feature = "http")]
+pub mod address;
 pub mod cache;
 mod npm;
 #[cfg(feature = "http")]
 pub mod published;
 mod pypi;
 pub mod spec;
+#[cfg(feature = "http")]
+pub mod tls;
 mod tool;
 pub mod version;
 
@@ -42,6 +46,11 @@ pub struct PackageOptions {
     pub with: Vec<String>,
     /// Let npm run the package's install scripts (off by default).
     pub allow_scripts: bool,
+    /// Let pip build a source distribution (off by default: wheels only, so no
+    /// package's build backend runs at install).
+    pub allow_sdist: bool,
+    /// The Python a PyPI package runs on (`3.12`): `[[server]] python`, `--python`.
+    pub python: Option<String>,
 }
 
 /// A package installed in the cache: its exact version and the command that starts it.
@@ -63,12 +72,29 @@ pub fn install(
         spec::check_requirement(package.registry, w)
             .map_err(|e| Error::new(format!("{}: {e}", package.display_at(version))))?;
     }
+    if let Some(py) = &opts.python {
+        spec::check_python(py)
+            .map_err(|e| Error::new(format!("{}: {e}", package.display_at(version))))?;
+    }
     let dir = cache::install_dir(package, version, opts)?;
+    let was_complete = cache::is_complete(&dir);
     let argv = match package.registry {
-        Registry::Npm => npm::install(package, version, opts, &dir, notices)?,
-        Registry::Pypi => pypi::install(package, version, opts, &dir, notices)?,
+        Registry::Npm => npm::install(package, version, opts, &dir, notices),
+        Registry::Pypi => pypi::install(package, version, opts, &dir, notices, &|| {
+            dependencies_as_of(package, version, notices)
+        }),
     };
-    let mut argv = argv;
+    let mut argv = match argv {
+        Ok(argv) => argv,
+        Err(e) => {
+            // A failed install (or one that installed something else) leaves nothing
+            // that a later run could take for an install.
+            if !was_complete {
+                cache::discard(&dir);
+            }
+            return Err(e);
+        }
+    };
     argv.extend(opts.args.iter().cloned());
     Ok(Installed {
         version: version.to_string(),
@@ -114,6 +140,48 @@ fn latest(package: &Package, _notices: &Notices) -> Result<String> {
         "{}: finding the newest release needs the registry, and this mcp-covenant was built without the `http` feature; name an exact version",
         package.display()
     )))
+}
+
+/// The moment a PyPI release's dependencies are taken as of: the end of the day its
+/// newest file was uploaded (RFC 3339, UTC), if the registry says.
+#[cfg(feature = "http")]
+fn dependencies_as_of(package: &Package, version: &str, notices: &Notices) -> Option<String> {
+    match published::upload_day(package, version, notices) {
+        Ok(day) => day
+            .as_deref()
+            .and_then(version::next_day)
+            .map(|d| format!("{d}T00:00:00Z")),
+        Err(e) => {
+            notices.warn(format!(
+                "{}: its release date is unknown ({}); installing with today's dependencies",
+                package.display_at(version),
+                e.message()
+            ));
+            None
+        }
+    }
+}
+
+#[cfg(not(feature = "http"))]
+fn dependencies_as_of(_: &Package, _: &str, _: &Notices) -> Option<String> {
+    None
+}
+
+/// A PyPI release that crashes at start (often at import: its open ranges resolved to
+/// today's incompatible dependencies) gets the hint that `with` pins them.
+fn crash_hint(package: &Package, opts: &PackageOptions, e: Error) -> Error {
+    if package.registry != Registry::Pypi
+        || !opts.with.is_empty()
+        || e.kind() != crate::error::ErrorKind::Crashed
+    {
+        return e;
+    }
+    let kind = e.kind();
+    Error::new(format!(
+        "{}; if this release imports newer dependencies than it was written for, pin them beside it in its [[server]]: with = [\"mcp<2\"] (the dependency and the first version it breaks on)",
+        e.message()
+    ))
+    .with_kind(kind)
 }
 
 /// The directory everything is cached in: `MCP_COVENANT_CACHE`, else
@@ -166,7 +234,8 @@ pub fn lockfile(
     check_env(&what, opts)?;
     let installed = install(package, &version, opts, notices)?;
     notices.status(format!("{what}: capturing `{}`", installed.argv.join(" ")));
-    let mut lock = capture(installed.argv).map_err(|e| e.context(&what))?;
+    let mut lock =
+        capture(installed.argv).map_err(|e| crash_hint(package, opts, e.context(&what)))?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::new(format!("{what}: cannot create {}: {e}", dir.display())))?;

@@ -9,60 +9,58 @@ use super::{cache, tool, Package, PackageOptions};
 use crate::error::{Error, Result};
 use crate::notice::Notices;
 
+/// `as_of` is asked, when uv installs, for the moment the release's dependencies are
+/// taken as of (`--exclude-newer`): an old release gets the dependencies it was
+/// released with, not today's incompatible ones.
 pub(super) fn install(
     package: &Package,
     version: &str,
     opts: &PackageOptions,
     dir: &Path,
     notices: &Notices,
+    as_of: &dyn Fn() -> Option<String>,
 ) -> Result<Vec<String>> {
     let what = package.display_at(version);
     let requirement = format!("{}=={version}", package.name);
     if !cache::is_complete(dir) {
         let uv = tool::on_path("uv");
         notices.status(format!(
-            "installing {what} from PyPI into {} ({})",
+            "installing {what} from PyPI into {} ({}{})",
             dir.display(),
-            if uv { "uv" } else { "venv + pip" }
-        ));
-        cache::fresh_dir(dir, &what)?;
-        let d = dir.to_string_lossy().into_owned();
-        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
-        let python = bin(dir, "python").to_string_lossy().into_owned();
-        let mut install = if uv {
-            tool::run(
-                &s(&["uv", "venv", "--quiet", "--", &d]),
-                dir,
-                &format!("{what}: uv venv"),
-                notices,
-            )?;
-            s(&["uv", "pip", "install", "--quiet", "--python", &python, "--"])
-        } else {
-            let py = if tool::on_path("python3") {
-                "python3"
+            if uv { "uv" } else { "venv + pip" },
+            if opts.allow_sdist {
+                ", source distributions allowed"
             } else {
-                "python"
-            };
-            tool::run(
-                &s(&[py, "-m", "venv", "--", &d]),
-                dir,
-                &format!("{what}: python -m venv"),
-                notices,
-            )?;
-            s(&[
-                &python,
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--no-input",
-                "--",
-            ])
-        };
-        install.push(requirement.clone());
-        install.extend(opts.with.iter().cloned());
-        tool::run(&install, dir, &format!("{what}: pip install"), notices)?;
+                ", wheels only"
+            }
+        ));
+        let step = if uv { "uv venv" } else { "python -m venv" };
+        let as_of = if uv { as_of() } else { None };
+        let mut done = false;
+        if let Some(when) = &as_of {
+            cache::fresh_dir(dir, &what)?;
+            let (venv, mut install) = argv(uv, dir, &requirement, opts);
+            let at = install
+                .iter()
+                .position(|a| a == "--")
+                .unwrap_or(install.len());
+            install.splice(at..at, ["--exclude-newer".to_string(), when.clone()]);
+            notices.status(format!("{what}: dependencies as of its release ({when})"));
+            let quiet = Notices::new(|_| {});
+            done = tool::run(&venv, dir, &format!("{what}: {step}"), notices).is_ok()
+                && tool::run(&install, dir, &format!("{what}: pip install"), &quiet).is_ok();
+            if !done {
+                notices.warn(format!(
+                    "{what}: installing with the dependencies of its release date failed; installing with today's"
+                ));
+            }
+        }
+        if !done {
+            cache::fresh_dir(dir, &what)?;
+            let (venv, install) = argv(uv, dir, &requirement, opts);
+            tool::run(&venv, dir, &format!("{what}: {step}"), notices)?;
+            tool::run(&install, dir, &format!("{what}: pip install"), notices)?;
+        }
         cache::mark_complete(dir, &what)?;
     }
     let dist = dist_info(dir, &package.name)
@@ -73,7 +71,9 @@ pub(super) fn install(
         .find_map(|l| l.strip_prefix("Version:"))
         .map(str::trim)
         .unwrap_or("");
-    if super::version::Pep440::parse(installed) != super::version::Pep440::parse(version) {
+    let same = super::version::Pep440::parse(installed)
+        .is_some_and(|i| super::version::Pep440::parse(version) == Some(i));
+    if !same {
         return Err(Error::new(format!(
             "{what}: pip installed version {} instead",
             installed.escape_debug()
@@ -91,6 +91,61 @@ pub(super) fn install(
         )));
     }
     Ok(vec![path.to_string_lossy().into_owned()])
+}
+
+/// The interpreter to make the environment with: `python3.12` for `python = "3.12"`,
+/// else `python3` (or `python` where there is no `python3`).
+pub(super) fn interpreter(opts: &PackageOptions) -> String {
+    match &opts.python {
+        Some(v) => format!("python{v}"),
+        None if !tool::on_path("python3") && tool::on_path("python") => "python".into(),
+        None => "python3".into(),
+    }
+}
+
+/// The commands that make the environment and install `requirement` into it: wheels
+/// only (`--only-binary :all:`) unless the server allows source distributions, since
+/// building one runs the package's own build backend.
+fn argv(
+    uv: bool,
+    dir: &Path,
+    requirement: &str,
+    opts: &PackageOptions,
+) -> (Vec<String>, Vec<String>) {
+    let d = dir.to_string_lossy().into_owned();
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    let python = bin(dir, "python").to_string_lossy().into_owned();
+    let (venv, mut install) = if uv {
+        let mut venv = s(&["uv", "venv", "--quiet"]);
+        if let Some(v) = &opts.python {
+            venv.extend(s(&["--python", v]));
+        }
+        venv.extend(s(&["--", &d]));
+        (
+            venv,
+            s(&["uv", "pip", "install", "--quiet", "--python", &python]),
+        )
+    } else {
+        (
+            s(&[&interpreter(opts), "-m", "venv", "--", &d]),
+            s(&[
+                &python,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-input",
+            ]),
+        )
+    };
+    if !opts.allow_sdist {
+        install.extend(s(&["--only-binary", ":all:"]));
+    }
+    install.push("--".into());
+    install.push(requirement.to_string());
+    install.extend(opts.with.iter().cloned());
+    (venv, install)
 }
 
 fn bin(dir: &Path, name: &str) -> PathBuf {
@@ -174,6 +229,36 @@ fn choose(package: &str, scripts: &[String]) -> std::result::Result<String, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pip_takes_wheels_only_unless_the_server_allows_source_distributions() {
+        let dir = Path::new("/c/x");
+        let mut opts = PackageOptions {
+            with: vec!["mcp<2".into()],
+            ..PackageOptions::default()
+        };
+        for uv in [true, false] {
+            let (_, install) = argv(uv, dir, "x==1.0", &opts);
+            let at = install.iter().position(|a| a == "--only-binary").unwrap();
+            assert_eq!(install[at + 1], ":all:");
+            let dashes = install.iter().position(|a| a == "--").unwrap();
+            assert!(at < dashes, "{install:?}");
+            assert_eq!(&install[dashes + 1..], ["x==1.0", "mcp<2"]);
+        }
+        opts.allow_sdist = true;
+        opts.python = Some("3.12".into());
+        let (venv, install) = argv(true, dir, "x==1.0", &opts);
+        assert!(
+            !install.contains(&"--only-binary".to_string()),
+            "{install:?}"
+        );
+        assert!(
+            venv.windows(2).any(|w| w == ["--python", "3.12"]),
+            "{venv:?}"
+        );
+        let (venv, _) = argv(false, dir, "x==1.0", &opts);
+        assert_eq!(venv[0], "python3.12");
+    }
 
     #[test]
     fn the_console_script_is_the_only_one_or_the_one_named_like_the_package() {

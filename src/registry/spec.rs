@@ -105,6 +105,13 @@ fn parse_in(registry: Registry, rest: &str) -> std::result::Result<Package, Stri
             Some((n, v)) => (n, Some(v)),
             None => match rest.rfind('@') {
                 Some(i) if i > 0 && &rest[i + 1..] == "latest" => (&rest[..i], Some("latest")),
+                Some(i) if i > 0 && check_pypi_name(&rest[..i]).is_ok() => {
+                    return Err(format!(
+                        "a PyPI version follows `==`, as pip writes it: pypi:{}=={}",
+                        &rest[..i],
+                        rest[i + 1..].escape_debug()
+                    ))
+                }
                 _ => (rest, None),
             },
         },
@@ -177,16 +184,20 @@ fn check_pypi_name(name: &str) -> std::result::Result<(), String> {
 }
 
 /// An exact version: npm, semver `1.2.3[-pre][+build]`; PyPI, a PEP 440 public version
-/// (digits first; letters, digits, `.`, `!`, `+`, `-`, `_`).
-fn check_version(registry: Registry, v: &str) -> std::result::Result<(), String> {
+/// (digits first; letters, digits, `.`, `!`, `-`, `_`; no local part `+…`, which no
+/// index serves). Versions a registry lists pass the same check before one becomes part
+/// of a path.
+pub fn check_version(registry: Registry, v: &str) -> std::result::Result<(), String> {
     let ok = match registry {
         Registry::Npm => crate::registry::version::Semver::parse(v).is_some(),
         Registry::Pypi => {
             v.len() <= 64
                 && v.as_bytes().first().is_some_and(u8::is_ascii_digit)
-                && v.bytes().all(|c| {
-                    c.is_ascii_alphanumeric() || matches!(c, b'.' | b'!' | b'+' | b'-' | b'_')
-                })
+                && v.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'!' | b'-' | b'_'))
+                && v.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric)
+                && !v.contains("..")
+                && crate::registry::version::Pep440::parse(v).is_some()
         }
     };
     if ok {
@@ -272,6 +283,24 @@ pub fn check_requirement(registry: Registry, req: &str) -> std::result::Result<(
     }
 }
 
+/// A Python version to run a PyPI package on: `3`, `3.12` or `3.12.4`.
+pub fn check_python(v: &str) -> std::result::Result<(), String> {
+    let parts: Vec<&str> = v.split('.').collect();
+    let ok = v.len() <= 16
+        && (1..=3).contains(&parts.len())
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`python = \"{}\"` is not a Python version such as 3.12",
+            v.escape_debug()
+        ))
+    }
+}
+
 /// PEP 503: lower case, runs of `-`, `_`, `.` as one `-`.
 pub fn normalise_pypi(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
@@ -316,6 +345,7 @@ mod tests {
         );
         assert_eq!(ok("pypi:Mcp_Server.Time").key_name(), "mcp-server-time");
         assert_eq!(ok("pypi:x@latest").requested, Requested::Latest);
+        assert!(err("pypi:mcp-server-time@2026.10.19").contains("pypi:mcp-server-time==2026.10.19"));
         assert!(Package::parse("./npm:x").is_none());
         assert!(Package::parse("mcp-covenant.lock").is_none());
     }
@@ -342,6 +372,9 @@ mod tests {
             "pypi:x>=1.0",
             "pypi:",
             "pypi:x==v1",
+            "pypi:x==1.0+local",
+            "pypi:x==9.9+x/../../../victim",
+            "pypi:x==1..",
         ] {
             assert!(err(bad).contains("package source"), "{bad}");
         }

@@ -23,12 +23,27 @@ fn limit() -> Duration {
 
 /// Run `argv` in `cwd`; `what` names the step in the error (`npm:x@1.0.0: npm install`).
 pub(super) fn run(argv: &[String], cwd: &Path, what: &str, notices: &Notices) -> Result<String> {
+    run_within(argv, cwd, what, notices, limit())
+}
+
+/// [`run`] with its time limit. On Unix the tool leads a process group of its own, and
+/// at the limit the whole group is killed: npm's and pip's children (a build backend,
+/// node-gyp) do not outlive it.
+pub(super) fn run_within(
+    argv: &[String],
+    cwd: &Path,
+    what: &str,
+    notices: &Notices,
+    limit: Duration,
+) -> Result<String> {
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = cmd.spawn().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::new(format!(
             "{what}: `{}` not found (is it installed and on PATH?)",
@@ -66,17 +81,17 @@ pub(super) fn run(argv: &[String], cwd: &Path, what: &str, notices: &Notices) ->
             .take()
             .map(|r| Box::new(r) as Box<dyn Read + Send>),
     );
-    let deadline = Instant::now() + limit();
+    let deadline = Instant::now() + limit;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
+                kill_group(&mut child);
                 let _ = child.wait();
                 return Err(Error::timeout(format!(
                     "{what}: `{}` took longer than {} s (MCP_COVENANT_INSTALL_TIMEOUT)",
                     argv[0],
-                    limit().as_secs()
+                    limit.as_secs()
                 )));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(50)),
@@ -105,8 +120,72 @@ pub(super) fn run(argv: &[String], cwd: &Path, what: &str, notices: &Notices) ->
     )))
 }
 
+/// The version of the interpreter a package runs on (`v22.11.0`, `Python 3.12.4`), as
+/// `node --version` / `python3 --version` print it; empty when it does not run (the
+/// install then says so).
+pub(super) fn interpreter_version(
+    registry: super::Registry,
+    opts: &super::PackageOptions,
+) -> String {
+    let program = match registry {
+        super::Registry::Npm => "node".to_string(),
+        super::Registry::Pypi => super::pypi::interpreter(opts),
+    };
+    let argv = [program, "--version".to_string()];
+    let quiet = Notices::new(|_| {});
+    let cwd = std::env::temp_dir();
+    run_within(&argv, &cwd, "interpreter", &quiet, Duration::from_secs(30))
+        .map(|out| out.trim().chars().take(200).collect())
+        .unwrap_or_default()
+}
+
+/// Kill `child` and every process of its group.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) on the group the child leads (process_group(0) above).
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
 /// Whether `program` can be found on PATH.
 pub(super) fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A grandchild (here `sleep`, for npm a build script) dies with the timed-out tool.
+    #[test]
+    fn a_timed_out_tool_ends_with_its_whole_process_tree() {
+        let dir = std::env::temp_dir().join(format!("mcpc-tool-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let argv: Vec<String> = ["sh", "-c", "sleep 60 & echo $! > pid; wait"]
+            .map(String::from)
+            .to_vec();
+        let (notices, _) = Notices::collect();
+        let e = run_within(&argv, &dir, "t", &notices, Duration::from_secs(1)).unwrap_err();
+        assert!(e.to_string().contains("took longer"), "{e}");
+        let pid: libc::pid_t = std::fs::read_to_string(dir.join("pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let gone = (0..100).any(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            // SAFETY: signal 0 only asks whether the process exists.
+            let exists = unsafe { libc::kill(pid, 0) == 0 };
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.contains(") Z "));
+            !exists || zombie
+        });
+        assert!(gone, "the grandchild {pid} outlived the timeout");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -1,6 +1,6 @@
 //! Ordering published versions, to pick a baseline: semver for npm, PEP 440 for PyPI
 //! (the common forms: release segments, an epoch, a/b/rc pre-releases, post and dev
-//! releases; a local part is ignored). Pre-releases are skipped unless the declared
+//! releases; a local part is refused). Pre-releases are skipped unless the declared
 //! version is one.
 
 use std::cmp::Ordering;
@@ -115,8 +115,8 @@ impl Pep440 {
     pub fn parse(s: &str) -> Option<Pep440> {
         let s = s.trim().to_ascii_lowercase();
         let s = s.strip_prefix('v').unwrap_or(&s);
-        let s = s.split('+').next()?; // the local part does not order public releases
-        if s.is_empty() || s.len() > 64 {
+        // A local part (`+ubuntu1`) is no public release: refused, as no index serves one.
+        if s.is_empty() || s.len() > 64 || s.contains('+') {
             return None;
         }
         let (epoch, rest) = match s.split_once('!') {
@@ -288,11 +288,57 @@ pub fn baseline_for(registry: Registry, declared: &str, releases: &[String]) -> 
     } else {
         // Unpublished: the newest release, which is normally below it; one above it
         // (a version declared lower than one already published) still is the contract
-        // clients run.
+        // clients run. Below every release there is nothing to compare with:
+        // [`below_every`] says so.
+        let candidates: Vec<(Any, &String)> = candidates.collect();
+        if !candidates.iter().any(|(v, _)| *v < d) {
+            return None;
+        }
         candidates
+            .into_iter()
             .max_by(|a, b| a.0.cmp(&b.0))
             .map(|(_, r)| r.clone())
     }
+}
+
+/// The lowest release, when `declared` is below every release (its baseline would be a
+/// release above it: the version was never bumped, or it is another package's).
+pub fn below_every(registry: Registry, declared: &str, releases: &[String]) -> Option<String> {
+    let d = parse(registry, declared)?;
+    let parsed: Vec<(Any, &String)> = releases
+        .iter()
+        .filter_map(|r| Some((parse(registry, r)?, r)))
+        .collect();
+    if parsed.is_empty() || parsed.iter().any(|(v, _)| *v <= d) {
+        return None;
+    }
+    parsed
+        .into_iter()
+        .min_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, r)| r.clone())
+}
+
+/// The day after `YYYY-MM-DD`.
+pub fn next_day(day: &str) -> Option<String> {
+    let mut parts = day.splitn(3, '-').map(|p| p.parse::<u32>().ok());
+    let (y, m, d) = (parts.next()??, parts.next()??, parts.next()??);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if d == 0 || d > days {
+        return None;
+    }
+    let (y, m, d) = match (d == days, m == 12) {
+        (false, _) => (y, m, d + 1),
+        (true, false) => (y, m + 1, 1),
+        (true, true) => (y + 1, 1, 1),
+    };
+    Some(format!("{y:04}-{m:02}-{d:02}"))
 }
 
 #[cfg(test)]
@@ -301,6 +347,16 @@ mod tests {
 
     fn v(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_next_day() {
+        assert_eq!(next_day("2025-06-01").as_deref(), Some("2025-06-02"));
+        assert_eq!(next_day("2024-02-28").as_deref(), Some("2024-02-29"));
+        assert_eq!(next_day("2025-02-28").as_deref(), Some("2025-03-01"));
+        assert_eq!(next_day("2025-12-31").as_deref(), Some("2026-01-01"));
+        assert_eq!(next_day("2025-13-01"), None);
+        assert_eq!(next_day("x"), None);
     }
 
     #[test]
@@ -405,6 +461,15 @@ mod tests {
             Some("2025.9.25")
         );
         assert_eq!(newest(Registry::Pypi, &pypi).as_deref(), Some("2026.10.19"));
+        // Declared below every release: no baseline (the newest is above it), and
+        // `below_every` names the lowest.
+        assert_eq!(baseline_for(Registry::Pypi, "0.1.0", &pypi), None);
+        assert_eq!(
+            below_every(Registry::Pypi, "0.1.0", &pypi).as_deref(),
+            Some("0.6.2")
+        );
+        assert_eq!(below_every(Registry::Pypi, "0.6.2", &pypi), None);
+        assert_eq!(below_every(Registry::Pypi, "1.0", &pypi), None);
         assert_eq!(
             newest(Registry::Npm, &v(&["1.0.0-a"])).as_deref(),
             Some("1.0.0-a")
