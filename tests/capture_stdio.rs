@@ -683,7 +683,7 @@ fn the_server_does_not_inherit_header_variables() {
     let o = bin()
         .env("MCP_COVENANT_HEADER_AUTHORIZATION", "Bearer s3cret")
         .env("COVENANT_TEST_KEPT", "1")
-        .args(["snapshot", "-o"])
+        .args(["snapshot", "--env", "COVENANT_TEST_KEPT", "-o"])
         .arg(d.join("x.lock"))
         .arg("--")
         .arg(fixture())
@@ -694,6 +694,100 @@ fn the_server_does_not_inherit_header_variables() {
     let names = fs::read_to_string(&log).unwrap();
     assert!(names.lines().any(|n| n == "COVENANT_TEST_KEPT"), "{names}");
     assert!(!names.contains("MCP_COVENANT_HEADER_"), "{names}");
+}
+
+/// The server starts with PATH, HOME, the locale and TMPDIR, plus the names `--env` and
+/// its `env` give: no CI token, cloud key or registry token reaches it.
+#[test]
+fn the_server_gets_an_allow_listed_environment() {
+    let d = tmpdir("env-allow");
+    let log = d.join("env.log");
+    let spec_path = write_spec(
+        &d,
+        &json!({"tools": tools(), "envLog": log.display().to_string()}),
+    );
+    let secrets = [
+        "GITHUB_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "NPM_TOKEN",
+        "COVENANT_TEST_UNNAMED",
+    ];
+    let run = |args: &[&str], dir: &std::path::Path| {
+        let mut cmd = bin();
+        cmd.current_dir(dir);
+        for s in secrets {
+            cmd.env(s, "s3cret");
+        }
+        let o = cmd
+            .env("COVENANT_TEST_CLI", "1")
+            .env("COVENANT_TEST_CONFIG", "1")
+            .env("LC_ALL", "C")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let names = fs::read_to_string(&log).unwrap();
+        for s in secrets {
+            assert!(
+                !names.lines().any(|n| n == s),
+                "{s} reached the server: {names}"
+            );
+        }
+        for kept in ["PATH", "HOME", "LC_ALL"] {
+            assert!(names.lines().any(|n| n == kept), "{kept} missing: {names}");
+        }
+        names
+    };
+    // The command line's server, with --env.
+    let out = d.join("x.lock").display().to_string();
+    let fixture = fixture().display().to_string();
+    let spec = spec_path.display().to_string();
+    let names = run(
+        &[
+            "snapshot",
+            "--env",
+            "COVENANT_TEST_CLI",
+            "-o",
+            &out,
+            "--",
+            &fixture,
+            &spec,
+        ],
+        &d,
+    );
+    assert!(names.lines().any(|n| n == "COVENANT_TEST_CLI"), "{names}");
+    assert!(
+        !names.lines().any(|n| n == "COVENANT_TEST_CONFIG"),
+        "{names}"
+    );
+    // A [[server]] with `env`.
+    let toml = format!(
+        "[[server]]\nname = \"a\"\ncommand = [{fixture:?}, {spec:?}]\nenv = [\"COVENANT_TEST_CONFIG\"]\nlockfile = \"x.lock\"\n"
+    );
+    fs::write(d.join("covenant.toml"), toml).unwrap();
+    let names = run(&["snapshot"], &d);
+    assert!(
+        names.lines().any(|n| n == "COVENANT_TEST_CONFIG"),
+        "{names}"
+    );
+    assert!(!names.lines().any(|n| n == "COVENANT_TEST_CLI"), "{names}");
+}
+
+#[test]
+fn env_takes_a_name_not_an_assignment() {
+    let o = bin()
+        .args(["snapshot", "--env", "TOKEN=x", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--env takes a variable's name"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("TOKEN=x"), "{}", stderr(&o));
 }
 
 #[test]

@@ -396,6 +396,12 @@ pub struct LiveSource {
     #[arg(long)]
     pub read_ui_resources: bool,
 
+    /// Pass the environment variable NAME to the server and to package installs
+    /// (repeatable). They start with PATH, HOME, the locale and TMPDIR only (plus the
+    /// names a [[server]]'s `env` lists), never the rest: no CI token reaches them.
+    #[arg(long = "env", value_name = "NAME")]
+    pub env: Vec<String>,
+
     /// The command that starts the server on stdio (after `--`; run without a shell).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -452,6 +458,7 @@ impl LiveSource {
             client_capabilities: self.client_capabilities.clone(),
             show_server_stderr: self.show_server_stderr,
             read_ui_resources: self.read_ui_resources,
+            env: self.env.clone(),
             command: Vec::new(),
         }
     }

@@ -155,6 +155,13 @@ pub fn run(cli: Cli, out: &mut dyn WriteColor) -> Result<u8> {
 }
 
 fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor) -> Result<u8> {
+    if let Command::Snapshot(SnapshotArgs { source, .. })
+    | Command::Check(CheckArgs { source, .. })
+    | Command::Lint(LintArgs { source, .. })
+    | Command::Init(InitArgs { source, .. }) = &cli.command
+    {
+        crate::process_env::pass(&source.env)?;
+    }
     // Neither reads covenant.toml: they work before there is one, or while it is broken.
     let command = match cli.command {
         Command::Help(args) => return help::run(args.topic.as_deref(), out),

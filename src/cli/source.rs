@@ -71,10 +71,19 @@ pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Snapshot> 
             }
         },
     };
-    capture_endpoint(endpoint, source)
+    let env = match live {
+        Live::Server(s) => s.env.clone(),
+        Live::Cli => Vec::new(),
+    };
+    capture_endpoint(endpoint, env, source)
 }
 
-fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Snapshot> {
+/// Capture `endpoint`; a stdio server also gets the variables `env` names.
+fn capture_endpoint(
+    endpoint: mcp::Endpoint,
+    env: Vec<String>,
+    source: &LiveSource,
+) -> Result<Snapshot> {
     let opts = mcp::CaptureOptions {
         endpoint,
         timeout: source.timeout,
@@ -83,6 +92,7 @@ fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Snap
         show_server_stderr: source.show_server_stderr,
         read_ui_resources: source.read_ui_resources,
         notices: super::notices(),
+        env,
     };
     let captured = {
         let _notice = SlowCapture::start(&opts);
@@ -170,7 +180,7 @@ fn package_lockfile(
         package,
         options,
         &key,
-        &|argv| capture_endpoint(mcp::Endpoint::Stdio(argv), source),
+        &|argv| capture_endpoint(mcp::Endpoint::Stdio(argv), options.env.clone(), source),
         &super::notices(),
     )
 }

@@ -24,6 +24,8 @@ fn limit() -> Duration {
 /// Run `argv` in `cwd`; `what` names the step in the error (`npm:x@1.0.0: npm install`).
 pub(super) fn run(argv: &[String], cwd: &Path, what: &str, notices: &Notices) -> Result<String> {
     let mut cmd = Command::new(&argv[0]);
+    // Its registry, proxy and certificate settings, never a token it is not given.
+    crate::process_env::apply(&mut cmd, crate::process_env::Kind::Install, &[]);
     cmd.args(&argv[1..])
         .current_dir(cwd)
         .stdin(Stdio::null())
