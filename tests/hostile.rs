@@ -1357,3 +1357,42 @@ fn workflow_commands_in_server_text_are_inert_in_every_channel() {
     let (_, all) = run(&["check", "--baseline", lock.to_str().unwrap()], &after);
     assert!(all.contains("Security review passed"), "{all}");
 }
+
+/// A huge covenant.toml of glob alternations took 23–34 s and 943 MiB to compile: the
+/// file's size and the `[[ignore]]` patterns' are bounded before any is compiled.
+#[test]
+fn a_huge_config_or_huge_globs_are_refused_before_compiling() {
+    let d = tmpdir("huge-config");
+    let alternation = |n: usize| {
+        let words: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+        format!("{{{}}}", words.join(","))
+    };
+    let entry = |subject: &str| {
+        format!("[[ignore]]\ncode = \"tool.removed\"\nsubject = \"{subject}\"\nreason = \"r\"\n")
+    };
+    let cases = [
+        // Over 1 MiB.
+        (
+            entry(&alternation(200_000)),
+            "more than the 1048576 a covenant.toml may have",
+        ),
+        // One pattern over 1 KiB.
+        (entry(&alternation(1_000)), "an [[ignore]] pattern may have"),
+        // Many short patterns, over 64 KiB together.
+        (
+            (0..200)
+                .map(|_| entry(&alternation(100)))
+                .collect::<String>(),
+            "the [[ignore]] patterns together are more than 65536 bytes",
+        ),
+    ];
+    for (text, want) in cases {
+        fs::write(d.join("covenant.toml"), &text).unwrap();
+        let started = std::time::Instant::now();
+        let o = bin().current_dir(&d).args(["rules"]).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{want}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+}
