@@ -976,3 +976,46 @@ fn an_unreadable_json_rpc_line_fails_at_once() {
         );
     }
 }
+
+/// `-o -` is standard output for `snapshot`, `check` and `lint`, never a file named `-`.
+#[test]
+fn output_dash_is_standard_output() {
+    let d = tmpdir("output-dash");
+    let spec = write_spec(
+        &d,
+        &serde_json::json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}),
+    );
+    let run = |args: &[&str]| {
+        bin()
+            .current_dir(&d)
+            .args(args)
+            .arg("--")
+            .arg(fixture())
+            .arg(&spec)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["snapshot", "-o", "-"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lock: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(lock["surface"]["tools"][0]["name"], "a");
+    assert!(!d.join("-").exists());
+    fs::write(d.join("base.lock"), stdout(&o)).unwrap();
+    let o = run(&[
+        "check",
+        "--baseline",
+        "base.lock",
+        "--format",
+        "json",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap();
+    let o = run(&["lint", "--format", "json", "-o", "-"]);
+    assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+    serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap();
+    assert!(!d.join("-").exists());
+    let o = run(&["snapshot", "--check", "-o", "-"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

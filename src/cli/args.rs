@@ -221,7 +221,8 @@ pub struct LintArgs {
     #[arg(long, help_heading = REPORT, value_enum, default_value_t = LintFormat::Human)]
     pub format: LintFormat,
 
-    /// Write the report to FILE (atomically) and print the human report to stdout.
+    /// Write the report to FILE (atomically) and print the human report to stdout
+    /// (`-o -`: the report itself to stdout).
     #[arg(short = 'o', long, help_heading = REPORT, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -271,8 +272,8 @@ pub enum RulesFormat {
 
 #[derive(Args, Debug)]
 pub struct SnapshotArgs {
-    /// Where to write the lockfile [default: mcp-covenant.lock, or each [[server]]'s
-    /// `lockfile`].
+    /// Where to write the lockfile, `-` for stdout [default: mcp-covenant.lock, or each
+    /// [[server]]'s `lockfile`].
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -341,7 +342,8 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = diff::DEFAULT_WORK_BUDGET, value_name = "N")]
     pub walk_budget: usize,
 
-    /// Write the report to FILE (atomically) and print the human report to stdout.
+    /// Write the report to FILE (atomically) and print the human report to stdout
+    /// (`-o -`: the report itself to stdout).
     #[arg(short = 'o', long, help_heading = REPORT, value_name = "FILE")]
     pub output: Option<PathBuf>,
 

@@ -97,6 +97,11 @@ pub(crate) fn warn(line: &str) {
     eprintln!("warning: {}", crate::error::log(line));
 }
 
+/// `-o -`: standard output, not a file named `-` (snapshot, check, lint).
+pub(crate) fn is_stdout(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
 /// `-q/--quiet`: status lines are not printed.
 pub fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
