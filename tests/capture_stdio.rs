@@ -1019,3 +1019,38 @@ fn output_dash_is_standard_output() {
     let o = run(&["snapshot", "--check", "-o", "-"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// A suggested command works when pasted: started by the npm launcher it says `npx
+/// mcp-covenant`, under `uv run` it says `uv run mcp-covenant`.
+#[test]
+fn hints_name_the_way_the_tool_was_started() {
+    for (launcher, uv, want) in [
+        (
+            Some("npm"),
+            false,
+            "`npx mcp-covenant snapshot -o nope.lock -- true`",
+        ),
+        (
+            None,
+            true,
+            "`uv run mcp-covenant snapshot -o nope.lock -- true`",
+        ),
+        (None, false, "`mcp-covenant snapshot -o nope.lock -- true`"),
+    ] {
+        let mut cmd = bin();
+        cmd.env_remove("MCP_COVENANT_LAUNCHER").env_remove("UV");
+        if let Some(l) = launcher {
+            cmd.env("MCP_COVENANT_LAUNCHER", l);
+        }
+        if uv {
+            cmd.env("UV", "/usr/bin/uv");
+        }
+        let o = cmd
+            .current_dir(tmpdir("hint-launcher"))
+            .args(["check", "--baseline", "nope.lock", "--", "true"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(want), "{want}: {}", stderr(&o));
+    }
+}

@@ -207,7 +207,8 @@ fn options_for(package: &Package, config: &Config) -> PackageOptions {
 /// configures it comes from covenant.toml; from the command line, the server and
 /// `-o` (but never a header's value).
 pub(super) fn snapshot_command(live: &Live<'_>, source: &LiveSource, output: &Path) -> String {
-    let mut words: Vec<String> = vec!["mcp-covenant".into(), "snapshot".into()];
+    let mut words: Vec<String> = super::invocation();
+    words.push("snapshot".into());
     if let Some(config) = super::explicit_config() {
         words.extend(["--config".into(), super::pasteable(&config)]);
     }
