@@ -634,3 +634,39 @@ fn the_npm_shim_runs_only_its_own_platform_package() {
     assert_eq!(stdout(&o).trim(), "own npm", "{}", both(&o));
     let _ = fs::remove_dir_all(&d);
 }
+
+/// `python -m mcp_covenant` runs the binary its own installation wrote (its RECORD),
+/// not one in the interpreter's `scripts/`, and tells it how it was started.
+#[test]
+#[ignore = "needs python3"]
+fn python_m_runs_the_binary_installed_with_the_package() {
+    let d = std::env::temp_dir().join(format!("mcp-covenant-py-own-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    let site = d.join("site");
+    fs::create_dir_all(site.join("mcp_covenant")).unwrap();
+    fs::create_dir_all(site.join("mcp_covenant-0.0.0.dist-info")).unwrap();
+    fs::create_dir_all(d.join("bin")).unwrap();
+    for f in ["__init__.py", "__main__.py"] {
+        fs::copy(
+            repo().join("python/mcp_covenant").join(f),
+            site.join("mcp_covenant").join(f),
+        )
+        .unwrap();
+    }
+    let bin = d.join("bin/mcp-covenant");
+    fs::write(&bin, "#!/bin/sh\necho own \"$MCP_COVENANT_LAUNCHER\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&bin, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::write(
+        site.join("mcp_covenant-0.0.0.dist-info/RECORD"),
+        "../bin/mcp-covenant,sha256=x,1\nmcp_covenant/__init__.py,,\n",
+    )
+    .unwrap();
+    let o = run(Command::new("python3")
+        .args(["-m", "mcp_covenant"])
+        .env("PYTHONPATH", &site)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(&d));
+    assert_eq!(stdout(&o).trim(), "own python", "{}", both(&o));
+    let _ = fs::remove_dir_all(&d);
+}
