@@ -45,18 +45,29 @@ pub fn risky(ch: char) -> bool {
 }
 
 /// One line of plain text: every [`risky`] character written as `\u{XXXX}`, so the
-/// result holds no newline, no escape sequence and no bidi control.
+/// result holds no newline, no escape sequence and no bidi control. Nor a workflow
+/// command a CI runner would act on: GitHub's runner reads `##[error ...]`,
+/// `##[add-mask]...` anywhere in a line (the second `#` is written `\u{23}`), and
+/// `::command::` at a line's start after blanks (the first `:` is written `\u{3a}`).
 pub fn text(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(risky) {
+    let command = s.trim_start().starts_with("::");
+    if !command && !s.contains("##[") && !s.chars().any(risky) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
-    for ch in s.chars() {
+    let mut leading = true;
+    let mut chars = s.chars().peekable();
+    while let Some(ch) = chars.next() {
         if risky(ch) {
             out.push_str(&format!("\\u{{{:x}}}", ch as u32));
+        } else if leading && ch == ':' && command {
+            out.push_str("\\u{3a}");
+        } else if ch == '#' && out.ends_with('#') && chars.peek() == Some(&'[') {
+            out.push_str("\\u{23}");
         } else {
             out.push(ch);
         }
+        leading &= ch.is_whitespace();
     }
     Cow::Owned(out)
 }
@@ -198,6 +209,27 @@ pub fn workflow_property(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn workflow_commands_are_neutralised_anywhere_a_runner_reads_them() {
+        for (raw, want) in [
+            (
+                "y##[error file=src/app.js,line=1]x",
+                "y#\\u{23}[error file=src/app.js,line=1]x",
+            ),
+            ("x##[add-mask]removed", "x#\\u{23}[add-mask]removed"),
+            ("###[set-output name=a]b", "##\\u{23}[set-output name=a]b"),
+            ("  ::error::x", "  \\u{3a}:error::x"),
+            ("::add-mask::y", "\\u{3a}:add-mask::y"),
+            ("a ::b", "a ::b"),
+            ("#[x] ## [y]", "#[x] ## [y]"),
+        ] {
+            let got = text(raw);
+            assert_eq!(got, want, "{raw}");
+            assert!(!got.contains("##["), "{got}");
+            assert!(!got.trim_start().starts_with("::"), "{got}");
+        }
+    }
 
     /// Whether `c` is allowed in an XML 1.0 document.
     fn xml_char(c: char) -> bool {

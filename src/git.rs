@@ -192,6 +192,9 @@ fn run(
     limit: u64,
 ) -> std::result::Result<Vec<u8>, String> {
     let mut cmd = Command::new("git");
+    // No `GIT_*` of the environment (GIT_DIR, GIT_INDEX_FILE, GIT_CONFIG_*, ...) chooses
+    // what a revision reads as, and no token reaches git.
+    crate::process_env::apply(&mut cmd, crate::process_env::Kind::Git, &[]);
     if let Some(dir) = dir {
         cmd.current_dir(dir);
     }
@@ -204,6 +207,9 @@ fn run(
         .env("GIT_NO_LAZY_FETCH", "1")
         // No credential prompt can block.
         .env("GIT_TERMINAL_PROMPT", "0")
+        // `refs/replace/*` in the repository cannot swap a revision's lockfile for
+        // another blob.
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {

@@ -40,6 +40,7 @@ pub(crate) mod escape;
 pub(crate) mod git;
 pub(crate) mod keywords;
 pub(crate) mod notice;
+pub(crate) mod process_env;
 pub(crate) mod reference;
 pub(crate) mod schema;
 pub(crate) mod stdout;

@@ -683,7 +683,7 @@ fn the_server_does_not_inherit_header_variables() {
     let o = bin()
         .env("MCP_COVENANT_HEADER_AUTHORIZATION", "Bearer s3cret")
         .env("COVENANT_TEST_KEPT", "1")
-        .args(["snapshot", "-o"])
+        .args(["snapshot", "--env", "COVENANT_TEST_KEPT", "-o"])
         .arg(d.join("x.lock"))
         .arg("--")
         .arg(fixture())
@@ -694,6 +694,100 @@ fn the_server_does_not_inherit_header_variables() {
     let names = fs::read_to_string(&log).unwrap();
     assert!(names.lines().any(|n| n == "COVENANT_TEST_KEPT"), "{names}");
     assert!(!names.contains("MCP_COVENANT_HEADER_"), "{names}");
+}
+
+/// The server starts with PATH, HOME, the locale and TMPDIR, plus the names `--env` and
+/// its `env` give: no CI token, cloud key or registry token reaches it.
+#[test]
+fn the_server_gets_an_allow_listed_environment() {
+    let d = tmpdir("env-allow");
+    let log = d.join("env.log");
+    let spec_path = write_spec(
+        &d,
+        &json!({"tools": tools(), "envLog": log.display().to_string()}),
+    );
+    let secrets = [
+        "GITHUB_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "NPM_TOKEN",
+        "COVENANT_TEST_UNNAMED",
+    ];
+    let run = |args: &[&str], dir: &std::path::Path| {
+        let mut cmd = bin();
+        cmd.current_dir(dir);
+        for s in secrets {
+            cmd.env(s, "s3cret");
+        }
+        let o = cmd
+            .env("COVENANT_TEST_CLI", "1")
+            .env("COVENANT_TEST_CONFIG", "1")
+            .env("LC_ALL", "C")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let names = fs::read_to_string(&log).unwrap();
+        for s in secrets {
+            assert!(
+                !names.lines().any(|n| n == s),
+                "{s} reached the server: {names}"
+            );
+        }
+        for kept in ["PATH", "HOME", "LC_ALL"] {
+            assert!(names.lines().any(|n| n == kept), "{kept} missing: {names}");
+        }
+        names
+    };
+    // The command line's server, with --env.
+    let out = d.join("x.lock").display().to_string();
+    let fixture = fixture().display().to_string();
+    let spec = spec_path.display().to_string();
+    let names = run(
+        &[
+            "snapshot",
+            "--env",
+            "COVENANT_TEST_CLI",
+            "-o",
+            &out,
+            "--",
+            &fixture,
+            &spec,
+        ],
+        &d,
+    );
+    assert!(names.lines().any(|n| n == "COVENANT_TEST_CLI"), "{names}");
+    assert!(
+        !names.lines().any(|n| n == "COVENANT_TEST_CONFIG"),
+        "{names}"
+    );
+    // A [[server]] with `env`.
+    let toml = format!(
+        "[[server]]\nname = \"a\"\ncommand = [{fixture:?}, {spec:?}]\nenv = [\"COVENANT_TEST_CONFIG\"]\nlockfile = \"x.lock\"\n"
+    );
+    fs::write(d.join("covenant.toml"), toml).unwrap();
+    let names = run(&["snapshot"], &d);
+    assert!(
+        names.lines().any(|n| n == "COVENANT_TEST_CONFIG"),
+        "{names}"
+    );
+    assert!(!names.lines().any(|n| n == "COVENANT_TEST_CLI"), "{names}");
+}
+
+#[test]
+fn env_takes_a_name_not_an_assignment() {
+    let o = bin()
+        .args(["snapshot", "--env", "TOKEN=x", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--env takes a variable's name"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("TOKEN=x"), "{}", stderr(&o));
 }
 
 #[test]
@@ -880,5 +974,83 @@ fn an_unreadable_json_rpc_line_fails_at_once() {
             "{name}: {:?}",
             started.elapsed()
         );
+    }
+}
+
+/// `-o -` is standard output for `snapshot`, `check` and `lint`, never a file named `-`.
+#[test]
+fn output_dash_is_standard_output() {
+    let d = tmpdir("output-dash");
+    let spec = write_spec(
+        &d,
+        &serde_json::json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}),
+    );
+    let run = |args: &[&str]| {
+        bin()
+            .current_dir(&d)
+            .args(args)
+            .arg("--")
+            .arg(fixture())
+            .arg(&spec)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["snapshot", "-o", "-"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lock: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(lock["surface"]["tools"][0]["name"], "a");
+    assert!(!d.join("-").exists());
+    fs::write(d.join("base.lock"), stdout(&o)).unwrap();
+    let o = run(&[
+        "check",
+        "--baseline",
+        "base.lock",
+        "--format",
+        "json",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap();
+    let o = run(&["lint", "--format", "json", "-o", "-"]);
+    assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+    serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap();
+    assert!(!d.join("-").exists());
+    let o = run(&["snapshot", "--check", "-o", "-"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// A suggested command works when pasted: started by the npm launcher it says `npx
+/// mcp-covenant`, under `uv run` it says `uv run mcp-covenant`.
+#[test]
+fn hints_name_the_way_the_tool_was_started() {
+    for (launcher, uv, want) in [
+        (
+            Some("npm"),
+            false,
+            "`npx mcp-covenant snapshot -o nope.lock -- true`",
+        ),
+        (
+            None,
+            true,
+            "`uv run mcp-covenant snapshot -o nope.lock -- true`",
+        ),
+        (None, false, "`mcp-covenant snapshot -o nope.lock -- true`"),
+    ] {
+        let mut cmd = bin();
+        cmd.env_remove("MCP_COVENANT_LAUNCHER").env_remove("UV");
+        if let Some(l) = launcher {
+            cmd.env("MCP_COVENANT_LAUNCHER", l);
+        }
+        if uv {
+            cmd.env("UV", "/usr/bin/uv");
+        }
+        let o = cmd
+            .current_dir(tmpdir("hint-launcher"))
+            .args(["check", "--baseline", "nope.lock", "--", "true"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(want), "{want}: {}", stderr(&o));
     }
 }

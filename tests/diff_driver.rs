@@ -64,3 +64,35 @@ fn git_shows_a_lockfiles_changes_classified() {
     let o = bin().args(["git-diff-driver", "x"]).output().unwrap();
     assert_fails_cleanly(&o, "seven arguments");
 }
+
+/// A lockfile's path is the repository's: the driver's header line shows it inert (no
+/// `##[` workflow command, no newline starting another line).
+#[test]
+fn the_path_in_the_header_is_inert() {
+    let d = tmpdir("driver-path");
+    let lock = d.join("a.lock");
+    fs::write(
+        &lock,
+        r#"{"covenant_version": "0.2.0", "captured_at_unix": 1, "server": {"name": "x"}, "surface": {"tools": []}}"#,
+    )
+    .unwrap();
+    let l = lock.display().to_string();
+    let o = bin()
+        .args([
+            "git-diff-driver",
+            "x##[add-mask]y\n::error::z.lock",
+            &l,
+            "0",
+            "100644",
+            &l,
+            "0",
+            "100644",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for line in stdout(&o).lines() {
+        assert!(!line.contains("##["), "{line}");
+        assert!(!line.trim_start().starts_with("::"), "{line}");
+    }
+}

@@ -569,3 +569,104 @@ fn the_wheel_installs_with_no_index_and_runs() {
     assert_example_check(&mut Command::new(&script), "the wheel's script");
     assert_example_check(&mut python(), "python -m mcp_covenant");
 }
+
+/// The npm shim runs only its own version's platform package, from its own
+/// node_modules or the one it is installed in, never one an ancestor directory's
+/// node_modules holds; and it tells the binary it started it (`MCP_COVENANT_LAUNCHER`).
+#[test]
+#[ignore = "needs node"]
+fn the_npm_shim_runs_only_its_own_platform_package() {
+    let d = std::env::temp_dir().join(format!("mcp-covenant-shim-own-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    let pkg = format!("@mcp-covenant/cli-{}-{}", std::env::consts::OS, node_arch());
+    let version = json("npm/mcp-covenant/package.json")["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let plant = |dir: &Path, version: &str, says: &str| {
+        fs::create_dir_all(dir.join("bin")).unwrap();
+        fs::write(
+            dir.join("package.json"),
+            format!(r#"{{"name": "{pkg}", "version": "{version}"}}"#),
+        )
+        .unwrap();
+        let bin = dir.join("bin/mcp-covenant");
+        fs::write(
+            &bin,
+            format!("#!/bin/sh\necho {says} \"$MCP_COVENANT_LAUNCHER\"\n"),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&bin, fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    // An ancestor's node_modules holds a planted platform package.
+    plant(&d.join("node_modules").join(&pkg), &version, "ancestor");
+    let modules = d.join("project/node_modules");
+    let own = modules.join("mcp-covenant");
+    fs::create_dir_all(own.join("bin")).unwrap();
+    fs::copy(
+        repo().join("npm/mcp-covenant/package.json"),
+        own.join("package.json"),
+    )
+    .unwrap();
+    fs::copy(
+        repo().join("npm/mcp-covenant/bin/mcp-covenant.js"),
+        own.join("bin/mcp-covenant.js"),
+    )
+    .unwrap();
+    let shim = || {
+        let mut c = Command::new("node");
+        c.arg(own.join("bin/mcp-covenant.js"))
+            .env_remove("MCP_COVENANT_BINARY")
+            .current_dir(&d);
+        run(&mut c)
+    };
+    let o = shim();
+    assert_eq!(o.status.code(), Some(2), "{}", both(&o));
+    assert!(!stdout(&o).contains("ancestor"), "{}", both(&o));
+    // Beside it, at another version: refused too.
+    plant(&modules.join(&pkg), "0.0.1", "stale");
+    let o = shim();
+    assert_eq!(o.status.code(), Some(2), "{}", both(&o));
+    // Beside it, at its version: run, and told how it was started.
+    plant(&modules.join(&pkg), &version, "own");
+    let o = shim();
+    assert_eq!(stdout(&o).trim(), "own npm", "{}", both(&o));
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// `python -m mcp_covenant` runs the binary its own installation wrote (its RECORD),
+/// not one in the interpreter's `scripts/`, and tells it how it was started.
+#[test]
+#[ignore = "needs python3"]
+fn python_m_runs_the_binary_installed_with_the_package() {
+    let d = std::env::temp_dir().join(format!("mcp-covenant-py-own-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    let site = d.join("site");
+    fs::create_dir_all(site.join("mcp_covenant")).unwrap();
+    fs::create_dir_all(site.join("mcp_covenant-0.0.0.dist-info")).unwrap();
+    fs::create_dir_all(d.join("bin")).unwrap();
+    for f in ["__init__.py", "__main__.py"] {
+        fs::copy(
+            repo().join("python/mcp_covenant").join(f),
+            site.join("mcp_covenant").join(f),
+        )
+        .unwrap();
+    }
+    let bin = d.join("bin/mcp-covenant");
+    fs::write(&bin, "#!/bin/sh\necho own \"$MCP_COVENANT_LAUNCHER\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&bin, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::write(
+        site.join("mcp_covenant-0.0.0.dist-info/RECORD"),
+        "../bin/mcp-covenant,sha256=x,1\nmcp_covenant/__init__.py,,\n",
+    )
+    .unwrap();
+    let o = run(Command::new("python3")
+        .args(["-m", "mcp_covenant"])
+        .env("PYTHONPATH", &site)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(&d));
+    assert_eq!(stdout(&o).trim(), "own python", "{}", both(&o));
+    let _ = fs::remove_dir_all(&d);
+}

@@ -473,3 +473,52 @@ fn a_pull_request_cannot_loosen_its_own_gate() {
         stdout(&o)
     );
 }
+
+/// Whoever sets the environment (an earlier step of the job, a server that wrote to
+/// `$GITHUB_ENV`) cannot choose what a revision's lockfile reads as: git gets no `GIT_*`
+/// variable (`GIT_DIR`, `GIT_OBJECT_DIRECTORY`, `GIT_CONFIG_*`), and `refs/replace/*`
+/// swaps no blob.
+#[test]
+fn the_environment_and_replace_refs_cannot_redirect_git() {
+    let d = repo("redirect");
+    // A decoy repository whose `main` holds the pull request's lockfile: read there,
+    // the break would pass.
+    let decoy = tmpdir("redirect-decoy");
+    git_init(&decoy);
+    fs::copy(
+        golden("seed-sample", "after.lock"),
+        decoy.join("mcp-covenant.lock"),
+    )
+    .unwrap();
+    git_commit(&decoy, "decoy");
+    let args = [
+        "check",
+        "--baseline",
+        "git:main:mcp-covenant.lock",
+        "--against",
+        "mcp-covenant.lock",
+    ];
+    let decoy_git = decoy.join(".git").display().to_string();
+    for (name, value) in [("GIT_DIR", decoy_git.as_str()), ("GIT_CONFIG_COUNT", "1")] {
+        let o = bin()
+            .current_dir(&d)
+            .env(name, value)
+            .env("GIT_CONFIG_KEY_0", "core.bare")
+            .env("GIT_CONFIG_VALUE_0", "nonsense")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+    }
+    // A replace ref that swaps the base's blob for the pull request's.
+    let base = git(&d, &["rev-parse", "main:mcp-covenant.lock"]);
+    let pr = git(&d, &["rev-parse", "HEAD:mcp-covenant.lock"]);
+    git(&d, &["replace", base.trim(), pr.trim()]);
+    assert_eq!(
+        git(&d, &["cat-file", "blob", "main:mcp-covenant.lock"]),
+        fs::read_to_string(d.join("mcp-covenant.lock")).unwrap(),
+        "the replace ref is in effect for plain git"
+    );
+    let o = run(&d, &args);
+    assert_eq!(o.status.code(), Some(1), "replace ref: {}", stderr(&o));
+}

@@ -1289,3 +1289,110 @@ fn many_tiny_tools_are_captured_within_a_few_times_their_reply() {
     let text = fs::read_to_string(d.join("out.lock")).unwrap();
     assert_eq!(text.matches("\"name\": \"t").count(), n);
 }
+
+/// GitHub's runner acts on `##[error ...]`, `##[add-mask]...` anywhere in a line and
+/// on `::command::` after leading blanks: a server's tool name, description, stderr
+/// and an `[[ignore]]` reason never make one, in any channel a person or the runner
+/// reads (the human report, `snapshot --check`, lint, stderr relays, warnings).
+#[test]
+fn workflow_commands_in_server_text_are_inert_in_every_channel() {
+    let d = tmpdir("workflow-commands");
+    let name = "y##[error file=src/app.js,line=1]Security review passed";
+    let description = "x##[add-mask]removed";
+    let spec = |tools: Value| {
+        json!({
+            "tools": tools,
+            "stderr": [description, "  ::error::planted", name],
+        })
+    };
+    let tool =
+        |n: &str| json!({"name": n, "description": description, "inputSchema": {"type": "object"}});
+    let before = write_spec(&d, &spec(json!([tool(name), tool("keep")])));
+    let lock = d.join("a.lock");
+    let run = |args: &[&str], spec: &Path| {
+        let o = bin()
+            .current_dir(&d)
+            .args(args)
+            .arg("--show-server-stderr")
+            .arg("--")
+            .arg(fixture())
+            .arg(spec)
+            .output()
+            .unwrap();
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        for line in all.lines() {
+            assert!(!line.contains("##["), "{args:?}: {line}");
+            assert!(!line.trim_start().starts_with("::"), "{args:?}: {line}");
+        }
+        (o, all)
+    };
+    let (o, _) = run(&["snapshot", "-o", lock.to_str().unwrap()], &before);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The tool is removed and the description changed: both are reported.
+    let after_dir = d.join("after");
+    fs::create_dir_all(&after_dir).unwrap();
+    let after = write_spec(
+        &after_dir,
+        &spec(json!([{"name": "keep", "description": name, "inputSchema": {"type": "object"}}])),
+    );
+    let (o, all) = run(&["check", "--baseline", lock.to_str().unwrap()], &after);
+    assert_eq!(o.status.code(), Some(1), "{all}");
+    assert!(all.contains("Security review passed"), "{all}");
+    let (o, all) = run(
+        &["snapshot", "--check", "-o", lock.to_str().unwrap()],
+        &after,
+    );
+    assert_ne!(o.status.code(), Some(0), "{all}");
+    let (_, all) = run(&["lint"], &before);
+    assert!(all.contains("add-mask"), "{all}");
+    // An [[ignore]] reason in covenant.toml, warned about.
+    fs::write(
+        d.join("covenant.toml"),
+        format!(
+            "[[ignore]]\ncode = \"tool.removed\"\nsubject = \"nope\"\nreason = {:?}\nuntil = \"2000-01-01\"\n",
+            name
+        ),
+    )
+    .unwrap();
+    let (_, all) = run(&["check", "--baseline", lock.to_str().unwrap()], &after);
+    assert!(all.contains("Security review passed"), "{all}");
+}
+
+/// A huge covenant.toml of glob alternations took 23–34 s and 943 MiB to compile: the
+/// file's size and the `[[ignore]]` patterns' are bounded before any is compiled.
+#[test]
+fn a_huge_config_or_huge_globs_are_refused_before_compiling() {
+    let d = tmpdir("huge-config");
+    let alternation = |n: usize| {
+        let words: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+        format!("{{{}}}", words.join(","))
+    };
+    let entry = |subject: &str| {
+        format!("[[ignore]]\ncode = \"tool.removed\"\nsubject = \"{subject}\"\nreason = \"r\"\n")
+    };
+    let cases = [
+        // Over 1 MiB.
+        (
+            entry(&alternation(200_000)),
+            "more than the 1048576 a covenant.toml may have",
+        ),
+        // One pattern over 1 KiB.
+        (entry(&alternation(1_000)), "an [[ignore]] pattern may have"),
+        // Many short patterns, over 64 KiB together.
+        (
+            (0..200)
+                .map(|_| entry(&alternation(100)))
+                .collect::<String>(),
+            "the [[ignore]] patterns together are more than 65536 bytes",
+        ),
+    ];
+    for (text, want) in cases {
+        fs::write(d.join("covenant.toml"), &text).unwrap();
+        let started = std::time::Instant::now();
+        let o = bin().current_dir(&d).args(["rules"]).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{want}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+}

@@ -14,6 +14,8 @@ def main() -> None:
         sys.stderr.write("mcp-covenant (python): %s\n" % e)
         sys.exit(2)
     args = [exe, *sys.argv[1:]]
+    # The binary's hints then say `python -m mcp_covenant ...` (or `uv run ...`).
+    os.environ["MCP_COVENANT_LAUNCHER"] = "python"
     if os.name == "posix":
         # Replace this process: arguments, stdio, exit status and signals are the binary's.
         os.execv(exe, args)

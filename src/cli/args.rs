@@ -221,7 +221,8 @@ pub struct LintArgs {
     #[arg(long, help_heading = REPORT, value_enum, default_value_t = LintFormat::Human)]
     pub format: LintFormat,
 
-    /// Write the report to FILE (atomically) and print the human report to stdout.
+    /// Write the report to FILE (atomically) and print the human report to stdout
+    /// (`-o -`: the report itself to stdout).
     #[arg(short = 'o', long, help_heading = REPORT, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -272,8 +273,8 @@ pub enum RulesFormat {
 
 #[derive(Args, Debug)]
 pub struct SnapshotArgs {
-    /// Where to write the lockfile [default: mcp-covenant.lock, or each [[server]]'s
-    /// `lockfile`].
+    /// Where to write the lockfile, `-` for stdout [default: mcp-covenant.lock, or each
+    /// [[server]]'s `lockfile`].
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -342,7 +343,8 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = diff::DEFAULT_WORK_BUDGET, value_name = "N")]
     pub walk_budget: usize,
 
-    /// Write the report to FILE (atomically) and print the human report to stdout.
+    /// Write the report to FILE (atomically) and print the human report to stdout
+    /// (`-o -`: the report itself to stdout).
     #[arg(short = 'o', long, help_heading = REPORT, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -401,6 +403,12 @@ pub struct LiveSource {
     /// `python`.
     #[arg(long, value_name = "VERSION", value_parser = parse_python)]
     pub python: Option<String>,
+
+    /// Pass the environment variable NAME to the server and to package installs
+    /// (repeatable). They start with PATH, HOME, the locale and TMPDIR only (plus the
+    /// names a [[server]]'s `env` lists), never the rest: no CI token reaches them.
+    #[arg(long = "env", value_name = "NAME")]
+    pub env: Vec<String>,
 
     /// The command that starts the server on stdio (after `--`; run without a shell).
     #[arg(last = true, value_name = "CMD")]
@@ -464,6 +472,7 @@ impl LiveSource {
             show_server_stderr: self.show_server_stderr,
             read_ui_resources: self.read_ui_resources,
             python: self.python.clone(),
+            env: self.env.clone(),
             command: Vec::new(),
         }
     }

@@ -51,7 +51,9 @@ pub(super) fn run(
     let outcome = policy::apply(rules, config, compared.changes, versions, None);
     let report = Report::new(rules, outcome, na);
     let io_err = |e: std::io::Error| Error::new(format!("cannot write the diff: {e}"));
-    writeln!(out, "mcp-covenant diff a/{name} b/{name}").map_err(io_err)?;
+    // The path is the repository's: one inert line, as a server's text is.
+    let shown = crate::escape::text(&name);
+    writeln!(out, "mcp-covenant diff a/{shown} b/{shown}").map_err(io_err)?;
     report::render(&report, Format::Human, out).map_err(io_err)?;
     out.flush().map_err(io_err)?;
     // git stops at an external diff that exits non-zero.

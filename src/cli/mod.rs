@@ -97,6 +97,26 @@ pub(crate) fn warn(line: &str) {
     eprintln!("warning: {}", crate::error::log(line));
 }
 
+/// How to run mcp-covenant again, for a command line to paste: `npx mcp-covenant` when the
+/// npm launcher started it, `uv run mcp-covenant` under `uv run`, `python -m
+/// mcp_covenant` from the Python launcher, else `mcp-covenant` (the launchers set
+/// `MCP_COVENANT_LAUNCHER`).
+pub(crate) fn invocation() -> Vec<String> {
+    let launcher = std::env::var("MCP_COVENANT_LAUNCHER").unwrap_or_default();
+    let words: &[&str] = match launcher.as_str() {
+        "npm" => &["npx", "mcp-covenant"],
+        _ if std::env::var_os("UV").is_some() => &["uv", "run", "mcp-covenant"],
+        "python" => &["python", "-m", "mcp_covenant"],
+        _ => &["mcp-covenant"],
+    };
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// `-o -`: standard output, not a file named `-` (snapshot, check, lint).
+pub(crate) fn is_stdout(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
 /// `-q/--quiet`: status lines are not printed.
 pub fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
@@ -155,6 +175,13 @@ pub fn run(cli: Cli, out: &mut dyn WriteColor) -> Result<u8> {
 }
 
 fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor) -> Result<u8> {
+    if let Command::Snapshot(SnapshotArgs { source, .. })
+    | Command::Check(CheckArgs { source, .. })
+    | Command::Lint(LintArgs { source, .. })
+    | Command::Init(InitArgs { source, .. }) = &cli.command
+    {
+        crate::process_env::pass(&source.env)?;
+    }
     // Neither reads covenant.toml: they work before there is one, or while it is broken.
     let command = match cli.command {
         Command::Help(args) => return help::run(args.topic.as_deref(), out),
@@ -355,7 +382,7 @@ fn usage_error(e: clap::Error, argv: &[OsString]) -> clap::Error {
                 .skip(1)
                 .position(|w| *w == arg)
                 .map_or(words.len(), |i| i + 1);
-            let mut fixed: Vec<String> = vec!["mcp-covenant".into()];
+            let mut fixed: Vec<String> = invocation();
             fixed.extend(words[1..at].iter().cloned());
             fixed.push("--".into());
             fixed.extend(words[at..].iter().cloned());

@@ -39,6 +39,8 @@ pub(super) fn emit(
 ) -> Result<()> {
     let io_err = |e: std::io::Error| Error::new(format!("cannot write the report: {e}"));
     match output {
+        // `-o -`: the report is standard output.
+        Some(path) if super::is_stdout(path) => render(out).map_err(io_err)?,
         Some(path) => {
             let mut buf = NoColor::new(Vec::new());
             render(&mut buf).map_err(io_err)?;

@@ -263,7 +263,7 @@ pub(super) fn color_choice(when: ColorWhen) -> ColorChoice {
 /// is relative to the repository's root unless PATH starts with `./` or `../`.
 pub(super) fn rebase(command: &mut Command, prefix: &Path) {
     let fix = |p: &mut Option<PathBuf>| {
-        if let Some(path) = p.as_mut() {
+        if let Some(path) = p.as_mut().filter(|p| !super::is_stdout(p)) {
             *path = rebased(path, prefix);
         }
     };

@@ -30,7 +30,7 @@ pub(super) fn run(
         if settings.check {
             return snapshot_check(rules, config, &Live::Cli, source, &output, None, out);
         }
-        return snapshot_one(&Live::Cli, source, &output, settings.repeat);
+        return snapshot_one(&Live::Cli, source, &output, settings.repeat, out);
     };
     let heading = servers.len() > 1;
     let (mut code, codes) = for_each_server(servers, |s| {
@@ -39,7 +39,7 @@ pub(super) fn run(
             let name = heading.then_some(s.name.as_str());
             snapshot_check(rules, config, &Live::Server(s), source, &output, name, out)
         } else {
-            snapshot_one(&Live::Server(s), source, &output, settings.repeat)
+            snapshot_one(&Live::Server(s), source, &output, settings.repeat, out)
         }
     });
     for (_, c) in codes {
@@ -59,6 +59,11 @@ fn snapshot_check(
     heading: Option<&str>,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
+    if super::is_stdout(output) {
+        return Err(Error::new(
+            "snapshot --check compares the server with a lockfile; `-o -` (standard output) names none: give the lockfile's path",
+        ));
+    }
     let mut lock = capture(live, opts)?;
     let old = match crate::io::read_input(output, "lockfile") {
         Ok(bytes) => bytes,
@@ -127,7 +132,13 @@ fn snapshot_check(
     Ok(1)
 }
 
-fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path, repeat: u32) -> Result<u8> {
+fn snapshot_one(
+    live: &Live<'_>,
+    opts: &LiveSource,
+    output: &Path,
+    repeat: u32,
+    out: &mut dyn WriteColor,
+) -> Result<u8> {
     let mut lock = capture(live, opts)?;
     let mut others = Vec::new();
     for _ in 1..repeat {
@@ -146,6 +157,14 @@ fn snapshot_one(live: &Live<'_>, opts: &LiveSource, output: &Path, repeat: u32) 
             ),
             &format!("nothing written to {}", output.display()),
         ));
+    }
+    if super::is_stdout(output) {
+        // `-o -`: the lockfile's text on standard output, checked as a file's is.
+        lock.validate("not writing the lockfile: the server's surface")?;
+        let io_err = |e: std::io::Error| Error::new(format!("cannot write the lockfile: {e}"));
+        out.write_all(lock.to_text().as_bytes()).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        return Ok(0);
     }
     lock.write(output)?;
     status!(

@@ -71,10 +71,19 @@ pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Snapshot> 
             }
         },
     };
-    capture_endpoint(endpoint, source)
+    let env = match live {
+        Live::Server(s) => s.env.clone(),
+        Live::Cli => Vec::new(),
+    };
+    capture_endpoint(endpoint, env, source)
 }
 
-fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Snapshot> {
+/// Capture `endpoint`; a stdio server also gets the variables `env` names.
+fn capture_endpoint(
+    endpoint: mcp::Endpoint,
+    env: Vec<String>,
+    source: &LiveSource,
+) -> Result<Snapshot> {
     let opts = mcp::CaptureOptions {
         endpoint,
         timeout: source.timeout,
@@ -83,6 +92,7 @@ fn capture_endpoint(endpoint: mcp::Endpoint, source: &LiveSource) -> Result<Snap
         show_server_stderr: source.show_server_stderr,
         read_ui_resources: source.read_ui_resources,
         notices: super::notices(),
+        env,
     };
     let captured = {
         let _notice = SlowCapture::start(&opts);
@@ -175,7 +185,7 @@ fn package_lockfile(
         package,
         options,
         &key,
-        &|argv| capture_endpoint(mcp::Endpoint::Stdio(argv), source),
+        &|argv| capture_endpoint(mcp::Endpoint::Stdio(argv), options.env.clone(), source),
         &super::notices(),
     )
 }
@@ -202,7 +212,8 @@ fn options_for(package: &Package, config: &Config) -> PackageOptions {
 /// configures it comes from covenant.toml; from the command line, the server and
 /// `-o` (but never a header's value).
 pub(super) fn snapshot_command(live: &Live<'_>, source: &LiveSource, output: &Path) -> String {
-    let mut words: Vec<String> = vec!["mcp-covenant".into(), "snapshot".into()];
+    let mut words: Vec<String> = super::invocation();
+    words.push("snapshot".into());
     if let Some(config) = super::explicit_config() {
         words.extend(["--config".into(), super::pasteable(&config)]);
     }

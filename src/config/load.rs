@@ -75,6 +75,41 @@ pub(super) struct RawIgnore {
     pub(super) until: Option<Spanned<toml::Value>>,
 }
 
+/// The most a covenant.toml may hold (a real one is a few KiB): a 16 MB file of glob
+/// alternations took half a minute and nearly a GiB to compile.
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+/// The longest `[[ignore]]` pattern (`subject`, `path`, `code`), and all of them together.
+const MAX_GLOB: usize = 1024;
+const MAX_GLOBS_TOTAL: usize = 64 * 1024;
+
+/// Every `[[ignore]]` pattern is short, and all together are too, before any is compiled.
+fn globs_bounded(
+    entries: &[Spanned<RawIgnore>],
+    at: &dyn Fn(Range<usize>) -> String,
+) -> Result<()> {
+    let mut total = 0;
+    for e in entries {
+        let e = e.get_ref();
+        for p in [&e.subject, &e.path, &e.code].into_iter().flatten() {
+            let len = p.get_ref().len();
+            if len > MAX_GLOB {
+                return Err(Error::new(format!(
+                    "{}: this pattern is {len} bytes, more than the {MAX_GLOB} an [[ignore]] pattern may have; name the changes with shorter patterns or by fingerprint",
+                    at(p.span())
+                )));
+            }
+            total += len;
+            if total > MAX_GLOBS_TOTAL {
+                return Err(Error::new(format!(
+                    "{}: the [[ignore]] patterns together are more than {MAX_GLOBS_TOTAL} bytes; use fewer entries, or fingerprints",
+                    at(p.span())
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The text of the covenant.toml at `path`: a regular file, bounded, UTF-8.
 pub fn read_text(path: &Path) -> Result<String> {
     let bytes = crate::io::read_input(path, "config")?;
@@ -116,6 +151,12 @@ impl Config {
         today: i64,
     ) -> Result<Config> {
         let at = |span: Range<usize>| position(text, origin, span.start);
+        if text.len() > MAX_CONFIG_BYTES {
+            return Err(Error::new(format!(
+                "{origin}: the config is {} bytes, more than the {MAX_CONFIG_BYTES} a covenant.toml may have; keep [[ignore]] entries few and their patterns short",
+                text.len()
+            )));
+        }
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let place = e.span().map(&at).unwrap_or_else(|| origin.to_string());
             Error::new(format!("{place}: {}", e.message().trim()))
@@ -132,6 +173,7 @@ impl Config {
             validate::profile(profile, rules, &at, &mut config.severity)?;
         }
         config.lint = validate::lint_levels(&raw.lint, lint, &change_ids, &at)?;
+        globs_bounded(&raw.ignore, &at)?;
         for entry in &raw.ignore {
             let entry = ignore::entry(entry, rules, &change_ids, &at, today, &mut config.warnings)?;
             config.ignore.extend(entry);

@@ -199,7 +199,7 @@ impl Snapshot {
     /// arguments without a string name are exit 2 naming the element; the check reads
     /// the element as deep in the file as it is written, so nothing nests deeper than
     /// a reader accepts).
-    fn validate(&self, origin: &str) -> Result<()> {
+    pub(crate) fn validate(&self, origin: &str) -> Result<()> {
         for kind in Kind::ALL {
             let mut seen = HashSet::new();
             for (i, entry) in self.listing.list(kind).iter().enumerate() {

@@ -77,6 +77,9 @@ pub struct CaptureOptions {
     pub read_ui_resources: bool,
     /// Where warnings and the server's stderr lines go (the command line prints them).
     pub notices: crate::notice::Notices,
+    /// Variables a stdio server gets besides the allow-list (its `env` in
+    /// covenant.toml; `--env NAME` ones are added by `process_env::pass`).
+    pub env: Vec<String>,
 }
 
 /// What a capture found.
@@ -224,7 +227,7 @@ fn capture_once(opts: &CaptureOptions) -> (Result<Captured>, Vec<String>) {
         None => return (Err(Error::new("--timeout is too large")), Vec::new()),
     };
     let transport: Result<Box<dyn Transport>> = match &opts.endpoint {
-        Endpoint::Stdio(cmd) => stdio::StdioTransport::spawn(cmd, opts.show_server_stderr, &opts.notices)
+        Endpoint::Stdio(cmd) => stdio::StdioTransport::spawn(cmd, &opts.env, opts.show_server_stderr, &opts.notices)
             .map(|t| Box::new(t) as Box<dyn Transport>),
         #[cfg(feature = "http")]
         Endpoint::Http { url, headers } => http::HttpTransport::new(url, headers, opts.timeout, &opts.notices)

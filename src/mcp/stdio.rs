@@ -38,9 +38,6 @@ const GRACE: Duration = Duration::from_secs(2);
 /// come through a stdout that something else (a process it started) keeps open.
 const DRAIN: Duration = Duration::from_millis(200);
 
-/// Variables that hold HTTP header values (credentials): never passed to a server.
-const HEADER_ENV_PREFIX: &str = "MCP_COVENANT_HEADER_";
-
 type Shared<T> = Arc<Mutex<T>>;
 
 pub struct StdioTransport {
@@ -71,18 +68,23 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl StdioTransport {
-    pub fn spawn(argv: &[String], show_stderr: bool, notices: &Notices) -> Result<StdioTransport> {
+    /// Start `argv` with the allow-listed environment plus the variables `env` names
+    /// (`crate::process_env`).
+    pub fn spawn(
+        argv: &[String],
+        env: &[String],
+        show_stderr: bool,
+        notices: &Notices,
+    ) -> Result<StdioTransport> {
         let name = format!("server `{}`", argv.join(" "));
         let program = argv
             .first()
             .ok_or_else(|| Error::new("no server command given after `--`"))?;
         let mut std_cmd = std::process::Command::new(program);
         std_cmd.args(&argv[1..]);
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with(HEADER_ENV_PREFIX) {
-                std_cmd.env_remove(key);
-            }
-        }
+        // No credential of ours reaches the server: an empty environment plus the
+        // allow-list and the names the user gave.
+        crate::process_env::apply(&mut std_cmd, crate::process_env::Kind::Server, env);
         // Python orders a set of strings by a hash salted per process: a `default` or
         // `enum` built from a set changes order from run to run. A fixed seed makes two
         // captures agree; a seed the environment gives is kept.

@@ -37,6 +37,8 @@ pub(super) fn run_within(
     limit: Duration,
 ) -> Result<String> {
     let mut cmd = Command::new(&argv[0]);
+    // Its registry, proxy and certificate settings, never a token it is not given.
+    crate::process_env::apply(&mut cmd, crate::process_env::Kind::Install, &[]);
     cmd.args(&argv[1..])
         .current_dir(cwd)
         .stdin(Stdio::null())

@@ -38,17 +38,30 @@ function binary() {
       ...otherWays,
     ]);
   }
-  let dir;
-  try {
-    dir = path.dirname(require.resolve(`${pkg}/package.json`));
-  } catch (e) {
-    fail([
-      `${pkg}, the binary for ${platform}, is not installed (were optional dependencies`,
-      "skipped, e.g. with --omit=optional or --no-optional? reinstall without that)",
-      ...otherWays,
-    ]);
+  // Only this package's own copy: in its own node_modules, or beside it in the
+  // node_modules it is installed in (npm hoists it there); never one an ancestor
+  // directory's node_modules holds, and only at this package's version.
+  const root = path.join(__dirname, "..");
+  const places = [path.join(root, "node_modules", pkg)];
+  if (path.basename(path.dirname(root)) === "node_modules") {
+    places.push(path.join(path.dirname(root), pkg));
   }
-  return path.join(dir, "bin", process.platform === "win32" ? "mcp-covenant.exe" : "mcp-covenant");
+  for (const dir of places) {
+    let manifest;
+    try {
+      manifest = JSON.parse(require("fs").readFileSync(path.join(dir, "package.json"), "utf8"));
+    } catch (e) {
+      continue;
+    }
+    if (manifest.name !== pkg || manifest.version !== self.version) continue;
+    return path.join(dir, "bin", process.platform === "win32" ? "mcp-covenant.exe" : "mcp-covenant");
+  }
+  fail([
+    `${pkg}@${self.version}, the binary for ${platform}, is not installed beside this package`,
+    "(were optional dependencies skipped, e.g. with --omit=optional or --no-optional?",
+    "reinstall without that)",
+    ...otherWays,
+  ]);
 }
 
 const exe = binary();
@@ -72,7 +85,9 @@ for (const sig of forwarded) {
   process.on(sig, handlers[sig]);
 }
 
-child = spawn(exe, process.argv.slice(2), { stdio: "inherit", windowsHide: true });
+// The binary's hints then say `npx mcp-covenant ...`, a command that works when pasted.
+const env = Object.assign({}, process.env, { MCP_COVENANT_LAUNCHER: "npm" });
+child = spawn(exe, process.argv.slice(2), { stdio: "inherit", windowsHide: true, env });
 
 child.on("error", (e) => {
   fail([`cannot run ${exe}: ${e.message}`, ...(process.env.MCP_COVENANT_BINARY ? [] : otherWays)]);
