@@ -203,7 +203,9 @@ fn split_url(url: &str) -> (String, Vec<String>) {
     (shown, hidden)
 }
 
-fn token_like(name: &str) -> bool {
+/// A query parameter (or other name) whose value is treated as a secret: the one list
+/// the notices mask and `--from-client` keeps out of covenant.toml.
+pub fn token_like(name: &str) -> bool {
     let n: String = name
         .chars()
         .filter(|c| !matches!(c, '-' | '_'))
