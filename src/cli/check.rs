@@ -197,15 +197,15 @@ pub(super) fn run(
             .filter(|b| !config.servers.iter().any(|c| c.name == b.name))
             .filter(|b| !lone.as_deref().is_some_and(|l| same_path(l, &b.lockfile)))
             .inspect(|b| {
-                eprintln!(
-                    "warning: server {} is in {file} and not in {}: everything it served is reported as removed",
+                super::warn(&format!(
+                    "server {} is in {file} and not in {}: everything it served is reported as removed",
                     b.name,
                     config
                         .file
                         .as_deref()
                         .unwrap_or(Path::new(crate::config::DEFAULT_FILE))
                         .display()
-                )
+                ))
             })
             .cloned()
             .collect(),
@@ -436,10 +436,10 @@ fn check_one<'r>(
                     ),
                     _ => String::new(),
                 };
-                eprintln!(
-                    "warning: {} is not in canonical form, so some report lines point at an element rather than the value inside it{how}",
+                super::warn(&format!(
+                    "{} is not in canonical form, so some report lines point at an element rather than the value inside it{how}",
                     source.name()
-                );
+                ));
             }
         }
         let uris = (base.uri(), against.map(LockSource::uri));

@@ -47,6 +47,8 @@ pub fn url(package: &Package) -> String {
 /// file that is not yanked).
 pub fn releases(package: &Package, notices: &Notices) -> Result<Vec<String>> {
     let url = url(package);
+    // Its userinfo and tokens are never shown (every notice and error masks them).
+    crate::redact::register_endpoint(&url, &[]);
     let name = package.display();
     notices.status(format!("asking {url} for the releases of {}", package.name));
     let agent: ureq::Agent = ureq::Agent::config_builder()
