@@ -130,3 +130,28 @@ fn a_registry_url_is_masked_in_notices_and_errors() {
     assert!(err.contains("127.0.0.1:1"), "{err}");
     assert!(!err.contains("hunter2pw"), "{err}");
 }
+
+/// A server that cannot start: the error names its command with the credentials masked.
+#[test]
+fn a_start_error_masks_the_command_line() {
+    let dir = tmpdir("start-error-masked");
+    let o = bin()
+        .current_dir(&dir)
+        .args([
+            "snapshot",
+            "-o",
+            "x.lock",
+            "--",
+            "no-such-mcp-server-program",
+            "--token",
+            "s3cr-A",
+            "--header",
+            "Authorization: Bearer s3cr-B",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no-such-mcp-server-program"), "{err}");
+    assert!(!err.contains("s3cr"), "{err}");
+}

@@ -114,7 +114,7 @@ impl SlowCapture {
             return SlowCapture { stop: None };
         }
         let what = match &opts.endpoint {
-            mcp::Endpoint::Stdio(argv) => crate::error::log(&argv.join(" ")),
+            mcp::Endpoint::Stdio(argv) => crate::error::log(&crate::redact::argv(argv)),
             mcp::Endpoint::Http { url, .. } => crate::redact::url(url),
         };
         let timeout = opts.timeout.as_secs();

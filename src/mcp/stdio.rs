@@ -72,7 +72,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl StdioTransport {
     pub fn spawn(argv: &[String], show_stderr: bool, notices: &Notices) -> Result<StdioTransport> {
-        let name = format!("server `{}`", argv.join(" "));
+        let name = format!("server `{}`", crate::redact::argv(argv));
         let program = argv
             .first()
             .ok_or_else(|| Error::new("no server command given after `--`"))?;
