@@ -605,3 +605,28 @@ fn a_deleted_nearer_covenant_toml_is_still_the_base() {
         stdout(&o)
     );
 }
+
+/// An `[[ignore]]` that matches no change is reported (as ruff's RUF100 does for a
+/// `noqa` that suppresses nothing): a warning naming the entry and its line.
+#[test]
+fn an_ignore_that_matches_no_change_is_reported() {
+    let d = repo("unused-ignore");
+    let config = "[[ignore]]\ncode = \"tool.removed\"\nsubject = \"tool:legacy\"\nreason = \"retired\"\n\n[[ignore]]\ncode = \"prompt.removed\"\nreason = \"stale\"\n";
+    fs::write(d.join("covenant.toml"), config).unwrap();
+    let o = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "git:main:mcp-covenant.lock",
+            "--against",
+            "mcp-covenant.lock",
+        ],
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: covenant.toml:6:1: this [[ignore]] (stale) matches no change"),
+        "{err}"
+    );
+    assert!(!err.contains("(retired) matches no change"), "{err}");
+}

@@ -249,6 +249,9 @@ pub(super) fn run(
             live,
         )?;
         let report = check_one(rules, config, &settings, &target)?;
+        if !settings.picked {
+            unused_ignores(config, &[&report]);
+        }
         emit(
             out,
             settings.output.as_deref(),
@@ -286,6 +289,10 @@ pub(super) fn run(
         if let Some(r) = r {
             code = code.max(u8::from(r.fails));
         }
+    }
+    let all: Option<Vec<&Report<'_>>> = reports.iter().map(|(_, r)| r.as_ref()).collect();
+    if let (Some(all), false) = (all, settings.picked) {
+        unused_ignores(config, &all);
     }
     let grouped: Vec<(&str, &Path, Option<&Report<'_>>)> = servers
         .iter()
@@ -373,6 +380,22 @@ pub(super) fn base_config(
         return Ok(Some(old));
     }
     Ok(None)
+}
+
+/// A warning for each `[[ignore]]` that matched no change of any server compared (as
+/// ruff's RUF100 reports a `noqa` that suppresses nothing): it can be removed.
+fn unused_ignores(config: &Config, reports: &[&Report<'_>]) {
+    for i in config.ignore.iter().filter(|i| !i.expired) {
+        let used = reports
+            .iter()
+            .any(|r| r.ignored.iter().any(|(c, _)| i.matches(c)));
+        if !used {
+            super::warn(&format!(
+                "{}: this [[ignore]] ({}) matches no change; remove it",
+                i.origin, i.reason
+            ));
+        }
+    }
 }
 
 /// Whether `path` (relative) is in revision `rev`.
