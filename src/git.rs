@@ -164,6 +164,15 @@ impl GitFile {
     }
 }
 
+/// The path from the current directory up to the root of its work tree (`../..`, or
+/// empty at the root): how far up covenant.toml is looked for at a revision.
+pub fn up_to_root() -> Result<std::path::PathBuf> {
+    let out = run(None, &["rev-parse", "--show-cdup"], None, 1 << 12).map_err(Error::new)?;
+    Ok(std::path::PathBuf::from(
+        String::from_utf8_lossy(&out).trim().to_string(),
+    ))
+}
+
 /// How long one git command may take: `MCP_COVENANT_GIT_TIMEOUT` seconds, default 120.
 fn deadline() -> std::time::Duration {
     let secs = std::env::var("MCP_COVENANT_GIT_TIMEOUT")

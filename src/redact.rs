@@ -203,7 +203,66 @@ fn split_url(url: &str) -> (String, Vec<String>) {
     (shown, hidden)
 }
 
-fn token_like(name: &str) -> bool {
+/// A server's command line as it may be shown (the "capturing" line, start errors): a
+/// URL as [`url`] shows it, the value of a credential flag (`--token V`, `--api-key=V`,
+/// `-p V`, `--pat V`), of `NAME=VALUE` with a credential's NAME, of a header argument
+/// (`Authorization: Bearer V`) and after `Bearer`/`Basic` as `***`; then registered
+/// secrets masked.
+pub fn argv(argv: &[String]) -> String {
+    fn flag(a: &str) -> Option<&str> {
+        a.strip_prefix("--").or_else(|| a.strip_prefix('-'))
+    }
+    fn credential(name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        ["p", "pat", "pass", "pw", "pwd", "bearer", "basic"].contains(&lower.as_str())
+            || [
+                "token",
+                "key",
+                "secret",
+                "password",
+                "passwd",
+                "auth",
+                "credential",
+                "cookie",
+            ]
+            .iter()
+            .any(|w| lower.contains(w))
+            || token_like(name)
+    }
+    let mut out: Vec<String> = Vec::with_capacity(argv.len());
+    let mut hide_next = false;
+    for a in argv {
+        if std::mem::take(&mut hide_next) && !a.starts_with('-') {
+            out.push(MASK.to_string());
+            continue;
+        }
+        let lower = a.to_ascii_lowercase();
+        let shown = if a.contains("://") {
+            url(a)
+        } else if let Some((name, _)) = a
+            .split_once(['=', ':'])
+            .filter(|(n, v)| !v.trim().is_empty() && credential(flag(n).unwrap_or(n)))
+        {
+            let sep = &a[name.len()..name.len() + 1];
+            format!("{name}{sep}{MASK}")
+        } else if let Some(scheme) = ["bearer ", "basic ", "token "]
+            .iter()
+            .find(|s| lower.starts_with(*s))
+        {
+            format!("{}{MASK}", &a[..scheme.len()])
+        } else {
+            hide_next = matches!(lower.as_str(), "bearer" | "basic")
+                || flag(a).is_some_and(|f| !f.is_empty() && credential(f));
+            a.clone()
+        };
+        out.push(shown);
+    }
+    secrets(&out.join(" ")).into_owned()
+}
+
+/// A query parameter (or other name) whose value is treated as a secret: the one list
+/// the notices mask and `--from-client` keeps out of covenant.toml.
+pub fn token_like(name: &str) -> bool {
     let n: String = name
         .chars()
         .filter(|c| !matches!(c, '-' | '_'))
@@ -218,6 +277,23 @@ fn token_like(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_command_line_is_shown_without_its_credentials() {
+        let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        let shown = argv(&words(
+            "srv --token s3A --api-key=s3B -p s3C --pat s3D --bearer=s3E postgres://u:s3F@db/x --port 8080 --keyboard",
+        ));
+        assert!(!shown.contains("s3"), "{shown}");
+        assert!(shown.contains("--port 8080 --keyboard"), "{shown}");
+        let mut header = words("npx mcp-remote https://h/mcp --header");
+        header.push("Authorization: Bearer s3G".into());
+        header.extend(words("Bearer s3H"));
+        let shown = argv(&header);
+        assert!(!shown.contains("s3"), "{shown}");
+        assert!(shown.contains("Authorization:***"), "{shown}");
+    }
+
     use super::*;
 
     #[test]

@@ -7,7 +7,9 @@ pub const CONFIG_REFERENCE: &str = r#"covenant.toml: the project's configuration
 
 Found as ruff and buf find theirs: covenant.toml in the current directory, else in the
 nearest parent directory that has one, up to the repository's root (the directory
-holding .git); --config FILE wins, and `-v` says which file is used. A command runs in
+holding .git); on unix only a .git and a covenant.toml the current user owns count
+(another user's covenant.toml is used only when --config names it); --config FILE
+wins, and `-v` says which file is used. A command runs in
 the file's directory: paths in it (lockfile, a server's command) are relative to it, and
 so are the lockfile paths `check --baseline-rev` reads at a revision. Every key is
 optional. Validation is strict: an unknown key, rule id, level, glob or date is exit 2

@@ -80,3 +80,78 @@ fn a_client_config_with_four_servers_becomes_four_entries_without_secrets() {
         .unwrap();
     assert_fails_cleanly(&o, "DEMO_TOKEN");
 }
+
+/// The hint that says how to (re)write a lockfile of an `--http` server never prints
+/// the URL's password or token: it goes through the one redacting, escaping path.
+#[test]
+fn the_snapshot_hint_masks_the_http_url() {
+    let dir = tmpdir("http-hint-masked");
+    let spec = serde_json::json!({
+        "serverInfo": {"name": "demo", "version": "1.0.0"},
+        "tools": [{"name": "search", "inputSchema": {"type": "object"}}]
+    });
+    let http = fixture_http(&dir, &spec);
+    let url = http
+        .url()
+        .replace("http://", "http://user:hunter2pw@")
+        .replace("/mcp", "/mcp?code=c0desecret");
+    let o = bin()
+        .current_dir(&dir)
+        .args(["snapshot", "--check", "--http", &url, "-o", "nope.lock"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(err.contains("snapshot"), "{err}");
+    assert!(!err.contains("hunter2pw"), "{err}");
+    assert!(!err.contains("c0desecret"), "{err}");
+}
+
+/// A registry address with a password: the status line and the error never show it.
+#[test]
+fn a_registry_url_is_masked_in_notices_and_errors() {
+    let dir = tmpdir("registry-url-masked");
+    fs::write(
+        dir.join("package.json"),
+        r#"{"name": "@acme/server", "version": "2.0.0"}"#,
+    )
+    .unwrap();
+    let o = bin()
+        .current_dir(&dir)
+        .env("MCP_COVENANT_CACHE", dir.join("cache"))
+        .env(
+            "MCP_COVENANT_NPM_REGISTRY",
+            "http://user:hunter2pw@127.0.0.1:1/",
+        )
+        .args(["check", "--baseline", "published", "--against", "x.lock"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("127.0.0.1:1"), "{err}");
+    assert!(!err.contains("hunter2pw"), "{err}");
+}
+
+/// A server that cannot start: the error names its command with the credentials masked.
+#[test]
+fn a_start_error_masks_the_command_line() {
+    let dir = tmpdir("start-error-masked");
+    let o = bin()
+        .current_dir(&dir)
+        .args([
+            "snapshot",
+            "-o",
+            "x.lock",
+            "--",
+            "no-such-mcp-server-program",
+            "--token",
+            "s3cr-A",
+            "--header",
+            "Authorization: Bearer s3cr-B",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no-such-mcp-server-program"), "{err}");
+    assert!(!err.contains("s3cr"), "{err}");
+}

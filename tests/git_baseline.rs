@@ -522,3 +522,160 @@ fn the_environment_and_replace_refs_cannot_redirect_git() {
     let o = run(&d, &args);
     assert_eq!(o.status.code(), Some(1), "replace ref: {}", stderr(&o));
 }
+
+/// The base revision's [[server]] entries hold, whatever this change does to
+/// covenant.toml: a server the base configures and this change drops (its entry
+/// deleted, or covenant.toml deleted) is reported whole as removed, and a stand-in
+/// mcp-covenant.lock does not replace it.
+#[test]
+fn the_base_servers_hold_when_covenant_toml_drops_them() {
+    let config = "[[server]]\nname = \"orders\"\ncommand = [\"orders-server\"]\nlockfile = \"locks/orders.lock\"\n";
+    for (case, current) in [
+        ("no-servers", Some("fail_on = \"breaking\"\n")),
+        ("gone", None),
+    ] {
+        let d = tmpdir(&format!("base-servers-{case}"));
+        git_init(&d);
+        fs::create_dir(d.join("locks")).unwrap();
+        fs::copy(
+            golden("seed-sample", "before.lock"),
+            d.join("locks/orders.lock"),
+        )
+        .unwrap();
+        fs::write(d.join("covenant.toml"), config).unwrap();
+        git_commit(&d, "one configured server");
+        git(&d, &["checkout", "-q", "-b", "pr"]);
+        match current {
+            Some(text) => fs::write(d.join("covenant.toml"), text).unwrap(),
+            None => fs::remove_file(d.join("covenant.toml")).unwrap(),
+        }
+        fs::remove_file(d.join("locks/orders.lock")).unwrap();
+        // A stand-in: any lockfile at the default path.
+        fs::copy(
+            golden("seed-sample", "after.lock"),
+            d.join("mcp-covenant.lock"),
+        )
+        .unwrap();
+        git_commit(&d, "drop the server, commit a stand-in");
+        let o = run(&d, &["check", "--baseline-rev", "main"]);
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert_eq!(o.status.code(), Some(1), "{case}: {out}{err}");
+        assert!(
+            err.contains("server orders is in git:main:./covenant.toml and not in"),
+            "{case}: {err}"
+        );
+        let at = out
+            .find("== server orders (locks/orders.lock)")
+            .unwrap_or_else(|| panic!("{case}: {out}"));
+        assert!(
+            out[at..].contains("x tool:legacy — tool was removed"),
+            "{case}: {out}"
+        );
+        // The stand-in is checked too, as a new lockfile.
+        assert!(out.contains("(mcp-covenant.lock)"), "{case}: {out}");
+        // JSON says the same.
+        let o = run(&d, &["check", "--baseline-rev", "main", "--format", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{case}: {}", stderr(&o));
+    }
+}
+
+/// A server whose lockfile moved, in a covenant.toml with one entry, is compared with
+/// the lockfile the base configured for that server.
+#[test]
+fn a_single_server_whose_lockfile_moved_is_compared_with_its_base_lockfile() {
+    let d = tmpdir("base-moved-single");
+    git_init(&d);
+    fs::create_dir(d.join("locks")).unwrap();
+    fs::copy(
+        golden("seed-sample", "before.lock"),
+        d.join("locks/orders.lock"),
+    )
+    .unwrap();
+    let config = "[[server]]\nname = \"orders\"\ncommand = [\"orders-server\"]\nlockfile = \"locks/orders.lock\"\n";
+    fs::write(d.join("covenant.toml"), config).unwrap();
+    git_commit(&d, "one configured server");
+    git(&d, &["checkout", "-q", "-b", "pr"]);
+    fs::write(
+        d.join("covenant.toml"),
+        config.replace("locks/orders.lock", "elsewhere.lock"),
+    )
+    .unwrap();
+    fs::remove_file(d.join("locks/orders.lock")).unwrap();
+    fs::copy(
+        golden("seed-sample", "after.lock"),
+        d.join("elsewhere.lock"),
+    )
+    .unwrap();
+    git_commit(&d, "move the lockfile and break the server");
+    let o = run(&d, &["check", "--baseline-rev", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("its lockfile was locks/orders.lock at main"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("x tool:legacy — tool was removed"));
+}
+
+/// A covenant.toml in a subdirectory, deleted by this change: the check run there
+/// (which now finds none, or a parent's) is held to the one the base had there.
+#[test]
+fn a_deleted_nearer_covenant_toml_is_still_the_base() {
+    let d = tmpdir("base-nearer");
+    git_init(&d);
+    let pkg = d.join("packages/orders");
+    fs::create_dir_all(&pkg).unwrap();
+    fs::copy(
+        golden("seed-sample", "before.lock"),
+        pkg.join("orders.lock"),
+    )
+    .unwrap();
+    fs::write(
+        pkg.join("covenant.toml"),
+        "[[server]]\nname = \"orders\"\ncommand = [\"x\"]\nlockfile = \"orders.lock\"\n",
+    )
+    .unwrap();
+    fs::write(d.join("covenant.toml"), "fail_on = \"breaking\"\n").unwrap();
+    git_commit(&d, "a package with its covenant.toml");
+    git(&d, &["checkout", "-q", "-b", "pr"]);
+    fs::remove_file(pkg.join("covenant.toml")).unwrap();
+    fs::remove_file(pkg.join("orders.lock")).unwrap();
+    fs::copy(
+        golden("seed-sample", "after.lock"),
+        d.join("mcp-covenant.lock"),
+    )
+    .unwrap();
+    git_commit(&d, "drop the package's covenant.toml");
+    let o = run(&pkg, &["check", "--baseline-rev", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("x tool:legacy — tool was removed"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// An `[[ignore]]` that matches no change is reported (as ruff's RUF100 does for a
+/// `noqa` that suppresses nothing): a warning naming the entry and its line.
+#[test]
+fn an_ignore_that_matches_no_change_is_reported() {
+    let d = repo("unused-ignore");
+    let config = "[[ignore]]\ncode = \"tool.removed\"\nsubject = \"tool:legacy\"\nreason = \"retired\"\n\n[[ignore]]\ncode = \"prompt.removed\"\nreason = \"stale\"\n";
+    fs::write(d.join("covenant.toml"), config).unwrap();
+    let o = run(
+        &d,
+        &[
+            "check",
+            "--baseline",
+            "git:main:mcp-covenant.lock",
+            "--against",
+            "mcp-covenant.lock",
+        ],
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: covenant.toml:6:1: this [[ignore]] (stale) matches no change"),
+        "{err}"
+    );
+    assert!(!err.contains("(retired) matches no change"), "{err}");
+}

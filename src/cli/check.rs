@@ -122,20 +122,28 @@ struct CheckTarget<'a> {
 pub(super) fn run(
     rules: &Rules,
     config: &Config,
+    base_config: Option<&Config>,
     settings: CheckSettings<'_>,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
-    // The servers REV's covenant.toml configures (with --baseline-rev and [[server]]
-    // entries): each server's lockfile at REV is found by its name there, so a pull
-    // request that moves a lockfile is still compared with the one REV had.
-    let base = match (&settings.baseline_rev, &settings.servers) {
-        (Some(rev), Some(_)) => base_servers(rules, config, rev)?,
+    // The servers REV's covenant.toml configures (with --baseline-rev): each server's
+    // lockfile at REV is found by its name there, so a pull request that moves a
+    // lockfile is still compared with the one REV had, and one that drops a server (or
+    // every [[server]], or covenant.toml) has it reported as removed.
+    let base = match (&settings.baseline_rev, base_config) {
+        (Some(_), Some(b)) if !b.servers.is_empty() => Some((
+            &b.servers,
+            b.file
+                .as_ref()
+                .map(|f| f.display().to_string())
+                .unwrap_or_default(),
+        )),
         _ => None,
     };
     let base_lockfile = |server: Option<&Server>, current: &Path| -> PathBuf {
         let moved_from = server.and_then(|server| {
             let old = base.as_ref()?.0.iter().find(|b| b.name == server.name)?;
-            (old.lockfile != current).then_some(&old.lockfile)
+            (!same_path(&old.lockfile, current)).then_some(&old.lockfile)
         });
         match moved_from {
             Some(old) => {
@@ -180,28 +188,53 @@ pub(super) fn run(
         })
     }
     // Servers REV configured and this covenant.toml no longer does: everything they
-    // served is gone for their clients.
+    // served is gone for their clients. With no [[server]] here, the one lockfile
+    // checked stands for a REV server only when it is that server's lockfile.
+    let lone = settings.servers.is_none().then(|| settings.baseline(None));
     let removed: Vec<Server> = match (&base, settings.picked) {
         (Some((base, file)), false) => base
             .iter()
             .filter(|b| !config.servers.iter().any(|c| c.name == b.name))
+            .filter(|b| !lone.as_deref().is_some_and(|l| same_path(l, &b.lockfile)))
             .inspect(|b| {
-                eprintln!(
-                    "warning: server {} is in {file} and not in {}: everything it served is reported as removed",
+                super::warn(&format!(
+                    "server {} is in {file} and not in {}: everything it served is reported as removed",
                     b.name,
                     config
                         .file
                         .as_deref()
                         .unwrap_or(Path::new(crate::config::DEFAULT_FILE))
                         .display()
-                )
+                ))
             })
             .cloned()
             .collect(),
         _ => Vec::new(),
     };
+    // No [[server]] here and some removed: the lockfile checked is one entry among
+    // them (named for the REV server whose lockfile it is), when it is anywhere.
+    let lone: Vec<Server> = match (&lone, &base) {
+        (Some(l), Some((base, _))) if !removed.is_empty() => {
+            let named = base.iter().find(|b| same_path(&b.lockfile, l));
+            let present = std::fs::symlink_metadata(l).is_ok()
+                || named.is_some()
+                || exists_at(settings.baseline_rev.as_deref().unwrap_or("HEAD"), l)?;
+            present
+                .then(|| Server {
+                    name: named.map_or_else(|| "(no [[server]])".to_string(), |b| b.name.clone()),
+                    transport: crate::config::Transport::Command(Vec::new()),
+                    env: Vec::new(),
+                    lockfile: l.clone(),
+                    origin: String::new(),
+                })
+                .into_iter()
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     let single = match settings.servers.as_deref() {
-        None => Some((Live::Cli, None, settings.baseline(None))),
+        None if removed.is_empty() => Some((Live::Cli, None, settings.baseline(None))),
+        None => None,
         Some([one]) if removed.is_empty() => {
             Some((Live::Server(one), Some(one), settings.baseline(Some(one))))
         }
@@ -216,6 +249,9 @@ pub(super) fn run(
             live,
         )?;
         let report = check_one(rules, config, &settings, &target)?;
+        if !settings.picked {
+            unused_ignores(config, &[&report]);
+        }
         emit(
             out,
             settings.output.as_deref(),
@@ -224,12 +260,13 @@ pub(super) fn run(
         )?;
         return Ok(u8::from(report.fails));
     }
-    if settings.baseline.is_some() {
+    if settings.baseline.is_some() && settings.servers.is_some() {
         return Err(Error::new(
             "--baseline names one lockfile, and covenant.toml has several [[server]] entries (each compares with its `lockfile`); pick one with --server NAME",
         ));
     }
     let mut servers = settings.servers.clone().unwrap_or_default();
+    servers.extend(lone.iter());
     servers.extend(removed.iter());
     let (mut code, reports) = for_each_server(&servers, |server| {
         let base = base_lockfile(Some(server), &server.lockfile);
@@ -253,6 +290,10 @@ pub(super) fn run(
             code = code.max(u8::from(r.fails));
         }
     }
+    let all: Option<Vec<&Report<'_>>> = reports.iter().map(|(_, r)| r.as_ref()).collect();
+    if let (Some(all), false) = (all, settings.picked) {
+        unused_ignores(config, &all);
+    }
     let grouped: Vec<(&str, &Path, Option<&Report<'_>>)> = servers
         .iter()
         .zip(&reports)
@@ -267,67 +308,117 @@ pub(super) fn run(
     Ok(code)
 }
 
-/// The `[[server]]` entries of covenant.toml at revision `rev`, their lockfiles as
-/// paths from here, and the file's name; `None` when REV has no covenant.toml.
-fn base_servers(
-    rules: &Rules,
-    config: &Config,
-    rev: &str,
-) -> Result<Option<(Vec<Server>, String)>> {
-    let Some(old) = base_config(rules, config, rev)? else {
-        return Ok(None);
-    };
-    let file = old
-        .file
-        .as_ref()
-        .map(|f| f.display().to_string())
-        .unwrap_or_default();
-    Ok(Some((old.servers, file)))
-}
-
-/// This covenant.toml as it is at revision `rev` (its servers' lockfiles as paths from
-/// here); `None` when REV has no covenant.toml (the project adopts it in this change),
-/// or the file is outside the repository.
+/// The covenant.toml that applied at revision `rev` (its servers' lockfiles as paths
+/// from here), read once: the one `--config` names (`explicit`), else the one discovery
+/// finds at REV (the nearest covenant.toml at REV from where the command was run, up to
+/// the repository's root), so a change that deletes covenant.toml, or the nearer one, or
+/// adds a nearer one that shadows it, is still held to it. `None` when REV has none (the
+/// project adopts it in this change).
 /// A covenant.toml REV has but that cannot be read is an error: without it, a server's
 /// lockfile at REV cannot be found (a moved or dropped one would look new), nor the
 /// policy a pull request is held to.
-pub(super) fn base_config(rules: &Rules, config: &Config, rev: &str) -> Result<Option<Config>> {
-    let path = config
-        .file
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_FILE));
-    // A covenant.toml outside the repository (an absolute --config) has no revision.
+pub(super) fn base_config(
+    rules: &Rules,
+    config: &Config,
+    rev: &str,
+    explicit: bool,
+) -> Result<Option<Config>> {
+    let here = PathBuf::from(crate::config::DEFAULT_FILE);
+    let candidates: Vec<PathBuf> = match &config.file {
+        // A covenant.toml outside the repository (an absolute --config) has no revision.
+        Some(p) if p.is_absolute() => return Ok(None),
+        Some(p) if explicit => vec![p.clone()],
+        _ => {
+            // Where the command was run, from here (the command may have moved up to
+            // the covenant.toml it found), then each directory up to the root.
+            let cwd = std::env::current_dir().ok();
+            let from = super::MOVED_FROM
+                .get()
+                .zip(cwd.as_deref())
+                .and_then(|(from, cwd)| from.strip_prefix(cwd).ok())
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let mut up: Vec<PathBuf> = from.ancestors().map(|d| d.join(&here)).collect();
+            let root = crate::git::up_to_root()?;
+            let mut dir = PathBuf::new();
+            for _ in root.components() {
+                dir.push("..");
+                up.push(dir.join(&here));
+            }
+            up
+        }
+    };
+    for path in candidates {
+        let Some(rel) = path.to_str() else { continue };
+        let rel = if rel.starts_with("./") || rel.starts_with("../") {
+            rel.to_string()
+        } else {
+            format!("./{rel}")
+        };
+        let file = super::source::at_revision(rev, &rel)?;
+        if !file.exists()? {
+            continue;
+        }
+        let mut old = file
+            .read()
+            .and_then(|bytes| {
+                let text = String::from_utf8_lossy(&bytes);
+                Config::parse(&text, &file.to_string(), rules, &LintRules::embedded()?)
+            })
+            .map_err(|e| {
+                Error::new(format!(
+                    "cannot read the [[server]] entries of {file}, so each server's lockfile at {rev} cannot be found: {e}"
+                ))
+            })?;
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        for s in &mut old.servers {
+            if let Some(dir) = dir.filter(|_| s.lockfile.is_relative()) {
+                s.lockfile = dir.join(&s.lockfile);
+            }
+        }
+        old.file = Some(PathBuf::from(file.to_string()));
+        return Ok(Some(old));
+    }
+    Ok(None)
+}
+
+/// A warning for each `[[ignore]]` that matched no change of any server compared (as
+/// ruff's RUF100 reports a `noqa` that suppresses nothing): it can be removed.
+fn unused_ignores(config: &Config, reports: &[&Report<'_>]) {
+    for i in config.ignore.iter().filter(|i| !i.expired) {
+        let used = reports
+            .iter()
+            .any(|r| r.ignored.iter().any(|(c, _)| i.matches(c)));
+        if !used {
+            super::warn(&format!(
+                "{}: this [[ignore]] ({}) matches no change; remove it",
+                i.origin, i.reason
+            ));
+        }
+    }
+}
+
+/// Whether `path` (relative) is in revision `rev`.
+fn exists_at(rev: &str, path: &Path) -> Result<bool> {
     let Some(rel) = path.to_str().filter(|_| path.is_relative()) else {
-        return Ok(None);
+        return Ok(false);
     };
     let rel = if rel.starts_with("./") || rel.starts_with("../") {
         rel.to_string()
     } else {
         format!("./{rel}")
     };
-    let file = super::source::at_revision(rev, &rel)?;
-    if !file.exists()? {
-        return Ok(None);
-    }
-    let mut old = file
-        .read()
-        .and_then(|bytes| {
-            let text = String::from_utf8_lossy(&bytes);
-            Config::parse(&text, &file.to_string(), rules, &LintRules::embedded()?)
-        })
-        .map_err(|e| {
-            Error::new(format!(
-                "cannot read the [[server]] entries of {file}, so each server's lockfile at {rev} cannot be found: {e}"
-            ))
-        })?;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    for s in &mut old.servers {
-        if let Some(dir) = dir.filter(|_| s.lockfile.is_relative()) {
-            s.lockfile = dir.join(&s.lockfile);
-        }
-    }
-    old.file = Some(PathBuf::from(file.to_string()));
-    Ok(Some(old))
+    super::source::at_revision(rev, &rel)?.exists()
+}
+
+/// Two relative paths name the same file (`./a.lock` is `a.lock`).
+fn same_path(a: &Path, b: &Path) -> bool {
+    let plain = |p: &Path| -> PathBuf {
+        p.components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect()
+    };
+    plain(a) == plain(b)
 }
 
 /// Compare one target and build its report (versions verified, anchors when the
@@ -368,10 +459,10 @@ fn check_one<'r>(
                     ),
                     _ => String::new(),
                 };
-                eprintln!(
-                    "warning: {} is not in canonical form, so some report lines point at an element rather than the value inside it{how}",
+                super::warn(&format!(
+                    "{} is not in canonical form, so some report lines point at an element rather than the value inside it{how}",
                     source.name()
-                );
+                ));
             }
         }
         let uris = (base.uri(), against.map(LockSource::uri));

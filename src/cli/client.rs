@@ -309,7 +309,8 @@ fn looks_secret(a: &str) -> bool {
     url_password || a.contains("${input:") || flag
 }
 
-/// Named like a credential: `token`, `key`, `secret`, `password`, `auth` (any case).
+/// Named like a credential: `token`, `key`, `secret`, `password`, `auth`, `cookie` (any
+/// case), or a name whose value the notices mask (`code`, `sig`, ...: one list).
 fn secret_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     [
@@ -320,13 +321,23 @@ fn secret_name(name: &str) -> bool {
         "passwd",
         "auth",
         "credential",
+        "cookie",
     ]
     .iter()
     .any(|w| lower.contains(w))
+        || crate::redact::token_like(name)
 }
 
-/// A URL with a password, or a query parameter named like a credential with a value
-/// (`?api_key=...`).
+/// Short and unlisted flag names that take a credential (`-p`, `--pat`, `--pass`).
+fn secret_flag(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    ["p", "pat", "pass", "pw", "pwd", "bearer", "basic"].contains(&lower.as_str())
+        || (lower.len() > 1 && secret_name(&lower))
+}
+
+/// A URL with a password (also one holding `/` or `?`), a query parameter named like a
+/// credential with a value (`?api_key=...`, `?code=...`), or a path segment that looks
+/// like a key (`/mcp/sk-ak-.../sse`).
 fn url_secret(url: &str) -> bool {
     let Some((_, rest)) = url.split_once("://") else {
         return false;
@@ -334,19 +345,81 @@ fn url_secret(url: &str) -> bool {
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let password = authority
         .rsplit_once('@')
-        .is_some_and(|(user, _)| user.contains(':'));
+        .is_some_and(|(user, _)| user.contains(':'))
+        // `user:pa/ss@host`: the user has no `/`, `?` or `#`, the password may.
+        || rest.split_once('@').is_some_and(|(info, _)| {
+            info.split_once(':')
+                .is_some_and(|(user, _)| !user.contains(['/', '?', '#']))
+        });
     let query = rest.split_once('?').map_or("", |(_, q)| q);
     let query = query.split('#').next().unwrap_or("");
+    let path = rest
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .split('/')
+        .skip(1);
     password
         || query.split('&').any(|pair| {
             pair.split_once('=')
                 .is_some_and(|(k, v)| !v.is_empty() && secret_name(k))
         })
+        || path.into_iter().any(key_like)
+}
+
+/// A URL path segment that looks like a key: a known key prefix, or 20 characters or
+/// more mixing letters and digits.
+fn key_like(segment: &str) -> bool {
+    let prefixed = [
+        "sk-",
+        "sk_",
+        "ghp_",
+        "gho_",
+        "github_pat_",
+        "xox",
+        "pk_",
+        "rk_",
+    ]
+    .iter()
+    .any(|p| segment.starts_with(p));
+    let mixed = segment.len() >= 20
+        && segment.bytes().any(|b| b.is_ascii_alphabetic())
+        && segment.bytes().any(|b| b.is_ascii_digit());
+    prefixed || mixed
+}
+
+/// A header given as an argument (`Authorization: Bearer ...`, mcp-remote's
+/// `--header NAME:VALUE`) whose name is a credential's or whose value is a scheme's.
+fn header_secret(a: &str) -> bool {
+    let Some((name, value)) = a.split_once(':') else {
+        return false;
+    };
+    let value = value.trim();
+    let name_ok = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    name_ok
+        && !value.is_empty()
+        && !value.starts_with("${")
+        && !value.starts_with("//")
+        && (secret_name(name) || scheme_secret(value))
+}
+
+/// `Bearer TOKEN` / `Basic CREDENTIALS`, in one argument.
+fn scheme_secret(a: &str) -> bool {
+    let lower = a.trim().to_ascii_lowercase();
+    ["bearer ", "basic ", "token "].iter().any(|s| {
+        lower
+            .strip_prefix(s)
+            .is_some_and(|v| !v.trim().is_empty() && !v.trim().starts_with("${"))
+    })
 }
 
 /// Arguments that carry a credential's value: a URL with one ([`url_secret`]), a flag
 /// named like a credential with its value attached (`--api-key=...`) or next
-/// (`--api-key ...`), or `NAME=VALUE` with a credential's NAME (`docker -e TOKEN=...`).
+/// (`--api-key ...`, `-p ...`), `NAME=VALUE` with a credential's NAME (`docker -e
+/// TOKEN=...`), a header (`Authorization: Bearer ...`), or `Bearer`/`Basic` and a value.
 fn carries_secret(args: &[String]) -> bool {
     fn flag_name(a: &str) -> Option<&str> {
         a.strip_prefix("--").or_else(|| a.strip_prefix('-'))
@@ -355,17 +428,28 @@ fn carries_secret(args: &[String]) -> bool {
         if a.contains("://") && url_secret(a) {
             return true;
         }
+        if header_secret(a) || scheme_secret(a) {
+            return true;
+        }
+        let next = args.get(i + 1);
+        let scheme = matches!(a.to_ascii_lowercase().as_str(), "bearer" | "basic");
+        if scheme && next.is_some_and(|n| !n.starts_with("${")) {
+            return true;
+        }
         if let Some((name, value)) = a.split_once('=') {
-            let name = flag_name(name).unwrap_or(name);
-            if !value.is_empty() && !value.starts_with("${") && secret_name(name) {
+            let flag = flag_name(name);
+            let named = match flag {
+                Some(f) => secret_flag(f),
+                None => secret_name(name),
+            };
+            if !value.is_empty() && !value.starts_with("${") && (named || header_secret(value)) {
                 return true;
             }
         }
-        match (flag_name(a), args.get(i + 1)) {
+        match (flag_name(a), next) {
             (Some(name), Some(next)) => {
                 !a.contains('=')
-                    && name.len() > 1
-                    && secret_name(name)
+                    && secret_flag(name)
                     && !next.starts_with('-')
                     && !next.starts_with("${")
             }
@@ -515,6 +599,38 @@ mod tests {
         assert!(!looks_secret("postgres://db/x"));
         assert!(!looks_secret("--local-timezone=UTC"));
         assert!(!looks_secret("@scope/pkg"));
+    }
+
+    /// The credentials round three found written into covenant.toml: header values
+    /// (mcp-remote's `--header`), `Bearer`/`Basic` arguments, query names the notices
+    /// mask (`code`, `sig`), short and unlisted flags, a DSN password with `/` or `?`,
+    /// a secret-looking URL path segment.
+    #[test]
+    fn every_credential_form_is_kept_out_of_covenant_toml() {
+        let doc = json!({"mcpServers": {
+            "remote": {"command": "npx", "args": ["mcp-remote", "https://h.example/mcp", "--header", "Authorization: Bearer s3cr-A"]},
+            "remote2": {"command": "npx", "args": ["mcp-remote", "https://h.example/mcp", "--header", "X-Api-Key:s3cr-B"]},
+            "bearer": {"command": "srv", "args": ["--auth-header", "Bearer s3cr-C"]},
+            "basic": {"command": "srv", "args": ["Basic", "czNjci1E"]},
+            "code": {"url": "https://h.example/mcp?code=s3cr-E"},
+            "sig": {"url": "https://h.example/mcp?sig=s3cr-F&x=1"},
+            "short": {"command": "srv", "args": ["-p", "s3cr-G"]},
+            "pat": {"command": "srv", "args": ["--pat", "s3cr-H"]},
+            "pass": {"command": "srv", "args": ["--pass", "s3cr-I"]},
+            "bearer-eq": {"command": "srv", "args": ["--bearer=s3cr-J"]},
+            "dsn-slash": {"command": "srv", "args": ["postgres://u:s3cr/K@db/x"]},
+            "dsn-query": {"command": "srv", "args": ["postgres://u:s3cr?L@db/x"]},
+            "path": {"url": "https://actions.example.com/mcp/sk-ak-s3crM0a1b2c3d4e5f6g7h8/sse"},
+            "fine": {"command": "srv", "args": ["--port", "8080", "--path", "/srv/data", "https://h.example/v1/mcp"]}
+        }});
+        let (entries, warnings) = entries(&doc, "x.json").unwrap();
+        let text: String = entries.iter().map(render).collect();
+        assert!(!text.contains("s3cr"), "{text}");
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["fine"], "{warnings:?}");
+        for w in &warnings {
+            assert!(!w.contains("s3cr"), "{w}");
+        }
     }
 
     #[test]

@@ -27,7 +27,8 @@ pub(super) fn run(
             args.len()
         )));
     };
-    let name = path.display().to_string();
+    // The repository's file name: through the one redacting, escaping path.
+    let name = crate::error::log(&path.display().to_string());
     let read = |p: &PathBuf, side: &str| -> Result<Vec<u8>> {
         if p.as_os_str() == "/dev/null" {
             return Ok(Lockfile::new(Default::default(), Default::default(), 0)

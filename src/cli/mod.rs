@@ -237,10 +237,18 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
             // (A covenant.toml outside the repository, `--config /abs/path`, is not the
             // pull request's to change: it applies as it is.)
             let in_repository = config.file.as_deref().is_none_or(|f| f.is_relative());
+            // REV's covenant.toml, read once: its policy holds this one, and its
+            // [[server]] entries hold the set of servers checked.
+            let base = match args.baseline_rev.as_deref() {
+                Some(rev) if in_repository => {
+                    check::base_config(&rules, &config, rev, cli.config.is_some())?
+                }
+                _ => None,
+            };
             let config = match args.baseline_rev.as_deref() {
                 Some(rev) if in_repository => {
-                    let base = check::base_config(&rules, &config, rev)?.unwrap_or_default();
-                    let (held, loosened) = config.held_to(&base, &rules);
+                    let (held, loosened) =
+                        config.held_to(base.as_ref().unwrap_or(&Config::default()), &rules);
                     for l in &loosened {
                         warn(&format!(
                             "{l}; this check applies {rev}'s stricter policy (the looser one applies once merged)"
@@ -251,7 +259,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
                 _ => config,
             };
             let settings = CheckSettings::resolve(args, &config, cli.verbose)?;
-            check::run(&rules, &config, settings, out)
+            check::run(&rules, &config, base.as_ref(), settings, out)
         }
         Command::GitDiffDriver(args) => diff_driver::run(&rules, &config, &args.args, out),
         Command::Lint(args) => lint::run(&lint_rules, LintSettings::resolve(args, &config)?, out),

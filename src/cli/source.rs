@@ -124,7 +124,7 @@ impl SlowCapture {
             return SlowCapture { stop: None };
         }
         let what = match &opts.endpoint {
-            mcp::Endpoint::Stdio(argv) => crate::error::log(&argv.join(" ")),
+            mcp::Endpoint::Stdio(argv) => crate::error::log(&crate::redact::argv(argv)),
             mcp::Endpoint::Http { url, .. } => crate::redact::url(url),
         };
         let timeout = opts.timeout.as_secs();
@@ -225,7 +225,8 @@ pub(super) fn snapshot_command(live: &Live<'_>, source: &LiveSource, output: &Pa
                 words.extend(["-o".into(), super::pasteable(output)]);
             }
             if let Some(url) = &source.http {
-                words.extend(["--http".into(), url.clone()]);
+                // Its password and tokens masked, as every notice shows a URL.
+                words.extend(["--http".into(), crate::redact::url(url)]);
                 for h in &source.headers {
                     let name = h.split_once(':').map_or(h.as_str(), |(n, _)| n).trim();
                     words.extend(["--header".into(), format!("{name}: ...")]);

@@ -57,10 +57,13 @@ impl Ignore {
     }
 }
 
-/// Subjects no narrowing `subject` pattern matches all of.
+/// Subjects no narrowing `subject` pattern matches all of: real ones (never empty; the
+/// shortest are the server's and an element's with an empty name), so `?*` is refused
+/// like `*`.
 const SUBJECTS: &[&str] = &[
-    "",
     "server",
+    "tool:",
+    "prompt:",
     "tool:a",
     "prompt:Z.9",
     "resource:file:///a b/c?d#e",
@@ -350,5 +353,24 @@ mod tests {
             assert_eq!(parse_date(bad), None, "{bad}");
         }
         assert!(today() > parse_date("2024-01-01").unwrap());
+    }
+
+    /// "Matches everything" is judged against subjects a change can have: none is
+    /// empty, so `?*` (and `{?*,x}`) narrows nothing and is refused like `*`.
+    #[test]
+    fn a_subject_pattern_that_matches_every_real_subject_is_refused() {
+        let rules = crate::rules::Rules::embedded().unwrap();
+        let lint = crate::lint::LintRules::embedded().unwrap();
+        for subject in ["*", "?*", "{?*,x}", "*?"] {
+            let text = format!("[[ignore]]\nsubject = \"{subject}\"\nreason = \"x\"\n");
+            let e = crate::config::Config::parse(&text, "covenant.toml", &rules, &lint)
+                .err()
+                .unwrap_or_else(|| panic!("{subject}: accepted"))
+                .to_string();
+            assert!(e.contains("matches everything"), "{subject}: {e}");
+        }
+        // An empty-named tool is a real subject: `??????*` narrows.
+        let text = "[[ignore]]\nsubject = \"??????*\"\nreason = \"x\"\n";
+        assert!(crate::config::Config::parse(text, "covenant.toml", &rules, &lint).is_ok());
     }
 }

@@ -76,7 +76,7 @@ impl StdioTransport {
         show_stderr: bool,
         notices: &Notices,
     ) -> Result<StdioTransport> {
-        let name = format!("server `{}`", argv.join(" "));
+        let name = format!("server `{}`", crate::redact::argv(argv));
         let program = argv
             .first()
             .ok_or_else(|| Error::new("no server command given after `--`"))?;
