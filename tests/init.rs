@@ -433,16 +433,6 @@ const ECOSYSTEMS: &[Case] = &[
     ("none", &[], "Build or install your server here"),
 ];
 
-/// The fail-on each case's workflow must have: `version` where the manifest declares a
-/// semver version (a calendar version is not one).
-fn declares_semver(files: &[(&str, &str)]) -> bool {
-    files.iter().any(|(_, t)| {
-        ["1.2.0", "0.3.1", "2.0.0", "0.4.0", "1.0.0"]
-            .iter()
-            .any(|v| t.contains(&format!("\"{v}\"")))
-    })
-}
-
 /// `init --no-capture -- CMD` in a fresh directory holding `files`; the workflow's text.
 fn init_workflow(name: &str, files: &[(&str, &str)], command: &[&str]) -> String {
     let d = tmpdir(&format!("init-eco-{name}"));
@@ -532,19 +522,14 @@ fn assert_two_jobs(name: &str, w: &serde_json::Value, fail_on: &str) {
 }
 
 /// For every ecosystem init detects, the workflow parses as YAML and has the two-job
-/// shape: `verdict` (checkout and the Action only, `fail-on: version` when the manifest
-/// declares a semver version, the approve label wired) and `up-to-date` (the
+/// shape: `verdict` (checkout and the Action only, the approve label wired) and `up-to-date` (the
 /// ecosystem's setup and build, then the Action with `verdict: false`).
 #[test]
 fn every_ecosystems_workflow_parses_and_has_two_jobs() {
     for (name, files, marker) in ECOSYSTEMS {
         let text = init_workflow(name, files, &["--", "node", "dist/server.js"]);
         assert!(text.contains(marker), "{name}: `{marker}` missing:\n{text}");
-        let fail_on = if declares_semver(files) {
-            "version"
-        } else {
-            "breaking"
-        };
+        let fail_on = "breaking";
         assert_two_jobs(name, &parse_workflow(&text), fail_on);
         assert!(
             text.contains("To ship a breaking change on purpose: "),

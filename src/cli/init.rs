@@ -29,9 +29,6 @@ struct Project {
     setup: Setup,
     /// The command the project declares, and where it says so.
     declared: Option<(Vec<String>, String)>,
-    /// The semver version the project's manifest declares (package.json, pyproject.toml,
-    /// Cargo.toml): the workflow then fails only on a break without the major bump.
-    version: Option<String>,
     /// Why no command could be read from the project's files (said when none is given).
     why_not: Option<String>,
     /// A file the declared command needs that does not exist yet, and how to make it.
@@ -80,11 +77,7 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
             |d| d.join(crate::config::DEFAULT_LOCKFILE),
         );
     let workflow_path = root.join(reference::WORKFLOW_PATH);
-    let fail_on = if project.version.is_some() {
-        "version"
-    } else {
-        "breaking"
-    };
+    let fail_on = "breaking";
     let branch = crate::git::default_branch().unwrap_or_else(|| "main".into());
     let mut files = vec![
         (config_path.clone(), config_text),
@@ -143,19 +136,6 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
                 "{e}\n(init captures the server to write the first lockfile, and wrote nothing; fix the command, or run `{retry}` and capture later with `mcp-covenant snapshot`)"
             ))
         })?;
-        // `version` gates on the version the server reports: when that is not the
-        // manifest's, bumping the manifest would not pass, so the gate is `breaking`.
-        if let Some(declared) = &project.version {
-            let reported = lock.server.version.as_deref().unwrap_or("");
-            if reported.trim() != declared.as_str() {
-                status!(
-                    "mcp-covenant: the server reports version {}, not the project's {}: the workflow fails on `breaking` (make the server report the project's version, then set `fail-on: version` to pass a break that comes with a major bump)",
-                    format!("`{}`", crate::escape::truncated(reported, 64)),
-                    declared
-                );
-                files[1].1 = workflow(&project.setup, &server, "breaking", &branch);
-            }
-        }
         let old = std::fs::read(&lockfile).ok();
         lock.write(&lockfile)?;
         let new = std::fs::read(&lockfile).ok();
@@ -265,30 +245,11 @@ fn steps(eco: &Ecosystem, build: bool) -> Vec<String> {
     steps
 }
 
-/// A declared version that semver reads (and not a calendar version such as
-/// 2026.10.19, whose bumps say nothing about compatibility).
-fn semver(version: Option<&str>) -> Option<String> {
-    let v = version?.trim();
-    let major: u64 = v
-        .strip_prefix('v')
-        .unwrap_or(v)
-        .split('.')
-        .next()?
-        .parse()
-        .ok()?;
-    let ok = major < 1900
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b".+-".contains(&b))
-        && crate::diff::version::declared_bump(v, v).is_some();
-    ok.then(|| v.to_string())
-}
-
 /// The project's ecosystem (the first row of the table whose files all exist), the
-/// server command and version its manifest declares.
+/// server command its manifest declares.
 fn detect(root: &Path) -> Result<Project> {
     let mut project = Project {
         setup: Setup::default(),
-        version: None,
         declared: None,
         why_not: None,
         unbuilt: None,
@@ -308,9 +269,6 @@ fn detect(root: &Path) -> Result<Project> {
             true
         }
         "Cargo.toml" => {
-            project.version = read(root, "Cargo.toml")?
-                .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
-                .and_then(|t| semver(t.get("package")?.get("version")?.as_str()));
             project.why_not = Some(
                 "a Cargo project: give the built binary, e.g. `-- target/release/NAME`".into(),
             );
@@ -330,13 +288,12 @@ fn detect(root: &Path) -> Result<Project> {
 }
 
 /// package.json: the command (`bin`, one command name to a path, else `main`) and
-/// version; whether it has a build script.
+/// whether it has a build script.
 fn node(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<bool> {
     let text = read(root, "package.json")?.unwrap_or_default();
     let pkg: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Error::new(format!("cannot read package.json: {e}")))?;
     let build = pkg["scripts"]["build"].is_string();
-    project.version = semver(pkg["version"].as_str());
     let bin = match &pkg["bin"] {
         serde_json::Value::String(p) => Some((p.clone(), "package.json `bin`")),
         serde_json::Value::Object(m) if m.len() == 1 => m
@@ -376,11 +333,10 @@ fn node(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<bool> {
 }
 
 /// pyproject.toml: the command (one `[project.scripts]` entry, or the one named like
-/// an MCP server) and the version (`[project] version`).
+/// an MCP server).
 fn python(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<()> {
     let table = read(root, "pyproject.toml")?.and_then(|t| toml::from_str::<toml::Table>(&t).ok());
     let section = table.as_ref().and_then(|t| t.get("project"));
-    project.version = semver(section.and_then(|p| p.get("version")?.as_str()));
     let scripts: Vec<String> = section
         .and_then(|p| Some(p.get("scripts")?.as_table()?.keys().cloned().collect()))
         .unwrap_or_default();
@@ -420,15 +376,6 @@ fn python(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<()> {
     Ok(())
 }
 
-/// The words of the workflow's last comment line: how to ship a break on purpose.
-fn ship_on_purpose(fail_on: &str) -> String {
-    let bump = match fail_on {
-        "version" => "bump the major version (0.y.z: the minor), ",
-        _ => "",
-    };
-    format!("{bump}add the `breaking-change-approved` label, or record it with `mcp-covenant ignore FINGERPRINT`.")
-}
-
 /// The GitHub workflow `init` writes (init/workflow.yml): the `verdict` job, which
 /// runs nothing of the pull request, and the `up-to-date` job with the project's
 /// setup and build. `branch` is a plain branch name ([`crate::git::default_branch`]);
@@ -457,7 +404,10 @@ fn workflow(setup: &Setup, server: &InitServer, fail_on: &str, branch: &str) -> 
     // YAML single quotes: only ' itself needs escaping (doubled); a plain name has none.
     let branch = format!("'{}'", branch.replace('\'', "''"));
     include_str!("init/workflow.yml")
-        .replace("%SHIP%", &ship_on_purpose(fail_on))
+        .replace(
+            "%SHIP%",
+            "add the `breaking-change-approved` label, or record it with `mcp-covenant ignore FINGERPRINT`.",
+        )
         .replace("%BRANCH%", &branch)
         .replace("%VERSION%", env!("CARGO_PKG_VERSION"))
         .replace("%FAIL_ON%", fail_on)
