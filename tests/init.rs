@@ -618,3 +618,42 @@ fn actionlint_finds_nothing_in_any_ecosystems_workflow() {
     let broken = text.replace("github.event_name ==", "github.nope ==");
     assert!(!actionlint(&broken).is_empty());
 }
+
+/// `ignore` appends after everything else in the starter covenant.toml, so a commented
+/// key uncommented later stays at the top level, not inside the new [[ignore]] table.
+#[test]
+fn ignore_appends_below_the_starters_commented_keys() {
+    let d = tmpdir("init-ignore-append");
+    exited(
+        &run_in(
+            &d,
+            &["init", "--no-capture", "--", "node", "dist/server.js"],
+        ),
+        0,
+    );
+    exited(
+        &run_in(
+            &d,
+            &[
+                "ignore",
+                "15b09cb13ab412378f616c01fd296f48",
+                "--reason",
+                "intended",
+            ],
+        ),
+        0,
+    );
+    let config = fs::read_to_string(d.join("covenant.toml")).unwrap();
+    let at = config.find("[[ignore]]\nfingerprint").expect(&config);
+    assert!(
+        !config[at..].lines().any(|l| l.starts_with('#')),
+        "a comment below the entry:\n{config}"
+    );
+    assert!(
+        config[..at].contains("# fail_on = \"breaking\""),
+        "{config}"
+    );
+    let uncommented = config.replace("# fail_on = \"breaking\"", "fail_on = \"minor\"");
+    fs::write(d.join("covenant.toml"), &uncommented).unwrap();
+    exited(&run_in(&d, &["rules"]), 0);
+}
