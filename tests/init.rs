@@ -656,4 +656,14 @@ fn ignore_appends_below_the_starters_commented_keys() {
     let uncommented = config.replace("# fail_on = \"breaking\"", "fail_on = \"minor\"");
     fs::write(d.join("covenant.toml"), &uncommented).unwrap();
     exited(&run_in(&d, &["rules"]), 0);
+    // A top-level key written below the entry: the error names the table it fell into.
+    fs::write(
+        d.join("covenant.toml"),
+        format!("{config}lint_fail_on = \"never\"\n"),
+    )
+    .unwrap();
+    assert_fails_cleanly(
+        &run_in(&d, &["rules"]),
+        "(`lint_fail_on` is a top-level key, but here it is inside the `[[ignore]]` table above it: move it above the file's first table)",
+    );
 }
