@@ -313,6 +313,33 @@ fn run(
     })
 }
 
+/// The repository's default branch, for the workflow `init` writes: what
+/// `origin/HEAD` names, else the checked-out branch; `None` outside a repository, or
+/// when neither is a plain branch name (letters, digits, `.`, `_`, `-`, `/`).
+pub fn default_branch() -> Option<String> {
+    let plain = |name: &str| {
+        !name.is_empty()
+            && !name.starts_with(['-', '.', '/'])
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b))
+    };
+    let read = |args: &[&str]| {
+        let out = run(None, args, None, 4096).ok()?;
+        let name = String::from_utf8(out).ok()?.trim().to_string();
+        Some(name)
+    };
+    read(&[
+        "symbolic-ref",
+        "--quiet",
+        "--short",
+        "refs/remotes/origin/HEAD",
+    ])
+    .and_then(|n| n.strip_prefix("origin/").map(String::from))
+    .filter(|n| plain(n))
+    .or_else(|| read(&["symbolic-ref", "--quiet", "--short", "HEAD"]).filter(|n| plain(n)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

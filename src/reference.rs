@@ -1,6 +1,6 @@
 //! What `mcp-covenant help config` prints (and docs/config.md holds) and what
 //! `mcp-covenant init` writes: the covenant.toml reference, a commented starter
-//! covenant.toml, and the GitHub workflow.
+//! covenant.toml, and where the GitHub workflow goes (src/cli/init/workflow.yml is it).
 
 /// `mcp-covenant help config`.
 pub const CONFIG_REFERENCE: &str = r#"covenant.toml: the project's configuration for mcp-covenant
@@ -197,65 +197,4 @@ pub fn starter_config(server: &InitServer) -> String {
         .split_once("\n\n")
         .unwrap_or((STARTER_CONFIG, ""));
     format!("{head}\n\n{line}# Its lockfile is mcp-covenant.lock, next to this file (set `lockfile` to move it).\n\n{rest}")
-}
-
-/// How the workflow sets a project up before the server can start: its setup steps
-/// (`uses:` with their inputs) and its build commands.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Setup {
-    /// The ecosystem, as the workflow's comment names it (`npm`, `uv`, ...).
-    pub name: String,
-    /// YAML step lines, each list item starting with `- `, indented by the caller.
-    pub steps: Vec<String>,
-}
-
-/// The GitHub workflow `init` writes: the project's setup, then the action with
-/// `command` (stdio) or `http`.
-pub fn workflow(setup: &Setup, server: &InitServer) -> String {
-    let version = env!("CARGO_PKG_VERSION");
-    let minor = version.rsplit_once('.').map_or(version, |(v, _)| v);
-    // YAML single quotes: only ' itself needs escaping (doubled).
-    let quote = |s: &str| format!("'{}'", s.replace('\'', "''"));
-    let server = match server {
-        InitServer::Command(argv) => format!("command: {}", quote(&argv.join(" "))),
-        InitServer::Http(url) => format!("http: {}", quote(url)),
-    };
-    let mut steps = String::new();
-    if setup.steps.is_empty() {
-        steps.push_str("      # Build or install your server here, so that its command runs.\n");
-    } else {
-        steps.push_str(&format!(
-            "      # Set up and build the server ({}).\n",
-            setup.name
-        ));
-        for step in &setup.steps {
-            for (i, line) in step.lines().enumerate() {
-                let indent = if i == 0 { "      " } else { "        " };
-                steps.push_str(&format!("{indent}{line}\n"));
-            }
-        }
-    }
-    format!(
-        r#"# The interface gate: on a pull request, the committed lockfile must be what the server
-# serves (up to date), and what the pull request changed in it, against the base
-# branch's lockfile, must not break clients (verdict).
-name: MCP interface
-on:
-  pull_request:
-  push:
-    branches: [main]
-jobs:
-  covenant:
-    runs-on: ubuntu-latest
-    permissions:
-      contents: read
-    steps:
-      - uses: actions/checkout@v4
-{steps}      - uses: mcp-covenant/mcp-covenant@v{minor}
-        with:
-          {server}
-          baseline: mcp-covenant.lock
-          fail-on: breaking
-"#
-    )
 }

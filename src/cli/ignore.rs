@@ -33,6 +33,33 @@ pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8
             entry.insert(key, toml_edit::value(v.as_str()));
         }
     }
+    // A list of [[ignore]] tables (or none yet): the entry is appended after everything
+    // else in the file, below the starter's commented keys (toml_edit would place it
+    // above the document's trailing comments, so an uncommented key there would fall
+    // into the new table).
+    if matches!(
+        doc.get("ignore"),
+        None | Some(toml_edit::Item::ArrayOfTables(_))
+    ) {
+        let mut one = toml_edit::DocumentMut::new();
+        let mut list = toml_edit::ArrayOfTables::new();
+        list.push(entry);
+        one.insert("ignore", toml_edit::Item::ArrayOfTables(list));
+        let sep = match text.as_str() {
+            "" => "",
+            t if t.ends_with("\n\n") => "",
+            t if t.ends_with('\n') => "\n",
+            _ => "\n\n",
+        };
+        return finish(
+            &path,
+            config,
+            &args,
+            rules,
+            &name,
+            format!("{text}{sep}{one}"),
+        );
+    }
     let item = doc
         .entry("ignore")
         .or_insert_with(|| toml_edit::Item::ArrayOfTables(Default::default()));
@@ -48,6 +75,19 @@ pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8
         }
     }
     let new_text = doc.to_string();
+    finish(&path, config, &args, rules, &name, new_text)
+}
+
+/// Read `new_text` back as `check` would, then write it and say so.
+fn finish(
+    path: &std::path::Path,
+    config: &Config,
+    args: &IgnoreArgs,
+    rules: &Rules,
+    name: &str,
+    new_text: String,
+) -> Result<u8> {
+    let name = name.to_string();
     // Read back as `check` reads it: an invalid pattern, date or fingerprint, or an entry
     // that matches everything, is refused before anything is written.
     let lint = LintRules::embedded()?;
@@ -64,7 +104,7 @@ pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8
         .last()
         .map(|i| i.origin.clone())
         .unwrap_or_else(|| name.clone());
-    crate::io::write_atomic(&path, new_text.as_bytes())?;
+    crate::io::write_atomic(path, new_text.as_bytes())?;
     if config.file.is_none() {
         status!("mcp-covenant: wrote {name} with an [[ignore]] entry ({added})");
     } else {

@@ -12,8 +12,17 @@ use super::source::{capture, Live};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
-use crate::reference::{self, InitServer, Setup};
+use crate::reference::{self, InitServer};
 use crate::rules::Rules;
+
+/// How the workflow sets a project up before the server can start: YAML step lines
+/// (each list item starting with `- `), from the ecosystem table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Setup {
+    /// The ecosystem, as the workflow's comment names it (`npm`, `uv`, ...).
+    name: String,
+    steps: Vec<String>,
+}
 
 /// The project's ecosystem and, where its files declare it, the server command.
 struct Project {
@@ -67,12 +76,14 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
             || PathBuf::from(crate::config::DEFAULT_LOCKFILE),
             |d| d.join(crate::config::DEFAULT_LOCKFILE),
         );
-    let workflow = root.join(reference::WORKFLOW_PATH);
+    let workflow_path = root.join(reference::WORKFLOW_PATH);
+    let fail_on = "breaking";
+    let branch = crate::git::default_branch().unwrap_or_else(|| "main".into());
     let mut files = vec![
         (config_path.clone(), config_text),
         (
-            workflow.clone(),
-            reference::workflow(&project.setup, &server),
+            workflow_path.clone(),
+            workflow(&project.setup, &server, fail_on, &branch),
         ),
     ];
     let targets: Vec<&Path> = files
@@ -154,7 +165,7 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
     if !settings.no_capture {
         paths.push(lockfile.display().to_string());
     }
-    paths.push(workflow.display().to_string());
+    paths.push(workflow_path.display().to_string());
     let paths: Vec<String> = paths.iter().map(|p| super::shell_word(p)).collect();
     if settings.no_capture {
         status!("next: capture the first lockfile with `mcp-covenant snapshot`, then commit the files: `git add {} {} && git commit -m 'Add the mcp-covenant interface gate'`",
@@ -198,190 +209,209 @@ fn read(root: &Path, name: &str) -> Result<Option<String>> {
         .map_err(|_| Error::new(format!("cannot read {name}: it is not UTF-8")))
 }
 
-fn step(lines: &[&str]) -> String {
-    lines.join("\n")
+/// One entry of the ecosystem table (init/ecosystems.toml): how a project of this
+/// kind is recognised, set up and built.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Ecosystem {
+    name: String,
+    files: Vec<String>,
+    manifest: String,
+    #[serde(default)]
+    setup: String,
+    install: Option<String>,
+    build: Option<String>,
+    command: Option<String>,
 }
 
-/// The project's ecosystem, from its files.
+/// The ecosystem table, in order (init/ecosystems.toml).
+fn ecosystems() -> Result<Vec<Ecosystem>> {
+    #[derive(serde::Deserialize)]
+    struct Table {
+        ecosystem: Vec<Ecosystem>,
+    }
+    toml::from_str::<Table>(include_str!("init/ecosystems.toml"))
+        .map(|t| t.ecosystem)
+        .map_err(|e| Error::new(format!("internal error: the ecosystem table: {e}")))
+}
+
+/// The workflow's steps for `eco`: its setup, then the install and build commands.
+fn steps(eco: &Ecosystem, build: bool) -> Vec<String> {
+    let mut steps: Vec<String> = eco.setup.lines().map(String::from).collect();
+    steps.extend(eco.install.iter().map(|c| format!("- run: {c}")));
+    if build {
+        steps.extend(eco.build.iter().map(|c| format!("- run: {c}")));
+    }
+    steps
+}
+
+/// The project's ecosystem (the first row of the table whose files all exist), the
+/// server command its manifest declares.
 fn detect(root: &Path) -> Result<Project> {
-    let has = |name: &str| root.join(name).exists();
     let mut project = Project {
         setup: Setup::default(),
         declared: None,
         why_not: None,
         unbuilt: None,
     };
-    if let Some(text) = read(root, "package.json")? {
-        let pkg: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| Error::new(format!("cannot read package.json: {e}")))?;
-        let (name, install, run) = if has("pnpm-lock.yaml") {
-            ("pnpm", "pnpm install --frozen-lockfile", "pnpm run")
-        } else if has("yarn.lock") && has(".yarnrc.yml") {
-            ("yarn", "yarn install --immutable", "yarn run")
-        } else if has("yarn.lock") {
-            ("yarn", "yarn install --frozen-lockfile", "yarn run")
-        } else if has("bun.lock") || has("bun.lockb") {
-            ("bun", "bun install --frozen-lockfile", "bun run")
-        } else if has("package-lock.json") {
-            ("npm", "npm ci", "npm run")
-        } else {
-            ("npm", "npm install", "npm run")
-        };
-        let build = pkg["scripts"]["build"].is_string();
-        let mut steps = Vec::new();
-        match name {
-            "pnpm" => steps.push(step(&["- uses: pnpm/action-setup@v4"])),
-            "bun" => steps.push(step(&["- uses: oven-sh/setup-bun@v2"])),
-            _ => {}
-        }
-        if name == "yarn" && has(".yarnrc.yml") {
-            steps.push(step(&["- run: corepack enable"]));
-        }
-        if name != "bun" {
-            let cache = if name == "npm" && !has("package-lock.json") {
-                String::new()
-            } else {
-                format!("\n  cache: {name}")
-            };
-            steps.push(format!(
-                "- uses: actions/setup-node@v4\n  with:\n    node-version: lts/*{cache}"
-            ));
-        }
-        steps.push(format!("- run: {install}"));
-        if build {
-            steps.push(format!("- run: {run} build"));
-        }
-        project.setup = Setup {
-            name: name.to_string(),
-            steps,
-        };
-        // `bin` (a path, or one command name to a path), else `main`.
-        let bin = match &pkg["bin"] {
-            serde_json::Value::String(p) => Some((p.clone(), "package.json `bin`")),
-            serde_json::Value::Object(m) if m.len() == 1 => m
-                .values()
-                .next()
-                .and_then(|v| v.as_str())
-                .map(|p| (p.to_string(), "package.json `bin`")),
-            serde_json::Value::Object(m) if m.len() > 1 => {
-                project.why_not = Some(format!(
-                    "package.json `bin` names {} commands: {}",
-                    m.len(),
-                    m.keys().cloned().collect::<Vec<_>>().join(", ")
-                ));
-                None
-            }
-            _ => None,
-        };
-        let entry = bin.or_else(|| {
-            pkg["main"]
-                .as_str()
-                .map(|p| (p.to_string(), "package.json `main`"))
-        });
-        match entry {
-            Some((path, from)) => {
-                let path = path.strip_prefix("./").unwrap_or(&path).to_string();
-                if build {
-                    project.unbuilt = Some((root.join(&path), format!("{run} build")));
-                }
-                project.declared = Some((vec!["node".into(), path], from.to_string()));
-            }
-            None if project.why_not.is_none() => {
-                project.why_not = Some("package.json has no `bin` or `main`".into())
-            }
-            None => {}
-        }
-        return Ok(project);
-    }
-    let pyproject = read(root, "pyproject.toml")?;
-    if pyproject.is_some() || has("uv.lock") {
-        let uv = has("uv.lock");
-        project.setup = if uv {
-            Setup {
-                name: "uv".into(),
-                steps: vec![
-                    step(&["- uses: astral-sh/setup-uv@v6"]),
-                    step(&["- run: uv sync --locked"]),
-                ],
-            }
-        } else {
-            Setup {
-                name: "pip".into(),
-                steps: vec![
-                    "- uses: actions/setup-python@v5\n  with:\n    python-version: '3.x'"
-                        .to_string(),
-                    step(&["- run: pip install -e ."]),
-                ],
-            }
-        };
-        let scripts: Vec<String> = pyproject
-            .as_deref()
-            .and_then(|t| toml::from_str::<toml::Table>(t).ok())
-            .and_then(|t| {
-                let s = t.get("project")?.get("scripts")?.as_table()?;
-                Some(s.keys().cloned().collect())
-            })
-            .unwrap_or_default();
-        // One script, or the one that says it is the MCP server.
-        let chosen = match scripts.as_slice() {
-            [one] => Some(one.clone()),
-            many => {
-                let mcp: Vec<&String> = many
-                    .iter()
-                    .filter(|s| s.contains("mcp") || s.contains("server"))
-                    .collect();
-                match mcp.as_slice() {
-                    [one] => Some((*one).clone()),
-                    _ => {
-                        project.why_not = Some(match many.len() {
-                            0 => "pyproject.toml has no [project.scripts]".to_string(),
-                            n => format!(
-                                "pyproject.toml's [project.scripts] has {n} entries: {}",
-                                many.join(", ")
-                            ),
-                        });
-                        None
-                    }
-                }
-            }
-        };
-        if let Some(script) = chosen {
-            let argv = match uv {
-                true => vec!["uv".into(), "run".into(), script],
-                false => vec![script],
-            };
-            project.declared = Some((argv, "pyproject.toml [project.scripts]".into()));
-        }
-        return Ok(project);
-    }
-    if has("Cargo.toml") {
-        let locked = if has("Cargo.lock") { " --locked" } else { "" };
-        project.setup = Setup {
-            name: "cargo".into(),
-            steps: vec![
-                step(&["- uses: dtolnay/rust-toolchain@stable"]),
-                format!("- run: cargo build --release{locked}"),
-            ],
-        };
+    let Some(eco) = ecosystems()?
+        .into_iter()
+        .find(|e| e.files.iter().all(|f| root.join(f).exists()))
+    else {
         project.why_not =
-            Some("a Cargo project: give the built binary, e.g. `-- target/release/NAME`".into());
+            Some("no package.json, pyproject.toml, uv.lock, Cargo.toml or go.mod here".into());
         return Ok(project);
-    }
-    if has("go.mod") {
-        project.setup = Setup {
-            name: "go".into(),
-            steps: vec![
-                "- uses: actions/setup-go@v5\n  with:\n    go-version-file: go.mod".to_string(),
-                step(&["- run: go build ./..."]),
-            ],
-        };
-        project.why_not =
-            Some("a Go module: give the command, e.g. `-- go run ./cmd/server`".into());
-        return Ok(project);
-    }
-    project.why_not =
-        Some("no package.json, pyproject.toml, uv.lock, Cargo.toml or go.mod here".into());
+    };
+    let build = match eco.manifest.as_str() {
+        "package.json" => node(root, &eco, &mut project)?,
+        "pyproject.toml" => {
+            python(root, &eco, &mut project)?;
+            true
+        }
+        "Cargo.toml" => {
+            project.why_not = Some(
+                "a Cargo project: give the built binary, e.g. `-- target/release/NAME`".into(),
+            );
+            true
+        }
+        _ => {
+            project.why_not =
+                Some("a Go module: give the command, e.g. `-- go run ./cmd/server`".into());
+            true
+        }
+    };
+    project.setup = Setup {
+        name: eco.name.clone(),
+        steps: steps(&eco, build),
+    };
     Ok(project)
+}
+
+/// package.json: the command (`bin`, one command name to a path, else `main`) and
+/// whether it has a build script.
+fn node(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<bool> {
+    let text = read(root, "package.json")?.unwrap_or_default();
+    let pkg: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::new(format!("cannot read package.json: {e}")))?;
+    let build = pkg["scripts"]["build"].is_string();
+    let bin = match &pkg["bin"] {
+        serde_json::Value::String(p) => Some((p.clone(), "package.json `bin`")),
+        serde_json::Value::Object(m) if m.len() == 1 => m
+            .values()
+            .next()
+            .and_then(|v| v.as_str())
+            .map(|p| (p.to_string(), "package.json `bin`")),
+        serde_json::Value::Object(m) if m.len() > 1 => {
+            project.why_not = Some(format!(
+                "package.json `bin` names {} commands: {}",
+                m.len(),
+                m.keys().cloned().collect::<Vec<_>>().join(", ")
+            ));
+            None
+        }
+        _ => None,
+    };
+    let entry = bin.or_else(|| {
+        pkg["main"]
+            .as_str()
+            .map(|p| (p.to_string(), "package.json `main`"))
+    });
+    match entry {
+        Some((path, from)) => {
+            let path = path.strip_prefix("./").unwrap_or(&path).to_string();
+            if let (true, Some(how)) = (build, &eco.build) {
+                project.unbuilt = Some((root.join(&path), how.clone()));
+            }
+            project.declared = Some((vec!["node".into(), path], from.to_string()));
+        }
+        None if project.why_not.is_none() => {
+            project.why_not = Some("package.json has no `bin` or `main`".into())
+        }
+        None => {}
+    }
+    Ok(build)
+}
+
+/// pyproject.toml: the command (one `[project.scripts]` entry, or the one named like
+/// an MCP server).
+fn python(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<()> {
+    let table = read(root, "pyproject.toml")?.and_then(|t| toml::from_str::<toml::Table>(&t).ok());
+    let section = table.as_ref().and_then(|t| t.get("project"));
+    let scripts: Vec<String> = section
+        .and_then(|p| Some(p.get("scripts")?.as_table()?.keys().cloned().collect()))
+        .unwrap_or_default();
+    let chosen = match scripts.as_slice() {
+        [one] => Some(one.clone()),
+        many => {
+            let mcp: Vec<&String> = many
+                .iter()
+                .filter(|s| s.contains("mcp") || s.contains("server"))
+                .collect();
+            match mcp.as_slice() {
+                [one] => Some((*one).clone()),
+                _ => {
+                    project.why_not = Some(match many.len() {
+                        0 => "pyproject.toml has no [project.scripts]".to_string(),
+                        n => format!(
+                            "pyproject.toml's [project.scripts] has {n} entries: {}",
+                            many.join(", ")
+                        ),
+                    });
+                    None
+                }
+            }
+        }
+    };
+    if let Some(script) = chosen {
+        let mut argv: Vec<String> = eco
+            .command
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        argv.push(script);
+        project.declared = Some((argv, "pyproject.toml [project.scripts]".into()));
+    }
+    Ok(())
+}
+
+/// The GitHub workflow `init` writes (init/workflow.yml): the `verdict` job, which
+/// runs nothing of the pull request, and the `up-to-date` job with the project's
+/// setup and build. `branch` is a plain branch name ([`crate::git::default_branch`]);
+/// every other word is init's own, so nothing a project or a command holds reaches
+/// the file.
+fn workflow(setup: &Setup, server: &InitServer, fail_on: &str, branch: &str) -> String {
+    let mut steps = String::new();
+    if setup.steps.is_empty() {
+        steps.push_str(match server {
+            InitServer::Http(_) => {
+                "      # Start your server here: covenant.toml's `http` must answer.\n"
+            }
+            InitServer::Command(_) => {
+                "      # Build or install your server here, so that covenant.toml's command runs.\n"
+            }
+        });
+    } else {
+        steps.push_str(&format!(
+            "      # Set up and build the server ({}).\n",
+            setup.name
+        ));
+        for line in &setup.steps {
+            steps.push_str(&format!("      {line}\n"));
+        }
+    }
+    // YAML single quotes: only ' itself needs escaping (doubled); a plain name has none.
+    let branch = format!("'{}'", branch.replace('\'', "''"));
+    include_str!("init/workflow.yml")
+        .replace(
+            "%SHIP%",
+            "add the `breaking-change-approved` label, or record it with `mcp-covenant ignore FINGERPRINT`.",
+        )
+        .replace("%BRANCH%", &branch)
+        .replace("%VERSION%", env!("CARGO_PKG_VERSION"))
+        .replace("%FAIL_ON%", fail_on)
+        .replace("%STEPS%\n", &steps)
 }
 
 /// What `init` did to one file.

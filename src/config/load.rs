@@ -159,7 +159,11 @@ impl Config {
         }
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let place = e.span().map(&at).unwrap_or_else(|| origin.to_string());
-            Error::new(format!("{place}: {}", e.message().trim()))
+            let hint = e
+                .span()
+                .and_then(|span| fell_into_a_table(text, span.start, e.message()))
+                .unwrap_or_default();
+            Error::new(format!("{place}: {}{hint}", e.message().trim()))
         })?;
         let mut config = Config {
             fail_on: raw.fail_on,
@@ -194,4 +198,39 @@ fn position(text: &str, origin: &str, offset: usize) -> String {
         .unwrap_or(0)
         + 1;
     format!("{origin}:{line}:{column}")
+}
+
+/// For "unknown field `K`" where K is a top-level key written below a table header
+/// (e.g. an uncommented `fail_on` under the last [[ignore]]): which table it fell into,
+/// and that it belongs above the file's first table.
+fn fell_into_a_table(text: &str, at: usize, message: &str) -> Option<String> {
+    const TOP_LEVEL: [&str; 8] = [
+        "profile",
+        "fail_on",
+        "lint_fail_on",
+        "command",
+        "http",
+        "headers_from_env",
+        "lockfile",
+        "env",
+    ];
+    let key = message
+        .trim()
+        .strip_prefix("unknown field `")?
+        .split('`')
+        .next()?;
+    if !TOP_LEVEL.contains(&key) {
+        return None;
+    }
+    let header = text
+        .get(..at)?
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))?;
+    let header = header.split('#').next().unwrap_or(header).trim();
+    Some(format!(
+        " (`{key}` is a top-level key, but here it is inside the `{}` table above it: move it above the file's first table)",
+        crate::escape::truncated(header, 60)
+    ))
 }
