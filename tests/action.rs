@@ -1323,7 +1323,12 @@ fn a_binary_planted_by_an_earlier_step_is_never_trusted() {
         &pr.work,
         &["update-ref", "refs/remotes/origin/main", "HEAD"],
     );
-    let job = runner.job(&pr, &[("command", &server)], &[on_path.clone()], None);
+    let job = runner.job(
+        &pr,
+        &[("command", &server)],
+        std::slice::from_ref(&on_path),
+        None,
+    );
     assert_verdict_fails(&job);
     assert!(!mark.exists(), "the stand-in ran: {}", job.out);
     // The verdict alone (the two-job workflow's verdict job) needs no server.
