@@ -1386,3 +1386,24 @@ fn a_server_never_gets_the_jobs_token() {
         .iter()
         .any(|(m, _, _, auth)| m == "POST" && auth == &format!("Bearer {TOKEN}")));
 }
+
+/// `working-directory`: covenant.toml and the lockfile of a monorepo's package. The base
+/// branch has no lockfile in the package (only at the root), so the package's is new:
+/// reading the root's in its place would report tool b removed (exit 1).
+#[test]
+fn the_working_directory_is_where_the_lockfile_lives() {
+    let pr = pull_request("workdir");
+    fs::create_dir_all(pr.work.join("packages/orders")).unwrap();
+    fs::copy(
+        pr.work.join("mcp-covenant.lock"),
+        pr.work.join("packages/orders/mcp-covenant.lock"),
+    )
+    .unwrap();
+    let o = pr.run(&[
+        ("INPUT_WORKING_DIRECTORY", "packages/orders".into()),
+        ("INPUT_UP_TO_DATE", "false".into()),
+        ("INPUT_COMMAND", String::new()),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    assert!(stderr(&o).contains("a new lockfile"), "{}", both(&o));
+}
