@@ -8,13 +8,24 @@
 #                            action's source for its own version, else crates.io)
 #   MCP_COVENANT_RELEASE_URL the address holding mcp-covenant-VERSION-TARGET.tar.gz (.zip
 #                            on Windows) and SHA256SUMS; default: the GitHub release vVERSION
+#                            (https only; an http:// address given here is taken as given)
 #   MCP_COVENANT_INSTALL_DIR where the binary goes; default:
 #                            $RUNNER_TOOL_CACHE/mcp-covenant/VERSION/ARCH
-#   RUNNER_OS, RUNNER_ARCH, RUNNER_TOOL_CACHE, RUNNER_TEMP, GITHUB_PATH: set by the runner
+#   RUNNER_OS, RUNNER_ARCH, RUNNER_TOOL_CACHE, RUNNER_TEMP, GITHUB_PATH, GITHUB_OUTPUT:
+#                            set by the runner
 #
-# A binary already installed there at that version is reused. The install directory is
-# appended to $GITHUB_PATH. Nothing from the archive runs, or is installed, before its
-# checksum matches; a mismatch installs nothing and names both digests.
+# Nothing found on the runner is trusted: the tool cache is writable by every step of
+# every job (a pull request's `preinstall` script, a server), so SHA256SUMS is downloaded
+# on every run, the archive kept in the cache is reused only when it matches it (else it
+# is downloaded again), and the binary is always installed afresh from the verified
+# archive (under a fresh temporary name, then renamed over whatever was there). Nothing
+# found in the cache is ever run, not even to ask its version. Nothing from the archive
+# runs, or is installed, before its checksum matches; a mismatch installs nothing and
+# names both digests.
+#
+# The binary's absolute path is the step's output `bin`: the check steps run that path,
+# never a `mcp-covenant` found on PATH. The install directory is also appended to
+# $GITHUB_PATH, for the workflow's own later steps.
 set -euo pipefail
 
 die() { echo "error: $*" >&2; exit 1; }
@@ -57,36 +68,42 @@ fi
 case "$dir" in *$'\n'* | *$'\r'*) die "the install directory's name has a line break" ;; esac
 case "$dir" in /*) ;; [A-Za-z]:[/\\]*) ;; *) dir=$PWD/$dir ;; esac
 
-add_to_path() {
+# The binary's path for the check steps (the step output `bin`), and its directory on
+# PATH for the workflow's later steps.
+announce() {
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then printf 'bin=%s\n' "$dir/$exe" >>"$GITHUB_OUTPUT"; fi
   if [ -n "${GITHUB_PATH:-}" ]; then printf '%s\n' "$dir" >>"$GITHUB_PATH"; fi
 }
 
-# The installed binary says `mcp-covenant VERSION (...)`.
+# The binary just installed from a verified archive (or built) says `mcp-covenant VERSION (...)`.
 is_version() { "$1" --version 2>/dev/null | grep -q "^mcp-covenant $(sed 's/\./\\./g' <<<"$version") "; }
-
-if [ -f "$dir/$exe" ] && [ ! -L "$dir/$exe" ] && is_version "$dir/$exe"; then
-  echo "mcp-covenant $version: already installed in $dir"
-  add_to_path
-  exit 0
-fi
 
 tmp=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/mcp-covenant-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# Installs $1 (a file in $tmp) as $dir/$exe: copied next to it, then renamed, so a
-# reader never sees half a binary.
-install_binary() {
+# Puts file $1 at $dir/$2 (mode $3): copied under a fresh unpredictable name next to it,
+# then renamed over whatever is there, so a reader never sees half a file and nothing
+# planted at a predictable name is written through.
+put() {
+  local part
   mkdir -p "$dir"
-  local part="$dir/.$exe.part.$$"
+  # A directory (or anything but a file or a link) there would take the file inside it.
+  if [ -e "$dir/$2" ] && [ ! -L "$dir/$2" ] && [ ! -f "$dir/$2" ]; then rm -rf -- "${dir:?}/$2"; fi
+  part=$(mktemp "$dir/.$2.XXXXXXXX")
   cp "$1" "$part"
-  chmod 755 "$part"
-  mv -f "$part" "$dir/$exe"
+  chmod "$3" "$part"
+  mv -f "$part" "$dir/$2"
+}
+
+# Installs $1 (a file in $tmp) as $dir/$exe.
+install_binary() {
+  put "$1" "$exe" 755
   if ! is_version "$dir/$exe"; then
     rm -f "$dir/$exe"
     die "the installed binary does not say it is mcp-covenant $version"
   fi
   echo "mcp-covenant $version: installed in $dir"
-  add_to_path
+  announce
 }
 
 build_from_source() {
@@ -109,9 +126,14 @@ base=${MCP_COVENANT_RELEASE_URL:-https://github.com/mcp-covenant/mcp-covenant/re
 base=${base%/}
 command -v curl >/dev/null || die "curl is needed to download the release"
 
-# Prints the HTTP status; the body goes to $2. Only http(s), also across redirects.
+# https only, also across redirects; a plain http:// address counts only when it was
+# given as MCP_COVENANT_RELEASE_URL (a local mirror), and never on a redirect.
+proto='=https'
+case "$base" in http://*) proto='=http,https' ;; esac
+
+# Prints the HTTP status; the body goes to $2.
 fetch() {
-  curl --silent --show-error --location --proto '=http,https' --proto-redir '=http,https' \
+  curl --silent --show-error --location --proto "$proto" --proto-redir '=https' \
     --retry 3 --connect-timeout 20 --max-time 300 \
     --output "$2" --write-out '%{http_code}' "$1" || true
 }
@@ -136,20 +158,33 @@ expected=$(awk -v f="$file" '{ n = $2; sub(/^\*/, "", n); if (n == f) { print to
 [ -n "$expected" ] || missing "release $version has no $file for this runner ($os $arch) in $base/SHA256SUMS"
 [[ "$expected" =~ ^[0-9a-f]{64}$ ]] || die "$base/SHA256SUMS: \`$expected\` is not a SHA-256 digest for $file"
 
-status=$(fetch "$base/$file" "$tmp/$file")
-case "$status" in
-  200) ;;
-  404) missing "release $version has no $file at $base (HTTP 404)" ;;
-  *) die "cannot download $base/$file (HTTP status ${status:-none})" ;;
-esac
+digest() {
+  if command -v sha256sum >/dev/null; then
+    sha256sum "$1" | awk '{ print tolower($1) }'
+  else
+    shasum -a 256 "$1" | awk '{ print tolower($1) }'
+  fi
+}
 
-if command -v sha256sum >/dev/null; then
-  actual=$(sha256sum "$tmp/$file" | awk '{ print tolower($1) }')
+# The archive an earlier job kept in the cache, when it matches SHA256SUMS (copied out
+# first, so that what is checked is what is unpacked); else a download.
+cached=0
+if [ -f "$dir/$file" ] && [ ! -L "$dir/$file" ] && cp "$dir/$file" "$tmp/$file" 2>/dev/null &&
+  [ "$(digest "$tmp/$file")" = "$expected" ]; then
+  cached=1
+  echo "mcp-covenant $version: the archive in $dir matches SHA256SUMS; no download"
 else
-  actual=$(shasum -a 256 "$tmp/$file" | awk '{ print tolower($1) }')
-fi
-if [ "$actual" != "$expected" ]; then
-  die "checksum mismatch for $file: SHA256SUMS says $expected, the download is $actual; nothing was installed"
+  rm -f "$tmp/$file"
+  status=$(fetch "$base/$file" "$tmp/$file")
+  case "$status" in
+    200) ;;
+    404) missing "release $version has no $file at $base (HTTP 404)" ;;
+    *) die "cannot download $base/$file (HTTP status ${status:-none})" ;;
+  esac
+  actual=$(digest "$tmp/$file")
+  if [ "$actual" != "$expected" ]; then
+    die "checksum mismatch for $file: SHA256SUMS says $expected, the download is $actual; nothing was installed"
+  fi
 fi
 
 # Verified: take the one member we need, and only a regular file.
@@ -166,3 +201,5 @@ fi
 got=$tmp/x/$name/$exe
 [ -f "$got" ] && [ ! -L "$got" ] || die "$file holds no regular file $name/$exe"
 install_binary "$got"
+# Kept for the next job on this runner, which checks it again before using it.
+if [ "$cached" = 0 ]; then put "$tmp/$file" "$file" 644 || true; fi

@@ -1,9 +1,11 @@
 # The pull request as a conversation, sourced by action/run.sh: the sticky comment, the
 # approve label, and the cap on annotation levels. The GitHub REST API through curl with
 # GITHUB_TOKEN (GITHUB_API_URL, GITHUB_REPOSITORY and INPUT_PR_NUMBER, as a workflow
-# run has them); JSON through jq, which GitHub's runners have. Nothing here fails the
-# job: what cannot be done is a notice (the report stays in the step summary), and a
-# label that cannot be read approves nothing.
+# run has them); JSON through jq, which GitHub's runners have. The token is a shell
+# variable here (run.sh keeps it out of every child's environment) and reaches curl on
+# its standard input, never on a command line another process could read. Nothing here
+# fails the job: what cannot be done is a notice (the report stays in the step summary),
+# and a label that cannot be read approves nothing.
 
 # The marker that finds our comment again; hidden in the rendered markdown.
 PR_MARKER='<!-- mcp-covenant:pr-comment -->'
@@ -15,11 +17,27 @@ pr_api() { # METHOD PATH OUT_FILE [BODY_FILE]: the response body into OUT_FILE, 
   local args=(-sS -o "$out" -w '%{http_code}' -X "$method"
     -H "Accept: application/vnd.github+json"
     -H "X-GitHub-Api-Version: 2022-11-28"
-    -H "Authorization: Bearer $GITHUB_TOKEN"
+    -H @-
     -H "Expect:"
     --max-time 30)
   if [ -n "$body" ]; then args+=(-H "Content-Type: application/json" --data-binary "@$body"); fi
-  pr_status=$(curl "${args[@]}" "${GITHUB_API_URL:-https://api.github.com}$path" 2>/dev/null) || pr_status=000
+  pr_status=$(printf 'Authorization: Bearer %s\n' "$GITHUB_TOKEN" |
+    curl "${args[@]}" "${GITHUB_API_URL:-https://api.github.com}$path" 2>/dev/null) || pr_status=000
+}
+
+# The login whose comments are ours, into $pr_me: the token's user (`GET /user`), or
+# `github-actions[bot]` for the job's own installation token, to which /user answers
+# 403. Empty when the API says neither (the status is in $pr_status).
+pr_identity() {
+  local out
+  out=$(mktemp)
+  pr_me=""
+  pr_api GET /user "$out"
+  case $pr_status in
+    200) pr_me=$(jq -r 'if type == "object" and (.login | type) == "string" then .login else empty end' "$out" 2>/dev/null) ;;
+    403) pr_me='github-actions[bot]' ;;
+  esac
+  rm -f "$out"
 }
 
 # Whether the REST API can be used here; a notice says why not.
@@ -98,10 +116,18 @@ pr_remove_label() {
   esac
 }
 
-# Create or update the one comment that carries the marker, with the report in file $1.
+# Create or update the one comment of ours that carries the marker, with the report in
+# file $1. Anyone can write the marker, and a token that may write can edit anyone's
+# comment: only a comment the token's own identity wrote is ever edited, so that a
+# comment the pull request's author planted (and can edit later) never carries the verdict.
 pr_comment() {
   local report=$1 body payload page comments ids="" id="" sink tried=0
   pr_ready "pull request comment (the report is in the step summary)" || return 0
+  pr_identity
+  if [ -z "$pr_me" ]; then
+    echo "::notice::mcp-covenant: cannot tell whose token this is (HTTP $pr_status from GET /user): no pull request comment, the report is in the step summary only"
+    return 0
+  fi
   body=$(mktemp)
   {
     printf '%s\n' "$PR_MARKER"
@@ -114,9 +140,8 @@ pr_comment() {
   comments=$(mktemp)
   sink=$(mktemp)
   jq -n --rawfile body "$body" '{body: $body}' >"$payload"
-  # The comments that carry the marker, on any page (a long conversation has many).
-  # Anyone can write the marker: one that is not ours cannot be updated, so each is
-  # tried in turn (a few at most), and our own comment is created when none is ours.
+  # Our comments that carry the marker, on any page (a long conversation has many); the
+  # first that can be updated is, else ours is created.
   for page in $(seq 1 30); do
     pr_api GET "/repos/$GITHUB_REPOSITORY/issues/$INPUT_PR_NUMBER/comments?per_page=100&page=$page" "$comments"
     if [ "$pr_status" != 200 ]; then
@@ -124,7 +149,7 @@ pr_comment() {
       rm -f "$body" "$payload" "$comments" "$sink"
       return 0
     fi
-    ids+=" $(jq -r --arg m "$PR_MARKER" 'if type == "array" then [.[] | select((.body // "") | startswith($m)) | .id | tostring] | join(" ") else empty end' "$comments")"
+    ids+=" $(jq -r --arg m "$PR_MARKER" --arg me "$pr_me" 'if type == "array" then [.[] | select(type == "object" and (.user.login? // "") == $me and ((.body // "") | type) == "string" and ((.body // "") | startswith($m))) | .id | tostring] | join(" ") else empty end' "$comments")"
     if [ "$(jq 'if type == "array" then length else 0 end' "$comments")" -lt 100 ]; then
       break
     fi

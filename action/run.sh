@@ -1,36 +1,79 @@
 #!/usr/bin/env bash
-# The GitHub Action's check step. Two parts, each on by default and each turned off by
-# an input:
+# The GitHub Action's check steps. Two parts, each on by default and each turned off by
+# an input; the first argument picks which this run does (action.yml runs them as two
+# steps, `verdict` then `up-to-date`; no argument: both, in that order):
 #
-#   up to date (INPUT_UP_TO_DATE): the committed lockfile (INPUT_BASELINE) must be what
-#     a live capture of the server (INPUT_COMMAND or INPUT_HTTP) writes:
-#     `snapshot --check`, which never writes.
 #   verdict (INPUT_VERDICT): on a pull request, the base branch's lockfile
 #     (INPUT_BASE_REF, from github.base_ref) against the pull request's,
-#     `check --baseline-rev`, classified and gated by INPUT_FAIL_ON. The base branch is
-#     fetched (depth 1) when the checkout lacks it. This is the part a pull request
+#     `check --baseline-rev`, classified and gated by INPUT_FAIL_ON (breaking, minor,
+#     patch, version or never). It runs no code of the pull request, so it runs first:
+#     the base branch is fetched by force into a ref of the Action's own
+#     (refs/mcp-covenant/base), never read from a ref the checkout or an earlier step
+#     left (refs/remotes/origin/* can be moved by anything that ran in the job), and it
+#     needs no `command`/`http`: the lockfiles are data. This is the part a pull request
 #     cannot bypass by regenerating the lockfile in the same commit.
+#   up to date (INPUT_UP_TO_DATE): the committed lockfile (INPUT_BASELINE) must be what
+#     a live capture of the server (INPUT_COMMAND or INPUT_HTTP) writes:
+#     `snapshot --check`, which never writes. It runs the pull request's server, so a
+#     malicious pull request can make it lie; it runs last, and nothing after it trusts
+#     the runner.
 #
 # Without INPUT_COMMAND and INPUT_HTTP, and with [[server]] entries in covenant.toml,
-# both parts run on every entry (each with its own lockfile).
+# both parts run on every entry (each with its own lockfile). INPUT_WORKING_DIRECTORY
+# (default: .) is where covenant.toml and the lockfiles live (a package of a monorepo).
+#
+# MCP_COVENANT_BIN is the absolute path of the binary action/install.sh verified and
+# installed (its output `bin`): nothing is looked up on PATH.
+#
+# The job's token (GITHUB_TOKEN) is for the REST API calls of action/pr.sh only: it is
+# taken out of the environment of every process this starts (mcp-covenant, git, the
+# server), and it reaches curl on its standard input, never its command line. action.yml
+# gives it to the verdict step only: the up-to-date step, which starts the server, never
+# has it (a process can read its ancestors' environment).
 #
 # Reports: markdown to the step summary, SARIF to INPUT_SARIF when asked, INPUT_FORMAT
 # to the log; outputs `bump`, `sarif`, `up-to-date`. The exit status is the worst of the
 # parts: 0 pass, 1 a part failed, 2 mcp-covenant or git could not do its job.
 # Inputs are split on whitespace; nothing in them is evaluated.
 #
-# The pull request as a conversation (action/pr.sh, the REST API through curl with
-# GITHUB_TOKEN):
+# The pull request as a conversation (action/pr.sh, the REST API through curl):
 #   INPUT_COMMENT=true keeps one comment on the pull request (INPUT_PR_NUMBER), found by
-#     its hidden marker and updated in place on every push; a token that may not write
-#     (a fork's) leaves the step summary only, with a notice.
+#     its hidden marker among the token's own comments and updated in place on every
+#     push; a token that may not write (a fork's) leaves the step summary only, with a
+#     notice.
 #   INPUT_APPROVE_LABEL=NAME: when the pull request carries that label, the verdict's
 #     failures are reported as approved (by that label) and do not fail the job. Commits
 #     pushed while it is on are not approved by it: that run fails and removes it.
 #   INPUT_ANNOTATIONS=error|warning|notice|none caps the level of the verdict's
 #     workflow annotations (`github` format).
 set -uo pipefail
-bin=${MCP_COVENANT_BIN:-mcp-covenant}
+part=${1:-all}
+case $part in
+  verdict | up-to-date | all) ;;
+  *)
+    echo "error: action/run.sh takes \`verdict\`, \`up-to-date\` or nothing (both), not \`$part\`" >&2
+    exit 2
+    ;;
+esac
+# Secrets no process started here may see. GITHUB_TOKEN stays a shell variable for pr.sh.
+secrets=(GITHUB_TOKEN INPUT_TOKEN GH_TOKEN ACTIONS_RUNTIME_TOKEN ACTIONS_ID_TOKEN_REQUEST_TOKEN ACTIONS_ID_TOKEN_REQUEST_URL)
+if [ "$part" = up-to-date ]; then unset "${secrets[@]}"; fi
+export -n "${secrets[@]}" 2>/dev/null
+unset INPUT_TOKEN
+bin=${MCP_COVENANT_BIN:-}
+case "$bin" in
+  /* | [A-Za-z]:[/\\]*) ;;
+  *)
+    echo "error: MCP_COVENANT_BIN must be the absolute path of the mcp-covenant binary that action/install.sh verified (its output \`bin\`), not \`$bin\`: a binary found on PATH is never run" >&2
+    exit 2
+    ;;
+esac
+if [ ! -f "$bin" ] || [ ! -x "$bin" ]; then
+  echo "error: $bin is not an executable file: run action/install.sh first" >&2
+  exit 2
+fi
+# mcp-covenant, by its path, with none of the secrets in its environment.
+mcp() { env "${secrets[@]/#/-u}" "$bin" "$@"; }
 lock=${INPUT_BASELINE:-mcp-covenant.lock}
 status=0
 worst() { if [ "$1" -gt "$status" ]; then status=$1; fi; }
@@ -43,6 +86,14 @@ escape_property() { local s; s=$(escape "$1"); s=${s//:/%3A}; s=${s//,/%2C}; pri
 
 # shellcheck source=action/pr.sh
 . "$(dirname "${BASH_SOURCE[0]}")/pr.sh"
+# SARIF goes where the workflow said, from the workspace; then into the package.
+sarif=${INPUT_SARIF:-}
+case "$sarif" in "" | /*) ;; *) sarif=$PWD/$sarif ;; esac
+workdir=${INPUT_WORKING_DIRECTORY:-.}
+if ! cd -- "$workdir" 2>/dev/null; then
+  echo "error: working-directory \`$workdir\` is not a directory of the checkout" >&2
+  exit 2
+fi
 case "${INPUT_ANNOTATIONS:-error}" in
   error | warning | notice | none) ;;
   *)
@@ -69,16 +120,15 @@ if [ "$single" = 1 ]; then lockfile=(--baseline "$lock"); fi
 ran=0
 
 # --- part 1: the committed lockfile is up to date ---------------------------------------
-if on "${INPUT_UP_TO_DATE:-true}"; then
-  ran=1
+up_to_date() {
   if [ "$single" = 1 ] && [ ${#live[@]} -eq 0 ]; then
     echo "error: the up-to-date check needs the server: give the action a \`command\` (stdio) or an \`http\` URL, add [[server]] entries to covenant.toml, or set \`up-to-date: false\`" >&2
     exit 2
   fi
   if [ "$single" = 1 ]; then
-    "$bin" snapshot --check -o "$lock" "${extra[@]}" "${live[@]}"
+    mcp snapshot --check -o "$lock" "${extra[@]}" "${live[@]}"
   else
-    "$bin" snapshot --check "${extra[@]}"
+    mcp snapshot --check "${extra[@]}"
   fi
   rc=$?
   case $rc in
@@ -96,28 +146,29 @@ if on "${INPUT_UP_TO_DATE:-true}"; then
       ;;
   esac
   worst "$rc"
-fi
+}
 
 # --- part 2: the verdict, the pull request's lockfile against the base branch's ----------
-base=${INPUT_BASE_REF:-}
-if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
-  ran=1
+verdict() {
   if [[ $base == -* ]] || ! git check-ref-format "refs/heads/$base"; then
     echo "error: base-ref \`$base\` is not a branch name" >&2
     exit 2
   fi
-  remote_ref="refs/remotes/origin/$base"
-  if ! git rev-parse --verify --quiet "$remote_ref^{commit}" >/dev/null; then
-    # A pull request's checkout is shallow and holds only the merge commit: fetch the
-    # base branch's tip, which is all the verdict reads.
-    if ! git fetch --quiet --no-tags --depth=1 origin "+refs/heads/$base:$remote_ref"; then
-      echo "error: cannot fetch the base branch \`$base\` from origin" >&2
-      exit 2
-    fi
+  # The base branch's tip, fetched by force into a ref of our own: whatever the
+  # checkout, an earlier step or a cache left in refs/remotes/origin/* (or here) is
+  # overwritten, not trusted. A shallow checkout (a pull request's merge commit) gets
+  # the tip alone, which is all the verdict reads. No hooks run.
+  local ref=refs/mcp-covenant/base depth=()
+  if [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then depth=(--depth=1); fi
+  if ! env "${secrets[@]/#/-u}" git -c core.hooksPath=/dev/null fetch --quiet --no-tags --no-recurse-submodules \
+    "${depth[@]}" origin "+refs/heads/$base:$ref"; then
+    echo "error: cannot fetch the base branch \`$base\` from origin" >&2
+    exit 2
   fi
+  echo "mcp-covenant: the base branch \`$base\` is $(git rev-parse --verify --quiet "$ref^{commit}") (fetched as $ref)" >&2
   # Each lockfile against itself at the base branch's tip (a lockfile the base lacks is
   # new: everything in it is reported as added).
-  check=("$bin" check --baseline-rev "$remote_ref" "${lockfile[@]}")
+  check=(mcp check --baseline-rev "$ref" "${lockfile[@]}")
   # The approve label, read before the verdict (no label read: not approved).
   # A label that was on before this run's commits were pushed approved earlier changes,
   # not these: it counts again once added again.
@@ -153,8 +204,8 @@ if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
   if on "${INPUT_COMMENT:-false}"; then
     pr_comment "$report"
   fi
-  if [ -n "${INPUT_SARIF:-}" ]; then
-    if "${check[@]}" --format sarif --fail-on never --output "$INPUT_SARIF" >/dev/null 2>&1; then
+  if [ -n "$sarif" ]; then
+    if "${check[@]}" --format sarif --fail-on never --output "$sarif" >/dev/null 2>&1; then
       output "sarif=$INPUT_SARIF"
     fi
   fi
@@ -182,9 +233,27 @@ if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then
     pr_remove_label "$INPUT_APPROVE_LABEL"
   fi
   worst "$rc"
-elif on "${INPUT_VERDICT:-true}"; then
-  echo "mcp-covenant: no base branch (not a pull request): the verdict is skipped"
+}
+
+base=${INPUT_BASE_REF:-}
+verdict_runs=0
+if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then verdict_runs=1; fi
+# The verdict first: nothing of the pull request has run in this step yet.
+if [ "$part" != up-to-date ]; then
+  if [ "$verdict_runs" = 1 ]; then
+    ran=1
+    verdict
+  elif on "${INPUT_VERDICT:-true}"; then
+    echo "mcp-covenant: no base branch (not a pull request): the verdict is skipped"
+  fi
 fi
+# Then the part that runs the server; the verdict's report is already out.
+if [ "$part" != verdict ] && on "${INPUT_UP_TO_DATE:-true}"; then
+  ran=1
+  up_to_date
+fi
+if [ "$part" = verdict ]; then exit "$status"; fi
+if [ "$part" = up-to-date ] && [ "$verdict_runs" = 1 ]; then ran=1; fi
 
 if [ "$ran" = 0 ]; then
   echo "error: nothing to check: both parts are off, or the verdict has no base branch and the up-to-date check is off" >&2

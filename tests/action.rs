@@ -144,9 +144,10 @@ fn a_break_regenerated_in_the_same_commit_fails_the_verdict() {
         removed.starts_with("::error file=mcp-covenant.lock,line="),
         "{removed}"
     );
+    // Fetched into a ref of the Action's own.
     git(
         &pr.work,
-        &["rev-parse", "--verify", "refs/remotes/origin/main"],
+        &["rev-parse", "--verify", "refs/mcp-covenant/base"],
     );
     let summary = fs::read_to_string(pr.summary()).unwrap();
     assert!(
@@ -230,7 +231,7 @@ fn a_base_branch_without_the_lockfile_reports_everything_as_new() {
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
     assert!(
         stderr(&o).contains(
-            "mcp-covenant.lock is not in revision refs/remotes/origin/empty: a new lockfile"
+            "mcp-covenant.lock is not in revision refs/mcp-covenant/base: a new lockfile"
         ),
         "{}",
         stderr(&o)
@@ -328,34 +329,61 @@ fn what_cannot_run_is_exit_2() {
         code(&[("INPUT_BASE_REF", "no-such-branch".into())]),
         Some(2)
     );
+    // A binary that is not an absolute path is never looked up on PATH.
+    for bin in ["mcp-covenant", "", "./mcp-covenant"] {
+        let o = pr.run(&[("MCP_COVENANT_BIN", bin.into())]);
+        assert_eq!(o.status.code(), Some(2), "{}", both(&o));
+        assert!(
+            stderr(&o).starts_with("error: MCP_COVENANT_BIN must be the absolute path"),
+            "{}",
+            both(&o)
+        );
+    }
+    // A working directory that is not there; a part that does not exist.
+    assert_eq!(
+        code(&[("INPUT_WORKING_DIRECTORY", "no/such/dir".into())]),
+        Some(2)
+    );
 }
 
 /// What the fake GitHub API holds and what it was asked.
 #[derive(Default)]
 struct Api {
-    /// (id, body) of the pull request's comments.
-    comments: Vec<(u64, String)>,
+    /// (id, body, author's login) of the pull request's comments.
+    comments: Vec<(u64, String, String)>,
+    /// The login `GET /user` answers for the token; `None`: 403, as for the job's own
+    /// installation token, whose comments are by `github-actions[bot]`.
+    identity: Option<String>,
     labels: Vec<String>,
     /// Answer writes with 403, as a fork's read-only token gets.
     read_only: bool,
     /// Answer the labels request with 500.
     labels_fail: bool,
-    /// Someone else's comment (id 2) that starts with our marker: it cannot be edited.
+    /// The pull request author's comment (id 2) that starts with our marker: the token
+    /// may edit it (a write token can edit anyone's comment), and must not.
     planted: bool,
     /// (method, path, body, authorization) of every request.
     requests: Vec<(String, String, String, String)>,
 }
 
-/// A local server that mimics the endpoints the Action uses (list, create and update
-/// issue comments; list and remove issue labels) for repository o/r, pull request 7.
+/// A local server that mimics the endpoints the Action uses (the token's user; list,
+/// create and update issue comments; list, add and remove issue labels) for repository
+/// o/r, pull request 7. Only `Bearer test-token` is let in.
 struct FakeGitHub {
     url: String,
     api: std::sync::Arc<std::sync::Mutex<Api>>,
 }
 
 impl FakeGitHub {
-    fn start(api: Api) -> FakeGitHub {
+    fn start(mut api: Api) -> FakeGitHub {
         use std::io::{BufRead, BufReader, Read, Write};
+        if api.planted {
+            api.comments.push((
+                2,
+                "<!-- mcp-covenant:pr-comment -->\nNo changes: all clear".into(),
+                "mallory".into(),
+            ));
+        }
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let api = std::sync::Arc::new(std::sync::Mutex::new(api));
@@ -388,7 +416,11 @@ impl FakeGitHub {
                 let body = String::from_utf8(body).unwrap();
                 let mut api = shared.lock().unwrap();
                 api.requests
-                    .push((method.clone(), path.clone(), body.clone(), auth));
+                    .push((method.clone(), path.clone(), body.clone(), auth.clone()));
+                let ours = api
+                    .identity
+                    .clone()
+                    .unwrap_or_else(|| "github-actions[bot]".into());
                 let text = |v: &serde_json::Value| v.to_string();
                 let posted = || -> String {
                     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
@@ -396,16 +428,24 @@ impl FakeGitHub {
                 };
                 let route = path.split('?').next().unwrap().to_string();
                 let (status, reply) = match (method.as_str(), route.as_str()) {
+                    _ if auth != "Bearer test-token" => (
+                        "401 Unauthorized",
+                        text(&json!({"message": "Bad credentials"})),
+                    ),
+                    ("GET", "/user") => match &api.identity {
+                        Some(login) => ("200 OK", text(&json!({"login": login}))),
+                        None => (
+                            "403 Forbidden",
+                            text(&json!({"message": "Resource not accessible by integration"})),
+                        ),
+                    },
                     ("GET", "/repos/o/r/issues/7/comments") => {
-                        let mut list = vec![json!({"id": 1, "body": "a person's comment"})];
-                        if api.planted {
-                            list.push(json!({"id": 2, "body": "<!-- mcp-covenant:pr-comment -->\nNo changes: all clear"}));
-                        }
-                        list.extend(
-                            api.comments
-                                .iter()
-                                .map(|(id, b)| json!({"id": id, "body": b})),
-                        );
+                        let mut list = vec![
+                            json!({"id": 1, "body": "a person's comment", "user": {"login": "alice"}}),
+                        ];
+                        list.extend(api.comments.iter().map(
+                            |(id, b, who)| json!({"id": id, "body": b, "user": {"login": who}}),
+                        ));
                         ("200 OK", text(&json!(list)))
                     }
                     ("GET", "/repos/o/r/issues/7/labels") if api.labels_fail => {
@@ -429,15 +469,22 @@ impl FakeGitHub {
                             None => ("404 Not Found", "{}".into()),
                         }
                     }
+                    ("POST", "/repos/o/r/issues/7/labels") => {
+                        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+                        for l in v["labels"].as_array().into_iter().flatten() {
+                            api.labels.push(l.as_str().unwrap_or_default().to_string());
+                        }
+                        ("200 OK", "[]".into())
+                    }
                     ("POST", "/repos/o/r/issues/7/comments") => {
                         let id = 100 + api.comments.len() as u64;
-                        api.comments.push((id, posted()));
+                        api.comments.push((id, posted(), ours));
                         ("201 Created", text(&json!({"id": id})))
                     }
                     ("PATCH", p) if p.starts_with("/repos/o/r/issues/comments/") => {
                         let id: u64 = p.rsplit('/').next().unwrap().parse().unwrap();
                         let body = posted();
-                        match api.comments.iter_mut().find(|(i, _)| *i == id) {
+                        match api.comments.iter_mut().find(|(i, _, _)| *i == id) {
                             Some(c) => {
                                 c.1 = body;
                                 ("200 OK", text(&json!({"id": id})))
@@ -499,7 +546,7 @@ fn the_pull_request_comment_is_created_once_and_updated_in_place() {
     );
     let api = gh.api.lock().unwrap();
     assert_eq!(api.comments.len(), 1, "one comment");
-    let (id, body) = api.comments[0].clone();
+    let (id, body, _) = api.comments[0].clone();
     assert!(
         body.starts_with("<!-- mcp-covenant:pr-comment -->\n"),
         "{body}"
@@ -513,8 +560,10 @@ fn the_pull_request_comment_is_created_once_and_updated_in_place() {
     assert_eq!(
         gh.requests(),
         [
+            ("GET".into(), "/user".into()),
             ("GET".into(), "/repos/o/r/issues/7/comments".into()),
             ("POST".into(), "/repos/o/r/issues/7/comments".into()),
+            ("GET".into(), "/user".into()),
             ("GET".into(), "/repos/o/r/issues/7/comments".into()),
             ("PATCH".into(), format!("/repos/o/r/issues/comments/{id}")),
         ]
@@ -525,25 +574,61 @@ fn the_pull_request_comment_is_created_once_and_updated_in_place() {
     assert_eq!(gh.requests().len(), before);
 }
 
+/// The sticky comment is looked up among the token's own comments only: a comment the
+/// pull request's author wrote with the marker is never edited, though the token could.
 #[test]
 fn a_comment_someone_else_wrote_with_the_marker_does_not_take_the_verdicts_place() {
     let pr = pull_request("planted");
+    // The job's own token (GET /user is 403: its comments are github-actions[bot]'s),
+    // and a personal token that says who it is.
+    for identity in [None, Some("maintainer")] {
+        let gh = FakeGitHub::start(Api {
+            planted: true,
+            identity: identity.map(str::to_string),
+            ..Api::default()
+        });
+        for event in ["created", "updated"] {
+            let o = pr.run(&gh.inputs(&[("INPUT_COMMENT", "true")]));
+            assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+            assert!(
+                stdout(&o).contains(&format!("pull request comment {event}")),
+                "{identity:?}: {}",
+                both(&o)
+            );
+        }
+        let api = gh.api.lock().unwrap();
+        let planted = api.comments.iter().find(|c| c.0 == 2).unwrap();
+        assert_eq!(
+            planted.1, "<!-- mcp-covenant:pr-comment -->\nNo changes: all clear",
+            "{identity:?}: the author's comment was edited"
+        );
+        let ours: Vec<_> = api.comments.iter().filter(|c| c.0 != 2).collect();
+        assert_eq!(ours.len(), 1, "{identity:?}: one comment of ours");
+        assert!(ours[0].1.contains("`tool:b`"));
+        assert_eq!(
+            ours[0].2,
+            identity.unwrap_or("github-actions[bot]"),
+            "{identity:?}"
+        );
+    }
+    // A token whose user cannot be read otherwise (401): no comment, and said.
     let gh = FakeGitHub::start(Api {
         planted: true,
         ..Api::default()
     });
-    for event in ["created", "updated"] {
-        let o = pr.run(&gh.inputs(&[("INPUT_COMMENT", "true")]));
-        assert_eq!(o.status.code(), Some(1), "{}", both(&o));
-        assert!(
-            stdout(&o).contains(&format!("pull request comment {event}")),
-            "{}",
-            both(&o)
-        );
-    }
-    let api = gh.api.lock().unwrap();
-    assert_eq!(api.comments.len(), 1, "one comment of ours");
-    assert!(api.comments[0].1.contains("`tool:b`"));
+    let o = pr.run(&gh.inputs(&[("INPUT_COMMENT", "true"), ("GITHUB_TOKEN", "other")]));
+    assert_eq!(o.status.code(), Some(1), "{}", both(&o));
+    assert!(
+        stdout(&o).contains(
+            "::notice::mcp-covenant: cannot tell whose token this is (HTTP 401 from GET /user)"
+        ),
+        "{}",
+        both(&o)
+    );
+    assert!(!gh
+        .requests()
+        .iter()
+        .any(|(m, _)| m == "PATCH" || m == "POST"));
 }
 
 #[test]
@@ -773,4 +858,552 @@ fn annotations_are_capped_at_the_level_asked() {
     assert!(none[0].starts_with("error: "), "{none:?}");
     let o = pr.run(&[("INPUT_ANNOTATIONS", "loud".into())]);
     assert_eq!(o.status.code(), Some(2), "{}", both(&o));
+}
+
+// --- The Action as action.yml wires it, against pull requests that attack it -------------
+//
+// A job on a runner: action.yml's composite steps, run in order as the runner runs them
+// (each `run:` in `bash --noprofile --norc -eo pipefail`, with the step's `env:` after
+// its `${{ … }}` expressions are evaluated; GITHUB_PATH and step outputs carried
+// forward), installing this build's binary from a release served over local HTTP
+// (MCP_COVENANT_RELEASE_URL). The tool cache is the runner's, kept between jobs as on a
+// self-hosted runner. Each attack must leave the verdict at exit 1 (tool b removed, and
+// a type changed) and never let the job's token reach the server.
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+const TOKEN: &str = "test-token";
+
+fn runner_arch() -> &'static str {
+    match std::env::consts::ARCH {
+        "x86_64" => "X64",
+        "aarch64" => "ARM64",
+        other => panic!("no release for {other}"),
+    }
+}
+
+/// This build's binary as a release: its archive and SHA256SUMS, served over HTTP
+/// (built once per test process).
+struct Release {
+    url: String,
+    _server: HttpServer,
+}
+
+fn release() -> &'static Release {
+    static RELEASE: std::sync::OnceLock<Release> = std::sync::OnceLock::new();
+    RELEASE.get_or_init(|| {
+        let dir = tmpdir("action-release");
+        let name = format!(
+            "mcp-covenant-{VERSION}-{}-unknown-linux-gnu",
+            std::env::consts::ARCH
+        );
+        fs::create_dir_all(dir.join("build").join(&name)).unwrap();
+        fs::copy(
+            env!("CARGO_BIN_EXE_mcp-covenant"),
+            dir.join("build").join(&name).join("mcp-covenant"),
+        )
+        .unwrap();
+        let served = dir.join("served/download");
+        fs::create_dir_all(&served).unwrap();
+        let archive = served.join(format!("{name}.tar.gz"));
+        let o = Command::new("tar")
+            .arg("-czf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(dir.join("build"))
+            .arg(&name)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", both(&o));
+        let o = Command::new("sha256sum").arg(&archive).output().unwrap();
+        let digest = stdout(&o).split_whitespace().next().unwrap().to_string();
+        fs::write(
+            served.join("SHA256SUMS"),
+            format!("{digest}  {name}.tar.gz\n"),
+        )
+        .unwrap();
+        let server = HttpServer::files(dir.join("served"));
+        Release {
+            url: format!("{}/download", server.url()),
+            _server: server,
+        }
+    })
+}
+
+/// One composite step of action.yml.
+#[derive(Debug, Default)]
+struct Step {
+    id: String,
+    cond: String,
+    env: Vec<(String, String)>,
+    run: String,
+}
+
+/// action.yml's input defaults and composite steps. A reader for this file's own shape
+/// (two-space indents, one `key: value` a line), not for YAML at large: it fails loudly
+/// on what it does not know.
+fn action_yml() -> (Vec<(String, String)>, Vec<Step>) {
+    let text =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    let unquote = |v: &str| -> String {
+        let v = v.trim();
+        if let Some(inner) = v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+            return inner.replace("\\\"", "\"").replace("\\\\", "\\");
+        }
+        if let Some(inner) = v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+            return inner.replace("''", "'");
+        }
+        // A plain scalar: YAML ends it at `: ` or ` #` (GitHub refuses the file).
+        assert!(
+            !v.contains(": ") && !v.contains(" #"),
+            "action.yml: quote this value, YAML cannot read it plain: {v}"
+        );
+        v.to_string()
+    };
+    let (mut defaults, mut steps) = (Vec::new(), Vec::<Step>::new());
+    let (mut section, mut input, mut in_env) = ("", String::new(), false);
+    for line in text.lines() {
+        if !line.starts_with(' ') {
+            section = if line.starts_with("inputs:") {
+                "inputs"
+            } else if line.starts_with("outputs:") {
+                "outputs"
+            } else if line.starts_with("runs:") {
+                "runs"
+            } else {
+                ""
+            };
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        let (key, value) = line.trim().split_once(':').unwrap_or((line.trim(), ""));
+        let value = value.trim();
+        match (section, indent) {
+            ("inputs", 2) => input = key.to_string(),
+            ("inputs", 4) if key == "default" => defaults.push((input.clone(), unquote(value))),
+            ("inputs" | "outputs", _) => {
+                unquote(value);
+            }
+            ("runs", 4) if key.starts_with("- ") => {
+                steps.push(Step::default());
+                in_env = false;
+            }
+            ("runs", 6) => {
+                let step = steps.last_mut().expect("a step");
+                in_env = key == "env";
+                match key {
+                    "id" => step.id = value.to_string(),
+                    "if" => step.cond = value.to_string(),
+                    "run" => step.run = unquote(value),
+                    "shell" => assert_eq!(value, "bash"),
+                    "env" | "name" | "working-directory" => {}
+                    other => panic!("action.yml: step key `{other}` unknown to this test"),
+                }
+            }
+            ("runs", 8) if in_env => {
+                let step = steps.last_mut().unwrap();
+                step.env.push((key.to_string(), unquote(value)));
+            }
+            ("runs", _) => {}
+            _ => {}
+        }
+    }
+    assert!(!steps.is_empty(), "no steps read from action.yml");
+    (defaults, steps)
+}
+
+/// What a job did: each step's id and exit status (`None`: skipped), and all it printed.
+struct Job {
+    steps: Vec<(String, Option<i32>)>,
+    out: String,
+}
+
+impl Job {
+    /// The job's outcome as the runner has it: 0 when every step that ran passed, else
+    /// the highest status.
+    fn worst(&self) -> i32 {
+        self.steps.iter().filter_map(|s| s.1).max().unwrap_or(0)
+    }
+}
+
+/// A runner: its tool cache (kept between jobs), temp directory and workspace files.
+struct Runner {
+    dir: PathBuf,
+}
+
+impl Runner {
+    fn new(pr: &Pr) -> Runner {
+        let dir = pr.dir.join("runner");
+        for d in ["tool cache", "temp"] {
+            fs::create_dir_all(dir.join(d)).unwrap();
+        }
+        Runner { dir }
+    }
+
+    fn cached_binary(&self) -> PathBuf {
+        self.dir
+            .join("tool cache/mcp-covenant")
+            .join(VERSION)
+            .join(runner_arch().to_lowercase())
+            .join("mcp-covenant")
+    }
+
+    /// Run the Action in `pr`'s checkout with `inputs` (the rest: action.yml's
+    /// defaults), after the job's earlier steps put `path` in front of PATH.
+    fn job(
+        &self,
+        pr: &Pr,
+        inputs: &[(&str, &str)],
+        path: &[PathBuf],
+        api: Option<&FakeGitHub>,
+    ) -> Job {
+        let (defaults, steps) = action_yml();
+        let job = self.dir.join(format!("job-{}", fastrand::u32(..)));
+        fs::create_dir_all(&job).unwrap();
+        let github_path = job.join("github path");
+        fs::write(&github_path, "").unwrap();
+        let mut outputs: Vec<(String, String)> = Vec::new();
+        let mut outcomes: Vec<(String, Option<i32>)> = Vec::new();
+        let mut out = String::new();
+        let github = |name: &str| -> String {
+            match name {
+                "github.action_path" => env!("CARGO_MANIFEST_DIR").to_string(),
+                "github.base_ref" => "main".into(),
+                "github.token" => TOKEN.into(),
+                "github.event.pull_request.number" => "7".into(),
+                other => panic!("action.yml: `{other}` unknown to this test"),
+            }
+        };
+        let input = |name: &str| -> String {
+            if let Some((_, v)) = inputs.iter().find(|(k, _)| *k == name) {
+                return v.to_string();
+            }
+            let (_, d) = defaults
+                .iter()
+                .find(|(k, _)| k == name)
+                .unwrap_or_else(|| panic!("action.yml has no input `{name}`"));
+            expand(d, &|e| github(e))
+        };
+        for step in &steps {
+            let failed = outcomes.iter().any(|(_, c)| c.is_some_and(|c| c != 0));
+            let runs = if step.cond.is_empty() {
+                !failed
+            } else {
+                // `${{ !cancelled() && steps.ID.outcome == 'success' }}`
+                let id = step
+                    .cond
+                    .split("steps.")
+                    .nth(1)
+                    .and_then(|s| s.split(".outcome == 'success'").next())
+                    .unwrap_or_else(|| panic!("if: `{}` unknown to this test", step.cond));
+                assert!(step.cond.contains("!cancelled()"), "{}", step.cond);
+                outcomes.iter().any(|(i, c)| i == id && *c == Some(0))
+            };
+            if !runs {
+                outcomes.push((step.id.clone(), None));
+                continue;
+            }
+            let value = |e: &str| -> String {
+                if let Some(name) = e.strip_prefix("inputs.") {
+                    input(name)
+                } else if let Some(rest) = e.strip_prefix("steps.") {
+                    let (id, name) = rest.split_once(".outputs.").expect("steps.ID.outputs.NAME");
+                    outputs
+                        .iter()
+                        .find(|(k, _)| *k == format!("{id}.{name}"))
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_default()
+                } else {
+                    github(e)
+                }
+            };
+            let output_file = job.join(format!("output-{}", outcomes.len()));
+            fs::write(&output_file, "").unwrap();
+            let script = job.join(format!("step-{}.sh", outcomes.len()));
+            fs::write(&script, &step.run).unwrap();
+            let added: Vec<String> = fs::read_to_string(&github_path)
+                .unwrap()
+                .lines()
+                .rev()
+                .map(str::to_string)
+                .collect();
+            let mut path_var: Vec<String> = path.iter().map(|p| p.display().to_string()).collect();
+            path_var.extend(added);
+            path_var.push(std::env::var("PATH").unwrap_or_default());
+            let mut c = Command::new("bash");
+            c.args(["--noprofile", "--norc", "-eo", "pipefail"])
+                .arg(&script)
+                .current_dir(&pr.work)
+                .env_clear()
+                .env("PATH", path_var.join(":"))
+                .env("HOME", &pr.dir)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GITHUB_WORKSPACE", &pr.work)
+                .env("GITHUB_REPOSITORY", "o/r")
+                .env("GITHUB_STEP_SUMMARY", pr.summary())
+                .env("GITHUB_OUTPUT", &output_file)
+                .env("GITHUB_PATH", &github_path)
+                .env("RUNNER_OS", "Linux")
+                .env("RUNNER_ARCH", runner_arch())
+                .env("RUNNER_TOOL_CACHE", self.dir.join("tool cache"))
+                .env("RUNNER_TEMP", self.dir.join("temp"))
+                .env("MCP_COVENANT_RELEASE_URL", &release().url);
+            if let Some(api) = api {
+                c.env("GITHUB_API_URL", &api.url);
+            }
+            for (k, v) in &step.env {
+                c.env(k, expand(v, &value));
+            }
+            let o = c.output().unwrap();
+            out.push_str(&both(&o));
+            for line in fs::read_to_string(&output_file).unwrap().lines() {
+                if let Some((k, v)) = line.split_once('=') {
+                    outputs.push((format!("{}.{k}", step.id), v.to_string()));
+                }
+            }
+            outcomes.push((step.id.clone(), Some(o.status.code().unwrap_or(-1))));
+        }
+        Job {
+            steps: outcomes,
+            out,
+        }
+    }
+}
+
+/// `text` with each `${{ NAME }}` replaced by `value(NAME)`.
+fn expand(text: &str, value: &dyn Fn(&str) -> String) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("${{") {
+        out.push_str(&rest[..i]);
+        let end = rest[i..].find("}}").expect("closed ${{") + i;
+        out.push_str(&value(rest[i + 3..end].trim()));
+        rest = &rest[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+impl Pr {
+    /// The pull request's server: `script` (sh, in the checkout, with $WORK, $DIR and
+    /// $BIN, the tool cache's binary, set), then the fixture serving the pull request's
+    /// tools. The base branch's lockfile says a and b with object inputs; this one also
+    /// changes a's input type, so that a removed tool and a changed type are both there.
+    fn server(&self, runner: &Runner, script: &str) -> String {
+        let path = self.dir.join("server.sh");
+        fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\nWORK='{}'\nDIR='{}'\nBIN='{}'\n{script}\nexec '{}' '{}'\n",
+                self.work.display(),
+                self.dir.display(),
+                runner.cached_binary().display(),
+                fixture().display(),
+                self.new_spec.display()
+            ),
+        )
+        .unwrap();
+        Command::new("chmod")
+            .arg("755")
+            .arg(&path)
+            .status()
+            .unwrap();
+        path.display().to_string()
+    }
+
+    /// The pull request's lockfile for the server `server` serves, committed.
+    fn snapshot_with(&self, server: &str) {
+        let o = bin()
+            .current_dir(&self.work)
+            .args(["snapshot", "--", server])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+        git(&self.work, &["add", "mcp-covenant.lock"]);
+        git(&self.work, &["commit", "-q", "-m", "change tool a's type"]);
+    }
+}
+
+/// A stand-in `mcp-covenant` that says it is this version, passes everything, and leaves
+/// `mark` when it runs.
+fn stub(path: &Path, mark: &Path) {
+    fs::write(
+        path,
+        format!(
+            "#!/bin/sh\necho ran >> '{}'\ncase \"$1\" in --version) echo 'mcp-covenant {VERSION} (stub)';; esac\nexit 0\n",
+            mark.display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod").arg("755").arg(path).status().unwrap();
+}
+
+/// The pull request of `pull_request`, with tool a's input made a string (a changed type).
+fn hostile_pull_request(name: &str) -> Pr {
+    let pr = pull_request(name);
+    fs::write(
+        &pr.new_spec,
+        json!({"tools": [{"name": "a", "description": "a", "inputSchema": {"type": "string"}}]})
+            .to_string(),
+    )
+    .unwrap();
+    pr
+}
+
+fn assert_verdict_fails(job: &Job) {
+    assert_eq!(job.worst(), 1, "{:?}\n{}", job.steps, job.out);
+    assert!(job.out.contains("[tool.removed]"), "{}", job.out);
+}
+
+/// A server that points `origin/main` (and any ref of ours) at the pull request while it
+/// starts: the verdict ran before it, on a base fetched into a ref of the Action's own.
+#[test]
+fn a_server_that_moves_the_base_ref_does_not_change_the_verdict() {
+    let pr = hostile_pull_request("moves-ref");
+    let runner = Runner::new(&pr);
+    let server = pr.server(
+        &runner,
+        "git -C \"$WORK\" update-ref refs/remotes/origin/main HEAD\n\
+         git -C \"$WORK\" update-ref refs/mcp-covenant/base HEAD",
+    );
+    pr.snapshot_with(&server);
+    let job = runner.job(&pr, &[("command", &server)], &[], None);
+    assert_verdict_fails(&job);
+    // The next job on this runner, with the refs still moved: fetched again, by force.
+    let job = runner.job(&pr, &[("command", &server)], &[], None);
+    assert_verdict_fails(&job);
+}
+
+/// A server that renames a stand-in over the tool cache's binary: the verdict ran before
+/// it, and the next job on this runner installs the verified binary again without
+/// running what it finds.
+#[test]
+fn a_server_that_replaces_the_cached_binary_does_not_change_the_verdict() {
+    let pr = hostile_pull_request("replaces-binary");
+    let runner = Runner::new(&pr);
+    let mark = pr.dir.join("stub ran");
+    let server = pr.server(
+        &runner,
+        &format!(
+            "printf '#!/bin/sh\\necho ran >> \"{mark}\"\\ncase \"$1\" in --version) echo \"mcp-covenant {VERSION} (stub)\";; esac\\nexit 0\\n' > \"$DIR/stub\"\n\
+             chmod 755 \"$DIR/stub\"\nmv -f \"$DIR/stub\" \"$BIN\"",
+            mark = mark.display()
+        ),
+    );
+    pr.snapshot_with(&server);
+    let job = runner.job(&pr, &[("command", &server)], &[], None);
+    assert_verdict_fails(&job);
+    assert!(!mark.exists(), "the stand-in ran: {}", job.out);
+    let job = runner.job(&pr, &[("up-to-date", "false")], &[], None);
+    assert_verdict_fails(&job);
+    assert!(!mark.exists(), "the stand-in ran: {}", job.out);
+    assert_eq!(
+        fs::read(runner.cached_binary()).unwrap(),
+        fs::read(env!("CARGO_BIN_EXE_mcp-covenant")).unwrap(),
+        "the verified binary is installed again"
+    );
+}
+
+/// An earlier step of the job that ran the pull request's code (an npm `preinstall`)
+/// planted a stand-in on PATH and in the tool cache, and moved `origin/main`: the Action
+/// runs the binary it verified, by its path, on a base it fetched itself.
+#[test]
+fn a_binary_planted_by_an_earlier_step_is_never_trusted() {
+    let pr = hostile_pull_request("planted-binary");
+    let runner = Runner::new(&pr);
+    let mark = pr.dir.join("stub ran");
+    let on_path = pr.dir.join("planted bin");
+    fs::create_dir_all(&on_path).unwrap();
+    stub(&on_path.join("mcp-covenant"), &mark);
+    fs::create_dir_all(runner.cached_binary().parent().unwrap()).unwrap();
+    stub(&runner.cached_binary(), &mark);
+    let server = pr.server(&runner, "");
+    pr.snapshot_with(&server);
+    git(
+        &pr.work,
+        &["update-ref", "refs/remotes/origin/main", "HEAD"],
+    );
+    let job = runner.job(
+        &pr,
+        &[("command", &server)],
+        std::slice::from_ref(&on_path),
+        None,
+    );
+    assert_verdict_fails(&job);
+    assert!(!mark.exists(), "the stand-in ran: {}", job.out);
+    // The verdict alone (the two-job workflow's verdict job) needs no server.
+    let job = runner.job(&pr, &[("up-to-date", "false")], &[on_path], None);
+    assert_verdict_fails(&job);
+    assert!(!mark.exists(), "the stand-in ran: {}", job.out);
+}
+
+/// A server that reads the job's token (its environment, and its ancestors') and uses
+/// it to add the approve label to its own pull request: it never has the token, and the
+/// label was read before it ran.
+#[test]
+fn a_server_never_gets_the_jobs_token() {
+    let pr = hostile_pull_request("token");
+    let runner = Runner::new(&pr);
+    let gh = FakeGitHub::start(Api::default());
+    let seen = pr.dir.join("seen by the server");
+    let server = pr.server(
+        &runner,
+        &format!(
+            "seen='{seen}'\nenv >> \"$seen\"\n\
+             p=$PPID\nwhile [ \"${{p:-1}}\" -gt 1 ] && [ -r /proc/$p/environ ]; do\n\
+               tr '\\0' '\\n' < /proc/$p/environ >> \"$seen\"\n\
+               p=$(awk '/^PPid:/ {{ print $2 }}' /proc/$p/status)\n\
+             done\n\
+             curl -s -o /dev/null -X POST -H \"Authorization: Bearer ${{GITHUB_TOKEN:-$INPUT_TOKEN}}\" \
+               --data '{{\"labels\": [\"breaking-ok\"]}}' \"$GITHUB_API_URL/repos/o/r/issues/7/labels\" || true",
+            seen = seen.display()
+        ),
+    );
+    pr.snapshot_with(&server);
+    // Not the server's first run: the lockfile was made with it. Start afresh.
+    let _ = fs::remove_file(&seen);
+    let job = runner.job(
+        &pr,
+        &[
+            ("command", &server),
+            ("approve-label", "breaking-ok"),
+            ("comment", "true"),
+        ],
+        &[],
+        Some(&gh),
+    );
+    assert_verdict_fails(&job);
+    let seen = fs::read_to_string(&seen).expect("the server ran");
+    assert!(seen.contains("PATH="), "{seen}");
+    assert!(!seen.contains(TOKEN), "the server saw the token:\n{seen}");
+    assert!(gh.api.lock().unwrap().labels.is_empty());
+    // The token went to the API calls, and only with them.
+    assert!(gh
+        .api
+        .lock()
+        .unwrap()
+        .requests
+        .iter()
+        .any(|(m, _, _, auth)| m == "POST" && auth == &format!("Bearer {TOKEN}")));
+}
+
+/// `working-directory`: covenant.toml and the lockfile of a monorepo's package. The base
+/// branch has no lockfile in the package (only at the root), so the package's is new:
+/// reading the root's in its place would report tool b removed (exit 1).
+#[test]
+fn the_working_directory_is_where_the_lockfile_lives() {
+    let pr = pull_request("workdir");
+    fs::create_dir_all(pr.work.join("packages/orders")).unwrap();
+    fs::copy(
+        pr.work.join("mcp-covenant.lock"),
+        pr.work.join("packages/orders/mcp-covenant.lock"),
+    )
+    .unwrap();
+    let o = pr.run(&[
+        ("INPUT_WORKING_DIRECTORY", "packages/orders".into()),
+        ("INPUT_UP_TO_DATE", "false".into()),
+        ("INPUT_COMMAND", String::new()),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    assert!(stderr(&o).contains("a new lockfile"), "{}", both(&o));
 }

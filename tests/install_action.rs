@@ -150,8 +150,17 @@ fn installs_a_verified_release_and_reuses_the_cache() {
     let o = r.run(&[]);
     let cached = started.elapsed();
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
-    assert!(stdout(&o).contains("already installed"), "{}", both(&o));
-    assert_eq!(r.server.requests(), 2, "a cached install downloads nothing");
+    assert!(
+        stdout(&o).contains("the archive in")
+            && stdout(&o).contains("matches SHA256SUMS; no download"),
+        "{}",
+        both(&o)
+    );
+    assert_eq!(
+        r.server.requests(),
+        3,
+        "a cached install downloads SHA256SUMS only, to verify the cached archive"
+    );
     assert_eq!(
         fs::read_to_string(r.github_path()).unwrap(),
         path_line.repeat(2)
