@@ -27,15 +27,28 @@ fn tool(name: &str, description: &str) -> Value {
 
 fn releases() -> Vec<Release> {
     vec![
-        ("srv-up", "1.0.0", json!([tool("alpha", "A"), tool("beta", "B")])),
+        (
+            "srv-up",
+            "1.0.0",
+            json!([tool("alpha", "A"), tool("beta", "B")]),
+        ),
         (
             "srv-up",
             "1.1.0",
             json!([tool("alpha", "A"), tool("beta", "B"), tool("gamma", "G")]),
         ),
-        ("srv-up", "2.0.0", json!([tool("alpha", "A"), tool("gamma", "G")])),
+        (
+            "srv-up",
+            "2.0.0",
+            json!([tool("alpha", "A"), tool("gamma", "G")]),
+        ),
         ("srv-desc", "1.0.0", json!([tool("echo", "Echo")])),
-        ("srv-desc", "1.0.1", json!([tool("echo", "Echo the text back")])),
+        (
+            "srv-desc",
+            "1.0.1",
+            json!([tool("echo", "Echo the text back")]),
+        ),
+        ("srv-bad", "1.0.0", json!([tool("echo", "Echo")])),
     ]
 }
 
@@ -84,6 +97,8 @@ impl Registry {
                 .or_default()
                 .push(version.to_string());
         }
+        // Listed, and its tarball is missing: npm fails to install it.
+        docs.get_mut("srv-bad").unwrap().push("1.1.0".into());
         let base: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
         let tarballs = Arc::new(AtomicUsize::new(0));
         let (b, t) = (base.clone(), tarballs.clone());
@@ -92,15 +107,21 @@ impl Registry {
             if let Some(file) = path.strip_prefix("/-/") {
                 t.fetch_add(1, Ordering::SeqCst);
                 return match fs::read(tgz.join(file)) {
-                    Ok(bytes) if !file.contains("..") && !file.contains('/') => {
-                        ("200 OK", "Content-Type: application/octet-stream\r\n", bytes)
-                    }
+                    Ok(bytes) if !file.contains("..") && !file.contains('/') => (
+                        "200 OK",
+                        "Content-Type: application/octet-stream\r\n",
+                        bytes,
+                    ),
                     _ => ("404 Not Found", "", b"{}".to_vec()),
                 };
             }
             let name = path.trim_start_matches('/');
             let Some(versions) = docs.get(name) else {
-                return ("404 Not Found", "Content-Type: application/json\r\n", b"{}".to_vec());
+                return (
+                    "404 Not Found",
+                    "Content-Type: application/json\r\n",
+                    b"{}".to_vec(),
+                );
             };
             let mut v = serde_json::Map::new();
             for version in versions {
@@ -226,7 +247,11 @@ fn pins_get_their_compatible_and_latest_releases_captured_once() {
     let cached = start.elapsed();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert_eq!(registry.tarballs(), fetched, "no tarball fetched again: {err}");
+    assert_eq!(
+        registry.tarballs(),
+        fetched,
+        "no tarball fetched again: {err}"
+    );
     assert!(!err.contains("installing"), "{err}");
     assert!(!err.contains("capturing"), "{err}");
     let out = stdout(&o);
@@ -239,7 +264,11 @@ fn pins_get_their_compatible_and_latest_releases_captured_once() {
 
     // The consumer profile: a rewritten description breaks, so compatible stays below it.
     let consumer = dir.join("consumer.toml");
-    fs::write(&consumer, format!("profile = \"consumer\"\n{COVENANT_TOML}")).unwrap();
+    fs::write(
+        &consumer,
+        format!("profile = \"consumer\"\n{COVENANT_TOML}"),
+    )
+    .unwrap();
     let o = upgrade(
         &dir,
         &registry,
@@ -271,11 +300,18 @@ fn pins_get_their_compatible_and_latest_releases_captured_once() {
 fn the_formats_and_to_latest() {
     let dir = project("upgrade-formats");
     let registry = Registry::start(&dir);
-    let o = upgrade(&dir, &registry, &["--format", "markdown", "--fail-on", "never"]);
+    let o = upgrade(
+        &dir,
+        &registry,
+        &["--format", "markdown", "--fail-on", "never"],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = stdout(&o);
     assert!(md.starts_with("### "), "{md}");
-    assert!(md.contains("| `up` | `.mcp.json` | `npm:srv-up` | `1.0.0` | `1.1.0` | `2.0.0` | MAJOR |"), "{md}");
+    assert!(
+        md.contains("| `up` | `.mcp.json` | `npm:srv-up` | `1.0.0` | `1.1.0` | `2.0.0` | MAJOR |"),
+        "{md}"
+    );
     // The JSON report matches its schema.
     let o = upgrade(&dir, &registry, &["--format", "json"]);
     let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
@@ -304,10 +340,47 @@ fn the_formats_and_to_latest() {
         .contains("\"srv-up@2.0.0\""));
 }
 
+#[test]
+#[ignore = "needs node and npm on PATH"]
+fn nothing_is_written_when_a_release_cannot_be_captured() {
+    let dir = tmpdir("upgrade-fail");
+    fs::create_dir_all(dir.join(".git")).unwrap();
+    let registry = Registry::start(&dir);
+    let mcp = "{\"mcpServers\": {\"up\": {\"command\": \"npx\", \"args\": [\"-y\", \"srv-up@1.0.0\"]},\n  \"bad\": {\"command\": \"npx\", \"args\": [\"-y\", \"srv-bad@1.0.0\"]}}}\n";
+    fs::write(dir.join(".mcp.json"), mcp).unwrap();
+    let o = upgrade(&dir, &registry, &["--write"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("error: server bad: "), "{err}");
+    assert!(err.contains("nothing written"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(fs::read_to_string(dir.join(".mcp.json")).unwrap(), mcp);
+    // A pin the registry does not list is an error, not "up to date".
+    fs::write(
+        dir.join(".mcp.json"),
+        mcp.replace("srv-up@1.0.0", "srv-up@9.9.9"),
+    )
+    .unwrap();
+    let o = upgrade(&dir, &registry, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("npm:srv-up@9.9.9: the registry does not list this release"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 fn git(dir: &Path, args: &[&str]) {
     let o = Command::new("git")
         .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .output()
         .unwrap();
@@ -321,7 +394,11 @@ fn baseline_rev_gates_the_pins_a_commit_moved() {
     let registry = Registry::start(&dir);
     let mcp = "{\"mcpServers\": {\n  \"up\": {\"command\": \"npx\", \"args\": [\"-y\", \"srv-up@1.0.0\"]},\n  \"desc\": {\"command\": \"npx\", \"args\": [\"-y\", \"srv-desc@1.0.0\"]}\n}}\n";
     fs::write(dir.join(".mcp.json"), mcp).unwrap();
-    fs::write(dir.join(".gitignore"), "cache/\nnpm-cache/\nhome/\ntarballs/\nbuild/\n").unwrap();
+    fs::write(
+        dir.join(".gitignore"),
+        "cache/\nnpm-cache/\nhome/\ntarballs/\nbuild/\n",
+    )
+    .unwrap();
     git(&dir, &["init", "-q"]);
     git(&dir, &["add", "-A"]);
     git(&dir, &["commit", "-q", "-m", "pins"]);
@@ -335,7 +412,10 @@ fn baseline_rev_gates_the_pins_a_commit_moved() {
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{}\n{out}", stderr(&o));
     assert!(out.contains("x tool:beta — "), "{out}");
-    assert!(out.contains("1 pin(s) moved since HEAD~1 (1 unchanged)"), "{out}");
+    assert!(
+        out.contains("1 pin(s) moved since HEAD~1 (1 unchanged)"),
+        "{out}"
+    );
     assert!(!out.contains("desc"), "only the moves: {out}");
     // Nothing moved: nothing to gate.
     let o = upgrade(&dir, &registry, &["--baseline-rev", "HEAD"]);
@@ -370,5 +450,8 @@ fn without_pins_or_with_a_broken_client_config_it_says_what_to_do() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(out.contains("a local command (`node`)"), "{out}");
     assert!(out.contains("a container image"), "{out}");
-    assert!(!out.contains('\u{1b}') && !out.contains('\u{202e}'), "{out:?}");
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{202e}'),
+        "{out:?}"
+    );
 }

@@ -279,7 +279,9 @@ pub(super) fn rebase(command: &mut Command, prefix: &Path) {
             fix(&mut a.output);
         }
         Command::Upgrade(a) => {
-            a.from_client.iter_mut().for_each(|p| *p = rebased(p, prefix));
+            a.from_client
+                .iter_mut()
+                .for_each(|p| *p = rebased(p, prefix));
             fix(&mut a.output);
         }
         _ => {}

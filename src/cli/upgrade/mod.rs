@@ -467,7 +467,23 @@ fn by_registry(engine: &mut Engine<'_>, pins: &[Pin], max: usize) -> Vec<Row> {
             What::NotChecked(_) => None,
         })
         .collect();
-    let listed = parallel(&packages, engine.jobs, |(_, p)| releases(p));
+    // One request per package, however many pins name it.
+    let mut distinct: Vec<&Package> = Vec::new();
+    for (_, p) in &packages {
+        if !distinct.iter().any(|d| d.same_package(p)) {
+            distinct.push(p);
+        }
+    }
+    let answers = parallel(&distinct, engine.jobs, |p| {
+        releases(p).map_err(|e| e.to_string())
+    });
+    let listed: Vec<std::result::Result<Vec<String>, String>> = packages
+        .iter()
+        .map(|(_, p)| {
+            let at = distinct.iter().position(|d| d.same_package(p)).unwrap_or(0);
+            answers[at].clone()
+        })
+        .collect();
     let mut searches = Vec::new();
     for (pin, row) in pins.iter().zip(rows.iter_mut()) {
         if let What::NotChecked(why) = &pin.what {
@@ -489,7 +505,7 @@ fn by_registry(engine: &mut Engine<'_>, pins: &[Pin], max: usize) -> Vec<Row> {
         let list = match list {
             Ok(list) => list,
             Err(e) => {
-                row.status = Status::Failed(e.to_string());
+                row.status = Status::Failed(e);
                 continue;
             }
         };
@@ -532,6 +548,19 @@ fn by_registry(engine: &mut Engine<'_>, pins: &[Pin], max: usize) -> Vec<Row> {
             }
         };
         row.current = Some(from.clone());
+        // A pin the registry does not list (a typo, a release taken down) has nothing
+        // to be compared from: an error, never "up to date".
+        let listed = V::parse(package.registry, &from).is_some_and(|f| {
+            list.iter()
+                .any(|r| V::parse(package.registry, r).as_ref() == Some(&f))
+        });
+        if !listed {
+            row.status = Status::Failed(format!(
+                "{}: the registry does not list this release",
+                package.display_at(&from)
+            ));
+            continue;
+        }
         if row.unpinned {
             row.notes.push(format!(
                 "unpinned: it runs whatever release is newest when it starts, so its interface can change on any start; pin it exactly ({})",
@@ -704,15 +733,14 @@ fn by_revision(
                     "unpinned now: it runs whatever release is newest when it starts; pin it exactly ({})",
                     exact_spec(pin, "VERSION")
                 ));
-                match releases(package)
-                    .and_then(|l| {
-                        registry::version::newest(package.registry, &l).ok_or_else(|| {
-                            Error::new(format!(
-                                "{}: the registry lists no release",
-                                package.display()
-                            ))
-                        })
-                    }) {
+                match releases(package).and_then(|l| {
+                    registry::version::newest(package.registry, &l).ok_or_else(|| {
+                        Error::new(format!(
+                            "{}: the registry lists no release",
+                            package.display()
+                        ))
+                    })
+                }) {
                     Ok(v) => v,
                     Err(e) => {
                         row.status = Status::Failed(e.to_string());
@@ -778,8 +806,8 @@ fn pins_at(rules: &Rules, config: &Config, now: &[Pin], rev: &str) -> Result<Vec
         if !at.exists()? {
             continue;
         }
-        let text = String::from_utf8(at.read()?)
-            .map_err(|_| Error::new(format!("{at}: not UTF-8")))?;
+        let text =
+            String::from_utf8(at.read()?).map_err(|_| Error::new(format!("{at}: not UTF-8")))?;
         out.extend(pins::from_client(&text, file).map_err(|e| e.context(&at))?);
     }
     Ok(out)
@@ -825,12 +853,15 @@ fn write_pins(
                 n => format!(" ({n} breaking change(s), listed above)"),
             }
         ));
-        moves.entry(pin.source.clone()).or_default().push(write::Move {
-            name: &pin.name,
-            package,
-            at,
-            to: target,
-        });
+        moves
+            .entry(pin.source.clone())
+            .or_default()
+            .push(write::Move {
+                name: &pin.name,
+                package,
+                at,
+                to: target,
+            });
     }
     let edited = write::edit(texts, &moves)?;
     for (file, text) in edited {
@@ -840,10 +871,13 @@ fn write_pins(
         status!("mcp-covenant: {}", crate::error::log(line));
     }
     if said.is_empty() {
-        status!("mcp-covenant: every pin is at its {} release; nothing written", match to {
-            UpgradeTo::Compatible => "compatible",
-            UpgradeTo::Latest => "latest",
-        });
+        status!(
+            "mcp-covenant: every pin is at its {} release; nothing written",
+            match to {
+                UpgradeTo::Compatible => "compatible",
+                UpgradeTo::Latest => "latest",
+            }
+        );
     }
     Ok(())
 }

@@ -124,9 +124,7 @@ pub(super) fn from_config(config: &Config) -> Vec<Pin> {
 /// The servers of a client config's text (`origin` names it in messages).
 pub(super) fn from_client(text: &str, source: &Path) -> Result<Vec<Pin>> {
     let origin = source.display().to_string();
-    let bad = |e: serde_json::Error| {
-        Error::new(format!("{origin}: not a JSON client config: {e}"))
-    };
+    let bad = |e: serde_json::Error| Error::new(format!("{origin}: not a JSON client config: {e}"));
     let top: std::collections::BTreeMap<String, &RawValue> =
         serde_json::from_str(text).map_err(bad)?;
     // The key the client reads (`client::entries`): `mcpServers`, else `servers`.
@@ -166,7 +164,9 @@ fn client_server(text: &str, name: &str, raw: &RawValue, origin: &str) -> Result
             .unwrap_or_else(|| "not a server mcp-covenant can start".into());
         let prefix = format!("{origin}: server `{}`: ", name.escape_debug());
         let why = why.strip_prefix(&prefix).unwrap_or(&why);
-        return Ok(What::NotChecked(why.trim_end_matches("; skipped").to_string()));
+        return Ok(What::NotChecked(
+            why.trim_end_matches("; skipped").to_string(),
+        ));
     };
     let command = match &entry.kind {
         Kind::Http { .. } => {
@@ -183,8 +183,12 @@ fn client_server(text: &str, name: &str, raw: &RawValue, origin: &str) -> Result
     let args: Vec<(String, (usize, usize))> = match raw_field(raw, "args") {
         None => Vec::new(),
         Some(list) => {
-            let items: Vec<&RawValue> = serde_json::from_str(list.get())
-                .map_err(|_| Error::new(format!("{origin}: server `{}`: `args` is not a list", name.escape_debug())))?;
+            let items: Vec<&RawValue> = serde_json::from_str(list.get()).map_err(|_| {
+                Error::new(format!(
+                    "{origin}: server `{}`: `args` is not a list",
+                    name.escape_debug()
+                ))
+            })?;
             let mut out = Vec::new();
             for item in items {
                 let s: String = serde_json::from_str(item.get()).map_err(|_| {
@@ -325,7 +329,10 @@ pub(super) fn package_spec(command: &str, args: &[String]) -> Option<Spec> {
                 (Version::Newest, (arg.len(), arg.len()))
             } else if let Some(v) = tail.strip_prefix("==").or_else(|| tail.strip_prefix('@')) {
                 checked(Registry::Pypi, &format!("pypi:{name}=={v}"))?;
-                (Version::Exact(v.to_string()), (arg.len() - v.len(), arg.len()))
+                (
+                    Version::Exact(v.to_string()),
+                    (arg.len() - v.len(), arg.len()),
+                )
             } else if safe_range(tail) {
                 (Version::Range(tail.to_string()), (end, arg.len()))
             } else {
@@ -360,7 +367,17 @@ fn safe_range(v: &str) -> bool {
             b.is_ascii_alphanumeric()
                 || matches!(
                     b,
-                    b'.' | b'^' | b'~' | b'<' | b'>' | b'=' | b'!' | b'*' | b',' | b' ' | b'|' | b'-'
+                    b'.' | b'^'
+                        | b'~'
+                        | b'<'
+                        | b'>'
+                        | b'='
+                        | b'!'
+                        | b'*'
+                        | b','
+                        | b' '
+                        | b'|'
+                        | b'-'
                 )
         })
 }
@@ -456,7 +473,15 @@ mod tests {
 
     #[test]
     fn npm_ranges_pick_the_newest_release_they_allow() {
-        let r = s(&["1.0.0", "1.2.0", "1.9.1", "2.0.0", "2.1.0-beta.1", "0.3.1", "0.3.4"]);
+        let r = s(&[
+            "1.0.0",
+            "1.2.0",
+            "1.9.1",
+            "2.0.0",
+            "2.1.0-beta.1",
+            "0.3.1",
+            "0.3.4",
+        ]);
         assert_eq!(npm_range_newest("^1.2.0", &r).as_deref(), Some("1.9.1"));
         assert_eq!(npm_range_newest("~1.2.0", &r).as_deref(), Some("1.2.0"));
         assert_eq!(npm_range_newest("1", &r).as_deref(), Some("1.9.1"));
@@ -472,10 +497,9 @@ mod tests {
         assert_eq!(pins.len(), 3);
         match &pins[0].what {
             What::Package {
-                at:
-                    Place::Json {
-                        literal, version, ..
-                    },
+                at: Place::Json {
+                    literal, version, ..
+                },
                 ..
             } => {
                 assert_eq!(&text[literal.0..literal.1], "\"x@1.0.0\"");

@@ -24,7 +24,11 @@ const CELL_MAX: usize = 60;
 /// The breaking changes listed under one row (JSON lists them all).
 const LISTED_MAX: usize = 50;
 
-pub(super) fn render(r: &Upgrade, format: UpgradeFormat, out: &mut dyn WriteColor) -> io::Result<()> {
+pub(super) fn render(
+    r: &Upgrade,
+    format: UpgradeFormat,
+    out: &mut dyn WriteColor,
+) -> io::Result<()> {
     match format {
         UpgradeFormat::Human => human(r, out),
         UpgradeFormat::Json => out.write_all(json(r).as_bytes()),
@@ -191,8 +195,8 @@ fn human(r: &Upgrade, out: &mut dyn WriteColor) -> io::Result<()> {
         writeln!(out)?;
         let mut details: Vec<String> = Vec::new();
         match &row.status {
-            Status::NotChecked(why) => details.push(format!("  {}", escape::text(why))),
-            Status::Failed(why) => details.push(format!("  {}", escape::truncated(why, 500))),
+            Status::NotChecked(why) => details.push(format!("- {}", escape::text(why))),
+            Status::Failed(why) => details.push(format!("- {}", escape::truncated(why, 500))),
             _ => {}
         }
         if let Some(o) = &row.outcome {
@@ -389,7 +393,11 @@ fn markdown(r: &Upgrade) -> String {
     for row in &r.rows {
         let mut lines = Vec::new();
         if let Some(o) = &row.outcome {
-            for c in o.changes.iter().filter(|c| c.severity == Severity::Breaking) {
+            for c in o
+                .changes
+                .iter()
+                .filter(|c| c.severity == Severity::Breaking)
+            {
                 lines.push(format!(
                     "- {} {} {}",
                     code(Some(&crate::report::place_of(c))),

@@ -27,9 +27,9 @@ pub(super) fn edit(
 ) -> Result<Vec<(PathBuf, String)>> {
     let mut out = Vec::new();
     for (file, list) in moves {
-        let text = texts.get(file).ok_or_else(|| {
-            Error::new(format!("internal: {} was not read", file.display()))
-        })?;
+        let text = texts
+            .get(file)
+            .ok_or_else(|| Error::new(format!("internal: {} was not read", file.display())))?;
         let edited = if list.iter().all(|m| matches!(m.at, Place::Toml)) {
             edit_toml(text, file, list)?
         } else {
@@ -75,7 +75,7 @@ fn edit_json(text: &str, file: &std::path::Path, list: &[Move<'_>]) -> Result<St
             edits.push((*literal, serde_json::to_string(&new).unwrap_or_default()));
         }
     }
-    edits.sort_by(|a, b| b.0 .0.cmp(&a.0 .0));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0 .0));
     let mut out = text.to_string();
     for ((start, end), with) in edits {
         out.replace_range(start..end, &with);
