@@ -455,3 +455,137 @@ fn without_pins_or_with_a_broken_client_config_it_says_what_to_do() {
         "{out:?}"
     );
 }
+
+/// A wheel of `srv-py` at `version` whose console script starts the fixture server
+/// with `tools` (built with python's zipfile: a wheel is a zip).
+fn wheel(dir: &Path, version: &str, tools: Value) -> String {
+    let name = format!("srv_py-{version}-py3-none-any.whl");
+    let src = dir.join("wheels-src").join(version);
+    let pkg = src.join("srv_py");
+    let info = src.join(format!("srv_py-{version}.dist-info"));
+    fs::create_dir_all(&pkg).unwrap();
+    fs::create_dir_all(&info).unwrap();
+    fs::write(
+        pkg.join("__init__.py"),
+        format!(
+            "import os\n\ndef main():\n    exe = {}\n    os.execv(exe, [exe, os.path.join(os.path.dirname(__file__), 'spec.json')])\n",
+            serde_json::to_string(&fixture().display().to_string()).unwrap()
+        ),
+    )
+    .unwrap();
+    fs::write(
+        pkg.join("spec.json"),
+        json!({"serverInfo": {"name": "srv-py", "version": version}, "tools": tools}).to_string(),
+    )
+    .unwrap();
+    fs::write(
+        info.join("METADATA"),
+        format!("Metadata-Version: 2.1\nName: srv-py\nVersion: {version}\n"),
+    )
+    .unwrap();
+    fs::write(
+        info.join("WHEEL"),
+        "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    )
+    .unwrap();
+    fs::write(
+        info.join("entry_points.txt"),
+        "[console_scripts]\nsrv-py = srv_py:main\n",
+    )
+    .unwrap();
+    let record = format!(
+        "srv_py/__init__.py,,\nsrv_py/spec.json,,\nsrv_py-{version}.dist-info/METADATA,,\nsrv_py-{version}.dist-info/WHEEL,,\nsrv_py-{version}.dist-info/entry_points.txt,,\nsrv_py-{version}.dist-info/RECORD,,\n"
+    );
+    fs::write(info.join("RECORD"), record).unwrap();
+    let out = dir.join("wheels");
+    fs::create_dir_all(&out).unwrap();
+    let script = "import os, sys, zipfile\nsrc, dst = sys.argv[1], sys.argv[2]\nwith zipfile.ZipFile(dst, 'w') as z:\n    for root, _, files in os.walk(src):\n        for f in files:\n            p = os.path.join(root, f)\n            z.write(p, os.path.relpath(p, src))\n";
+    let ok = Command::new("python3")
+        .args(["-c", script])
+        .arg(&src)
+        .arg(out.join(&name))
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    name
+}
+
+#[test]
+#[ignore = "needs python3 with venv and pip on PATH"]
+fn a_pypi_pin_from_a_local_index() {
+    let dir = tmpdir("upgrade-pypi");
+    fs::create_dir_all(dir.join(".git")).unwrap();
+    let files: Vec<(String, String)> = [
+        ("1.0.0", json!([tool("alpha", "A")])),
+        ("1.1.0", json!([tool("alpha", "A"), tool("beta", "B")])),
+    ]
+    .into_iter()
+    .map(|(v, t)| (v.to_string(), wheel(&dir, v, t)))
+    .collect();
+    let wheels = dir.join("wheels");
+    let listing = files.clone();
+    let index = common::HttpServer::start(move |path| {
+        let html = "Content-Type: text/html\r\n";
+        let json_type = "Content-Type: application/json\r\n";
+        match path {
+            "/pypi/srv-py/json" => {
+                let releases: serde_json::Map<String, Value> = listing
+                    .iter()
+                    .map(|(v, _)| (v.clone(), json!([{"yanked": false}])))
+                    .collect();
+                let doc = json!({"releases": releases});
+                ("200 OK", json_type, doc.to_string().into_bytes())
+            }
+            "/simple/srv-py/" | "/simple/srv-py" => {
+                let links: String = listing
+                    .iter()
+                    .map(|(_, f)| format!("<a href=\"/files/{f}\">{f}</a><br>\n"))
+                    .collect();
+                let page = format!("<!DOCTYPE html><html><body>\n{links}</body></html>\n");
+                ("200 OK", html, page.into_bytes())
+            }
+            p => match p.strip_prefix("/files/") {
+                Some(f) if !f.contains("..") && !f.contains('/') => {
+                    match fs::read(wheels.join(f)) {
+                        Ok(b) => ("200 OK", "Content-Type: application/octet-stream\r\n", b),
+                        Err(_) => ("404 Not Found", "", Vec::new()),
+                    }
+                }
+                _ => ("404 Not Found", "", Vec::new()),
+            },
+        }
+    });
+    let mcp = "{\"mcpServers\": {\"py\": {\"command\": \"uvx\", \"args\": [\"srv-py==1.0.0\"]}}}\n";
+    fs::write(dir.join(".mcp.json"), mcp).unwrap();
+    let run = |args: &[&str]| {
+        bin()
+            .current_dir(&dir)
+            .env("MCP_COVENANT_CACHE", dir.join("cache"))
+            .env("MCP_COVENANT_PYPI_URL", index.url())
+            .env("PIP_INDEX_URL", format!("{}/simple/", index.url()))
+            .env("PIP_NO_CACHE_DIR", "1")
+            .env("HOME", dir.join("home"))
+            .env("CI", "true")
+            .env_remove("XDG_CACHE_HOME")
+            .args(["upgrade", "--color", "never"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let py = server(&report, "py");
+    assert_eq!(py["package"], "pypi:srv-py");
+    assert_eq!(
+        (&py["pinned"], &py["compatible"], &py["latest"]),
+        (&json!("1.0.0"), &json!("1.1.0"), &json!("1.1.0"))
+    );
+    assert_eq!(py["latest_required_bump"], "minor");
+    let o = run(&["--write", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(dir.join(".mcp.json")).unwrap(),
+        mcp.replace("srv-py==1.0.0", "srv-py==1.1.0")
+    );
+}
