@@ -128,6 +128,17 @@ pub enum Command {
     /// them, and always --reason. The entry is checked as covenant.toml is read before
     /// anything is written.
     Ignore(IgnoreArgs),
+    /// Which pinned servers a team can upgrade, and what moving them would break.
+    ///
+    /// Reads the exact pins of covenant.toml's `package` servers and of agent client
+    /// configs (.mcp.json, .cursor/mcp.json, .vscode/mcp.json, claude_desktop_config.json:
+    /// `npx -y NAME@VERSION`, `uvx NAME==VERSION`, `uvx --from NAME==VERSION CMD`), asks
+    /// each registry for the releases above the pin, captures them (once: later runs
+    /// read the capture cache), and reports `latest` with the bump moving there needs,
+    /// and `compatible`: the newest release that breaks nothing from the pin. Exits 1
+    /// when moving some server to its latest release fails at --fail-on. `--write`
+    /// moves each pin to `compatible` in the file it came from, layout kept.
+    Upgrade(UpgradeArgs),
     /// Print a shell's completion script to stdout, e.g.
     /// `mcp-covenant completions bash > ~/.local/share/bash-completion/completions/mcp-covenant`.
     Completions(CompletionsArgs),
@@ -145,6 +156,76 @@ pub struct GitDiffDriverArgs {
     /// What git passes: PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE.
     #[arg(value_name = "ARG", allow_hyphen_values = true)]
     pub args: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct UpgradeArgs {
+    /// Read the pins of this agent client config (repeatable) [default: the ones found
+    /// here: .mcp.json, .cursor/mcp.json, .vscode/mcp.json, claude_desktop_config.json].
+    #[arg(long, value_name = "FILE")]
+    pub from_client: Vec<PathBuf>,
+
+    /// Move each pin to its `compatible` release (or, with `--to latest`, its latest)
+    /// in the file it came from, keeping the file's layout. Nothing is written when a
+    /// capture failed.
+    #[arg(long, conflicts_with = "baseline_rev")]
+    pub write: bool,
+
+    /// Where `--write` moves each pin.
+    #[arg(long, value_enum, value_name = "TARGET", default_value_t = UpgradeTo::Compatible, requires = "write")]
+    pub to: UpgradeTo,
+
+    /// Report and gate only the pins this change moved: each pin at git revision REV
+    /// (e.g. origin/main) against the pin now, as a Renovate or Dependabot pull request
+    /// moves them.
+    #[arg(long, value_name = "REV")]
+    pub baseline_rev: Option<String>,
+
+    /// Releases checked per server for `compatible`, newest first (more than 0).
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_candidates: u32,
+
+    /// Installs run at once [default: the number of CPUs].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: Option<u32>,
+
+    /// Seconds one server's capture may take, start-up included.
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_timeout)]
+    pub timeout: Duration,
+
+    /// Exit 1 when moving some server to its latest release has a change at or above
+    /// this level [default: breaking, or `fail_on` in covenant.toml].
+    #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<FailOnArg>,
+
+    /// Report format.
+    #[arg(long, help_heading = REPORT, value_enum, default_value_t = UpgradeFormat::Human)]
+    pub format: UpgradeFormat,
+
+    /// Write the report to FILE (atomically) and print the human report to stdout.
+    #[arg(short = 'o', long, help_heading = REPORT, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `upgrade --to`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum UpgradeTo {
+    /// The newest release that breaks nothing from the pin.
+    Compatible,
+    /// The newest release, whatever it breaks (the report says what).
+    Latest,
+}
+
+/// `upgrade --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum UpgradeFormat {
+    /// A table: server, pinned, compatible, latest, verdict; breaking changes below.
+    Human,
+    /// One JSON object (docs/schemas/upgrade.schema.json).
+    Json,
+    /// A pull-request comment.
+    Markdown,
 }
 
 #[derive(Args, Debug)]

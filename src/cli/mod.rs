@@ -28,6 +28,7 @@ mod rules;
 mod settings;
 mod snapshot;
 mod source;
+mod upgrade;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -39,7 +40,7 @@ use termcolor::{StandardStream, WriteColor};
 
 pub use self::args::{
     CheckArgs, Cli, ClientCapability, ColorWhen, Command, CompletionsArgs, HelpArgs, IgnoreArgs,
-    InitArgs, LintArgs, LintFormat, LiveSource, RulesArgs, RulesFormat, SnapshotArgs,
+    InitArgs, LintArgs, LintFormat, LiveSource, RulesArgs, RulesFormat, SnapshotArgs, UpgradeArgs,
 };
 use self::settings::{CheckSettings, InitSettings, LintSettings, RulesSettings, SnapshotSettings};
 use crate::config::Config;
@@ -268,6 +269,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
             rules::run(&rules, &lint_rules, settings, out)
         }
         Command::Ignore(args) => ignore::run(args, &config, &rules),
+        Command::Upgrade(args) => upgrade::run(&rules, &config, args, cli.config.is_some(), out),
         Command::Help(_) | Command::Init(_) | Command::Completions(_) => {
             unreachable!("handled above")
         }

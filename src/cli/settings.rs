@@ -278,6 +278,12 @@ pub(super) fn rebase(command: &mut Command, prefix: &Path) {
             fix(&mut a.from);
             fix(&mut a.output);
         }
+        Command::Upgrade(a) => {
+            a.from_client
+                .iter_mut()
+                .for_each(|p| *p = rebased(p, prefix));
+            fix(&mut a.output);
+        }
         _ => {}
     }
 }

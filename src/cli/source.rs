@@ -163,7 +163,7 @@ fn capabilities(source: &LiveSource) -> Vec<String> {
 
 /// The lockfile of a package source: cached, or installed and captured with `source`'s
 /// capture settings (and then cached). Also the package at its exact version.
-fn package_lockfile(
+pub(super) fn package_lockfile(
     package: &Package,
     options: &PackageOptions,
     source: &LiveSource,
@@ -173,21 +173,26 @@ fn package_lockfile(
         options.python = Some(python.clone());
     }
     let options = &options;
-    let key = registry::cache::CaptureKey {
+    registry::lockfile(
+        package,
+        options,
+        &capture_key(source),
+        &|argv| capture_endpoint(mcp::Endpoint::Stdio(argv), options.env.clone(), source),
+        &super::notices(),
+    )
+}
+
+/// What a package's cached capture depends on besides the package: `source`'s capture
+/// settings.
+pub(super) fn capture_key(source: &LiveSource) -> registry::cache::CaptureKey {
+    registry::cache::CaptureKey {
         protocol: match &source.protocol {
             mcp::Protocol::Auto => "auto".into(),
             mcp::Protocol::Version(v) => v.clone(),
         },
         client_capabilities: capabilities(source),
         read_ui_resources: source.read_ui_resources,
-    };
-    registry::lockfile(
-        package,
-        options,
-        &key,
-        &|argv| capture_endpoint(mcp::Endpoint::Stdio(argv), options.env.clone(), source),
-        &super::notices(),
-    )
+    }
 }
 
 /// How a package source named on the command line is installed and started: as the
