@@ -2,7 +2,8 @@
 # Builds every release artifact for one target into dist/ (emptied first):
 #
 #   dist/mcp-covenant-VERSION-TARGET.tar.gz   the release binary, LICENSE, README.md,
-#                                             man/mcp-covenant.1, completions/ (bash,
+#                                             man/ (mcp-covenant.1 and one page per
+#                                             subcommand), completions/ (bash,
 #                                             zsh, fish, powershell)
 #                                             (.zip holding mcp-covenant.exe on Windows)
 #   dist/SHA256SUMS                           sha256sum format, every archive in dist/
@@ -109,7 +110,7 @@ else
   gen() { env -u RUSTFLAGS cargo run --quiet --locked --bin mcp-covenant -- "$@"; }
 fi
 mkdir -p "$stage/man" "$stage/completions"
-env -u RUSTFLAGS cargo run --quiet --locked --example man >"$stage/man/mcp-covenant.1"
+env -u RUSTFLAGS cargo run --quiet --locked --example man -- "$stage/man"
 gen completions bash >"$stage/completions/mcp-covenant.bash"
 gen completions zsh >"$stage/completions/_mcp-covenant"
 gen completions fish >"$stage/completions/mcp-covenant.fish"

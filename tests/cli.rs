@@ -378,6 +378,31 @@ fn command_line_conventions() {
     assert!(page.contains("completions"), "{page}");
 }
 
+/// The bash script completes after a subcommand (clap_complete's own script did not:
+/// clap-rs/clap#6421): `mcp-covenant check --f<TAB>` offers `--format` and `--fail-on`.
+#[test]
+fn bash_completes_a_subcommands_flags() {
+    let o = bin().args(["completions", "bash"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let script = tmpdir("bash-completion").join("mcp-covenant.bash");
+    fs::write(&script, &o.stdout).unwrap();
+    let probe = format!(
+        "source '{}'\n\
+         COMP_WORDS=(mcp-covenant check --f); COMP_CWORD=2; COMP_LINE='mcp-covenant check --f'; COMP_POINT=${{#COMP_LINE}}\n\
+         _mcp__covenant mcp-covenant --f check\n\
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        script.display()
+    );
+    let o = Command::new("bash")
+        .args(["--norc", "-c", &probe])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let offered = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(offered.lines().any(|l| l == "--format"), "{offered:?}");
+    assert!(offered.lines().any(|l| l == "--fail-on"), "{offered:?}");
+}
+
 #[test]
 fn force_color_and_clicolor_force_colour_a_pipe_unless_no_color() {
     let run = |env: &[(&str, &str)]| {

@@ -312,6 +312,10 @@ fn the_release_archive_verifies_and_runs() {
     );
     let man = fs::read_to_string(out.join(stem).join("man/mcp-covenant.1")).unwrap();
     assert!(man.contains(".TH mcp-covenant 1"), "{man}");
+    // The top page's SUBCOMMANDS section names mcp-covenant-check(1): that page is there.
+    assert!(man.contains("mcp\\-covenant\\-check(1)"), "{man}");
+    let check = fs::read_to_string(out.join(stem).join("man/mcp-covenant-check.1")).unwrap();
+    assert!(check.contains("\\-\\-baseline\\-rev"), "{check}");
     let bash = fs::read_to_string(out.join(stem).join("completions/mcp-covenant.bash")).unwrap();
     assert!(bash.contains("--baseline-rev"), "{bash}");
     let exe = out.join(stem).join("mcp-covenant");
