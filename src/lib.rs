@@ -44,6 +44,8 @@ pub(crate) mod process_env;
 pub(crate) mod reference;
 pub(crate) mod schema;
 pub(crate) mod stdout;
+#[cfg(feature = "http")]
+pub(crate) mod tls;
 // Parts of these serve only HTTP capture (feature `http`).
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) mod mcp;

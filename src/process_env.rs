@@ -119,17 +119,15 @@ static NAMED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Pass the variables `names` (from `--env NAME`) to every server and install started
 /// from now on. A name must be one (letters, digits, `_`): `--env NAME=VALUE` is
-/// refused without echoing the value.
-pub(crate) fn pass(names: &[String]) -> crate::error::Result<()> {
+/// refused without echoing the value (the message is the error's line).
+pub(crate) fn pass(names: &[String]) -> Result<(), &'static str> {
     let name = |s: &str| {
         !s.is_empty()
             && !s.starts_with(|c: char| c.is_ascii_digit())
             && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
     if names.iter().any(|n| !name(n)) {
-        return Err(crate::error::Error::new(
-            "--env takes a variable's name (letters, digits, `_`), as in `--env API_KEY`; the value is read from the environment, never from the command line",
-        ));
+        return Err("--env takes a variable's name (letters, digits, `_`), as in `--env API_KEY`; the value is read from the environment, never from the command line");
     }
     let mut named = NAMED.lock().unwrap_or_else(|e| e.into_inner());
     for n in names {

@@ -181,7 +181,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
     | Command::Lint(LintArgs { source, .. })
     | Command::Init(InitArgs { source, .. }) = &cli.command
     {
-        crate::process_env::pass(&source.env)?;
+        crate::process_env::pass(&source.env).map_err(crate::error::Error::new)?;
     }
     // Neither reads covenant.toml: they work before there is one, or while it is broken.
     let command = match cli.command {
@@ -298,7 +298,7 @@ fn enter_config_dir(
         let cwd = std::env::current_dir().map_err(|e| {
             crate::error::Error::new(format!("cannot read the current directory: {e}"))
         })?;
-        let parent = crate::config::find(&cwd).filter(|d| *d != cwd);
+        let parent = crate::config::find(&cwd, &notices()).filter(|d| *d != cwd);
         if let (Some(dir), true) = (&parent, cli_server) {
             let up = cwd
                 .strip_prefix(dir)

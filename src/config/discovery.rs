@@ -9,14 +9,15 @@ use std::path::{Path, PathBuf};
 use super::{Config, DEFAULT_FILE};
 use crate::error::Result;
 use crate::lint::LintRules;
+use crate::notice::Notices;
 use crate::rules::Rules;
 
 /// The directory of the covenant.toml that applies here: the current directory or the
 /// nearest parent that has one, looking no higher than the repository's root (the
 /// directory holding a `.git` the current user owns); outside a repository, only the
 /// current directory. `None` when there is none, or when the nearest one is another
-/// user's (with a warning: it is used only when `--config` names it).
-pub fn find(cwd: &Path) -> Option<PathBuf> {
+/// user's (with a warning to `notices`: it is used only when `--config` names it).
+pub fn find(cwd: &Path, notices: &Notices) -> Option<PathBuf> {
     let repository = |d: &Path| {
         let git = d.join(".git");
         git.exists() && ours(&git)
@@ -26,10 +27,10 @@ pub fn find(cwd: &Path) -> Option<PathBuf> {
         let file = dir.join(DEFAULT_FILE);
         if file.is_file() {
             if !ours(&file) {
-                eprintln!(
-                    "warning: {} belongs to another user, so it is not used (name it with --config to use it)",
-                    crate::error::log(&file.display().to_string())
-                );
+                notices.warn(format!(
+                    "{} belongs to another user, so it is not used (name it with --config to use it)",
+                    file.display()
+                ));
                 return None;
             }
             return Some(dir.to_path_buf());
@@ -75,6 +76,10 @@ impl Config {
 mod tests {
     use super::*;
 
+    fn find(cwd: &Path) -> Option<PathBuf> {
+        super::find(cwd, &Notices::collect().0)
+    }
+
     /// A covenant.toml, or a `.git`, that another user owns is not discovered.
     #[test]
     #[ignore = "needs root: chowns files to another user"]
@@ -89,7 +94,10 @@ mod tests {
         assert_eq!(find(&sub).as_deref(), Some(base.join("repo").as_path()));
         let other = unsafe { libc::geteuid() } + 1;
         std::os::unix::fs::chown(&file, Some(other), None).unwrap();
-        assert_eq!(find(&sub), None);
+        let (notices, seen) = Notices::collect();
+        assert_eq!(super::find(&sub, &notices), None);
+        let seen = format!("{:?}", seen.lock().unwrap());
+        assert!(seen.contains("belongs to another user"), "{seen}");
         // A `.git` another user planted is no repository root: above it nothing is
         // looked for, and the one above is not found from here.
         std::os::unix::fs::chown(&file, Some(other - 1), None).unwrap();

@@ -51,7 +51,7 @@ impl HttpTransport {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .tls_config(crate::registry::tls::config())
+            .tls_config(crate::tls::config())
             .build()
             .into();
         Ok(HttpTransport {
@@ -102,7 +102,7 @@ impl HttpTransport {
     }
 
     fn network_error(&self, e: ureq::Error) -> Error {
-        if let Some(roots) = crate::registry::tls::explain(&e) {
+        if let Some(roots) = crate::tls::explain(&e) {
             return Error::new(format!("cannot connect ({e}); {roots}"));
         }
         match e {

@@ -20,8 +20,6 @@ mod npm;
 pub mod published;
 mod pypi;
 pub mod spec;
-#[cfg(feature = "http")]
-pub mod tls;
 mod tool;
 pub mod version;
 

@@ -111,7 +111,7 @@ fn fetch(package: &Package, notices: &Notices) -> Result<(address::Endpoint, Val
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(60)))
-        .tls_config(super::tls::config())
+        .tls_config(crate::tls::config())
         .build()
         .into();
     let accept = match endpoint.api {
@@ -124,7 +124,7 @@ fn fetch(package: &Package, notices: &Notices) -> Result<(address::Endpoint, Val
         .header("Accept", accept)
         .call()
         .map_err(|e| {
-            let roots = super::tls::explain(&e)
+            let roots = crate::tls::explain(&e)
                 .map(|r| format!("; {r}"))
                 .unwrap_or_default();
             let e = crate::redact::secrets(&e.to_string()).into_owned();
