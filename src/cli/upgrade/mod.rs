@@ -581,7 +581,7 @@ fn by_registry(engine: &mut Engine<'_>, pins: &[Pin], max: usize) -> Vec<Row> {
         searches.push(Search {
             row: *i,
             package: package.clone(),
-            options: options.clone(),
+            options: (**options).clone(),
             from,
             candidates: all.into_iter().take(max).collect(),
             next: 0,

@@ -44,7 +44,8 @@ pub(super) enum What {
     Package {
         package: Package,
         version: Version,
-        options: PackageOptions,
+        /// Boxed: the variant would be ten times the other's size.
+        options: Box<PackageOptions>,
         at: Place,
     },
     /// Not a package server, with why.
@@ -106,7 +107,7 @@ pub(super) fn from_config(config: &Config) -> Vec<Pin> {
                         Requested::Exact(v) => Version::Exact(v.clone()),
                         Requested::Latest => Version::Newest,
                     },
-                    options: options.clone(),
+                    options: Box::new(options.clone()),
                     at: Place::Toml,
                 },
                 Transport::Command(argv) => What::NotChecked(format!(
@@ -225,14 +226,14 @@ fn client_server(text: &str, name: &str, raw: &RawValue, origin: &str) -> Result
     Ok(What::Package {
         package: spec.package,
         version: spec.version,
-        options: PackageOptions {
+        options: Box::new(PackageOptions {
             args: words[spec.rest..].to_vec(),
             env,
             with: Vec::new(),
             allow_scripts: false,
             allow_sdist: false,
             python: None,
-        },
+        }),
         at: Place::Json {
             literal: *literal,
             value: arg.clone(),
