@@ -5,7 +5,7 @@
 #
 #   verdict (INPUT_VERDICT): on a pull request, the base branch's lockfile
 #     (INPUT_BASE_REF, from github.base_ref) against the pull request's,
-#     `check --baseline-rev`, classified and gated by INPUT_FAIL_ON (breaking, minor,
+#     `check --baseline-rev`, classified and gated by INPUT_FAIL_ON (else covenant.toml's fail_on: breaking, minor,
 #     patch, version or never). It runs no code of the pull request, so it runs first:
 #     the base branch is fetched by force into a ref of the Action's own
 #     (refs/mcp-covenant/base), never read from a ref the checkout or an earlier step
@@ -221,10 +221,11 @@ verdict() {
   cap=${INPUT_ANNOTATIONS:-error}
   # An approved break is a warning, not an error.
   if [ "$approved" = 1 ] && [ "$cap" = error ]; then cap=warning; fi
-  "${check[@]}" --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-breaking}" | cap_annotations "$cap"
+  # No fail-on input: covenant.toml's fail_on (held to the base's), else breaking.
+  "${check[@]}" --format "${INPUT_FORMAT:-github}" ${INPUT_FAIL_ON:+--fail-on "$INPUT_FAIL_ON"} | cap_annotations "$cap"
   rc=${PIPESTATUS[0]}
   if [ "$rc" = 1 ] && [ "$approved" = 1 ]; then
-    echo "mcp-covenant: the verdict fails at \`${INPUT_FAIL_ON:-breaking}\`, approved by the label \`$INPUT_APPROVE_LABEL\`"
+    echo "mcp-covenant: the verdict fails, approved by the label \`$INPUT_APPROVE_LABEL\`"
     rc=0
   fi
   # Off, so that no later run of these commits counts it, and adding it again (a

@@ -19,7 +19,7 @@ use mcp_covenant::diff;
 use mcp_covenant::lockfile::Lockfile;
 use mcp_covenant::policy;
 use mcp_covenant::report::{self, Format, Report};
-use mcp_covenant::rules::{Rules, Severity};
+use mcp_covenant::rules::Rules;
 use serde_json::{json, Value};
 
 struct Rng(u64);
@@ -187,7 +187,7 @@ fn main() {
                     &Default::default(),
                     found,
                     (None, None),
-                    Some(Severity::Breaking),
+                    mcp_covenant::config::FailOn::Breaking,
                 );
                 let report = Report::new(&rules, outcome, "before.lock".into());
                 changes = report.changes.len();

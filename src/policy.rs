@@ -13,13 +13,16 @@
 //! - a change an `[[ignore]]` entry matches is listed as ignored, with the entry's reason;
 //! - the server's declared version is checked against the changes kept (`diff::version`
 //!   decides the finding), and that finding is itself subject to the ignores;
-//! - the bump the kept changes owe, and whether one of them is at or above `fail_on`.
+//! - the bump the kept changes owe, and whether the gate fails: a change at or above
+//!   `fail_on`'s level, or with `fail_on = "version"` a breaking change the declared
+//!   versions do not bump for (a major; in 0.y.z the minor).
 //!
 //! `report/` renders the outcome and decides nothing.
 
 use std::collections::HashMap;
 
 use crate::config::Config;
+pub use crate::config::FailOn;
 use crate::diff::{self, Change, Classify};
 use crate::lint::{Level, Levels, LintRules};
 use crate::rules::{Direction, Override, Rules, Severity};
@@ -87,10 +90,13 @@ pub struct Outcome {
     pub ignored: Vec<(Change, String)>,
     /// The bump the interface changes owe (the version findings do not count).
     pub bump: Severity,
-    /// The least severe change that fails (`None`: never fail).
-    pub fail_on: Option<Severity>,
-    /// A kept change is at or above `fail_on`: exit 1.
+    /// When a change fails the gate.
+    pub fail_on: FailOn,
+    /// A kept change fails at `fail_on`: exit 1.
     pub fails: bool,
+    /// The versions declare the major bump breaking changes need (`fail_on = "version"`
+    /// passes them); `None` when the versions are absent or not semver.
+    pub major_bump: Option<bool>,
     /// The config file's name, for "ignored by covenant.toml".
     pub config_name: String,
 }
@@ -103,7 +109,7 @@ pub fn apply(
     config: &Config,
     changes: Vec<Change>,
     versions: (Option<&str>, Option<&str>),
-    fail_on: Option<Severity>,
+    fail_on: FailOn,
 ) -> Outcome {
     let reason = |c: &Change| {
         let i = config.ignore.iter().find(|i| i.matches(c))?;
@@ -140,20 +146,45 @@ pub fn apply(
             }
         }
     }
-    let fails = kept.iter().any(|c| self::fails(c.severity, fail_on));
+    let bump = diff::version::required_bump(rules, &kept);
+    let major_bump = match versions {
+        (Some(b), Some(a)) => diff::version::declared_bump(b, a)
+            .map(|d| d == diff::version::Declared::Up(Severity::Breaking)),
+        _ => None,
+    };
+    // `version`: the interface's breaking changes (not the version finding, which says
+    // the same again) fail unless the versions declare a major bump; absent or
+    // unreadable versions declare none.
+    let fails = match fail_on {
+        FailOn::Version => bump == Severity::Breaking && major_bump != Some(true),
+        _ => kept
+            .iter()
+            .any(|c| self::fails(c.severity, fail_on.level())),
+    };
     Outcome {
-        bump: diff::version::required_bump(rules, &kept),
+        bump,
         changes: kept,
         ignored,
         fail_on,
         fails,
+        major_bump,
         config_name: config.name(),
     }
 }
 
-/// A change of `severity` fails the gate at `fail_on` (`None`: never).
+/// A change of `severity` reaches the level `fail_on` (`None`: never).
 pub fn fails(severity: Severity, fail_on: Option<Severity>) -> bool {
     fail_on.is_some_and(|level| severity <= level)
+}
+
+/// `change` is one the gate fails on (`fails`: the outcome's verdict): with `fail_on =
+/// "version"`, when the gate fails, its breaking changes (the version finding among
+/// them); else a change at the level.
+pub fn failing(fail_on: FailOn, fails: bool, change: &Change) -> bool {
+    match fail_on {
+        FailOn::Version => fails && change.severity == Severity::Breaking,
+        _ => self::fails(change.severity, fail_on.level()),
+    }
 }
 
 #[cfg(test)]
@@ -197,13 +228,7 @@ mod tests {
         let described = "tool.description.changed";
         assert_eq!(of(&changes, described, None), Some(Severity::None));
         assert_eq!(of(&defaults, described, None), Some(Severity::Patch));
-        let outcome = apply(
-            &rules,
-            &config,
-            changes,
-            (None, None),
-            Some(Severity::Breaking),
-        );
+        let outcome = apply(&rules, &config, changes, (None, None), FailOn::Breaking);
         assert!(outcome.fails);
         assert!(outcome.ignored.iter().any(|(c, _)| c.code == described));
         assert_eq!(format!("{rules:?}"), pristine);

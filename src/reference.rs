@@ -33,7 +33,11 @@ profile = "consumer"
 
 fail_on = "breaking"
     The level at which `check` exits 1: breaking (or major), minor, patch or never
-    (--fail-on).
+    (--fail-on). Or "version": only breaking changes that come without the version
+    bump they need fail (a major; in 0.y.z the minor, as Cargo reads it), judged by the
+    versions the server reports in the two lockfiles; minor and patch changes never
+    fail. An intended major release passes. `init` sets it when package.json,
+    pyproject.toml or Cargo.toml declares a semver version.
 
 lint_fail_on = "error"
     The level at which `lint` exits 1: error, warning, info or never (lint --fail-on).
@@ -133,7 +137,8 @@ own gate. What the file ignores or re-classifies is counted in every report form
 pub const STARTER_CONFIG: &str = r#"# covenant.toml: how mcp-covenant judges this project's MCP server.
 # Every key is optional; `mcp-covenant help config` describes them all.
 
-# The level at which `check` fails: breaking, minor, patch or never (--fail-on wins).
+# The level at which `check` fails: breaking, minor, patch, never, or version (breaking
+# changes without a major version bump). --fail-on wins.
 # fail_on = "breaking"
 
 # The level at which `lint` fails: error, warning, info or never.
@@ -178,8 +183,13 @@ fn toml_string(s: &str) -> String {
     toml_edit::Value::from(s).to_string().trim().to_string()
 }
 
-/// covenant.toml as `init` writes it: the server, then the starter's commented keys.
-pub fn starter_config(server: &InitServer) -> String {
+/// The starter's `fail_on` lines, which `init` replaces when it sets the key.
+const STARTER_FAIL_ON: &str = "# The level at which `check` fails: breaking, minor, patch, never, or version (breaking\n# changes without a major version bump). --fail-on wins.\n# fail_on = \"breaking\"\n";
+
+/// covenant.toml as `init` writes it: the server, then the starter's commented keys
+/// (`fail_on = "version"` set when `version` names where the project declares its
+/// version).
+pub fn starter_config(server: &InitServer, version: Option<&str>) -> String {
     let line = match server {
         InitServer::Command(argv) => {
             let words: Vec<String> = argv.iter().map(|w| toml_string(w)).collect();
@@ -196,5 +206,13 @@ pub fn starter_config(server: &InitServer) -> String {
     let (head, rest) = STARTER_CONFIG
         .split_once("\n\n")
         .unwrap_or((STARTER_CONFIG, ""));
+    let rest = match version {
+        Some(from) => rest.replacen(
+            STARTER_FAIL_ON,
+            &format!("# Breaking changes fail unless the server's version declares them: a major bump (in\n# 0.y.z the minor) of {from}, snapshotted and committed, ships them.\n# Minor and patch changes never fail (breaking, minor, patch or never: fail at that level).\nfail_on = \"version\"\n"),
+            1,
+        ),
+        None => rest.to_string(),
+    };
     format!("{head}\n\n{line}# Its lockfile is mcp-covenant.lock, next to this file (set `lockfile` to move it).\n\n{rest}")
 }

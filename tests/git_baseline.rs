@@ -97,7 +97,7 @@ fn the_base_branch_lockfile_catches_a_break_the_pr_regenerated() {
     // The golden after.lock is hand-written (its `required` unsorted): the warning names
     // the revision it was read from.
     assert_eq!(
-        stderr(&o),
+        stderr_unhinted(&o),
         "warning: git:HEAD:mcp-covenant.lock is not in canonical form, so some report lines point at an element rather than the value inside it\n",
     );
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -32,7 +32,7 @@ use mcp_covenant::diff;
 use mcp_covenant::lint::{self, LintRules};
 use mcp_covenant::lockfile::Lockfile;
 use mcp_covenant::policy;
-use mcp_covenant::rules::{Direction, Rules, Scope, Severity};
+use mcp_covenant::rules::{Direction, Rules, Scope};
 use termcolor::NoColor;
 
 fn main() {
@@ -279,7 +279,7 @@ fn every_rule_row_is_fired_by_a_golden_case() {
             &Config::default(),
             changes.clone(),
             versions,
-            Some(Severity::Breaking),
+            mcp_covenant::config::FailOn::Breaking,
         );
         for c in changes.iter().chain(outcome.changes.iter()) {
             fired.insert((c.rule, c.direction));

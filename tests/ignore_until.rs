@@ -54,7 +54,7 @@ until = 2999-12-31
         out.contains("limit is filled in by the SDK"),
         "--verbose lists it: {out}"
     );
-    let err = stderr(&o);
+    let err = stderr_unhinted(&o);
     assert_eq!(
         err.trim_end(),
         format!(

@@ -437,6 +437,17 @@ const ECOSYSTEMS: &[Case] = &[
 /// `test` names the calling test: tests run in parallel, and two of them sharing a
 /// directory would delete each other's files.
 fn init_workflow(test: &str, name: &str, files: &[(&str, &str)], command: &[&str]) -> String {
+    let d = init_project(test, name, files, command);
+    fs::read_to_string(d.join(".github/workflows/mcp-covenant.yml")).unwrap()
+}
+
+/// The directory where `init --no-capture -- CMD` ran, holding `files` and what it wrote.
+fn init_project(
+    test: &str,
+    name: &str,
+    files: &[(&str, &str)],
+    command: &[&str],
+) -> std::path::PathBuf {
     let d = tmpdir(&format!("init-eco-{test}-{name}"));
     for (file, text) in files {
         fs::write(d.join(file), text).unwrap();
@@ -444,7 +455,7 @@ fn init_workflow(test: &str, name: &str, files: &[(&str, &str)], command: &[&str
     let mut args = vec!["init", "--no-capture"];
     args.extend(command);
     exited(&run_in(&d, &args), 0);
-    fs::read_to_string(d.join(".github/workflows/mcp-covenant.yml")).unwrap()
+    d
 }
 
 /// The workflow as YAML, or the parser's error with the text.
@@ -453,7 +464,7 @@ fn parse_workflow(text: &str) -> serde_json::Value {
 }
 
 /// The two-job shape every workflow `init` writes must have.
-fn assert_two_jobs(name: &str, w: &serde_json::Value, fail_on: &str) {
+fn assert_two_jobs(name: &str, w: &serde_json::Value) {
     let ctx = format!("{name}: {w:#}");
     let types = &w["on"]["pull_request"]["types"];
     for t in ["opened", "synchronize", "reopened", "labeled", "unlabeled"] {
@@ -492,7 +503,8 @@ fn assert_two_jobs(name: &str, w: &serde_json::Value, fail_on: &str) {
     assert_eq!(steps[0]["with"]["fetch-depth"], 0, "{ctx}");
     let with = &steps[1]["with"];
     assert_eq!(with["up-to-date"], false, "{ctx}");
-    assert_eq!(with["fail-on"], fail_on, "{ctx}");
+    // The gate's level is covenant.toml's (held to the base branch's), not an input.
+    assert!(with.get("fail-on").is_none(), "{ctx}");
     assert_eq!(with["comment"], true, "{ctx}");
     assert_eq!(with["approve-label"], "breaking-change-approved", "{ctx}");
     assert!(
@@ -529,13 +541,26 @@ fn assert_two_jobs(name: &str, w: &serde_json::Value, fail_on: &str) {
 #[test]
 fn every_ecosystems_workflow_parses_and_has_two_jobs() {
     for (name, files, marker) in ECOSYSTEMS {
-        let text = init_workflow("parse", name, files, &["--", "node", "dist/server.js"]);
+        let d = init_project("parse", name, files, &["--", "node", "dist/server.js"]);
+        let text = fs::read_to_string(d.join(".github/workflows/mcp-covenant.yml")).unwrap();
         assert!(text.contains(marker), "{name}: `{marker}` missing:\n{text}");
-        let fail_on = "breaking";
-        assert_two_jobs(name, &parse_workflow(&text), fail_on);
+        assert_two_jobs(name, &parse_workflow(&text));
         assert!(
             text.contains("To ship a breaking change on purpose: "),
             "{name}: {text}"
+        );
+        // A semver version in the manifest: the gate passes a declared major release.
+        let config = fs::read_to_string(d.join("covenant.toml")).unwrap();
+        let versioned = ["pnpm", "yarn-berry", "npm", "uv", "cargo"].contains(name);
+        assert_eq!(
+            config.lines().any(|l| l == "fail_on = \"version\""),
+            versioned,
+            "{name}:\n{config}"
+        );
+        assert_eq!(
+            text.contains("bump the major version"),
+            versioned,
+            "{name}:\n{text}"
         );
     }
     let text = init_workflow(
@@ -545,7 +570,7 @@ fn every_ecosystems_workflow_parses_and_has_two_jobs() {
         &["--http", "http://127.0.0.1:3000/mcp"],
     );
     assert!(text.contains("Start your server here"), "{text}");
-    assert_two_jobs("http", &parse_workflow(&text), "breaking");
+    assert_two_jobs("http", &parse_workflow(&text));
 }
 
 /// What a command holds never reaches the workflow (the server comes from

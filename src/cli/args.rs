@@ -195,7 +195,8 @@ pub struct UpgradeArgs {
     pub timeout: Duration,
 
     /// Exit 1 when moving some server to its latest release has a change at or above
-    /// this level [default: breaking, or `fail_on` in covenant.toml].
+    /// this level; `version`: when that release breaks without a major version bump
+    /// [default: breaking, or `fail_on` in covenant.toml].
     #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<FailOnArg>,
 
@@ -410,8 +411,9 @@ pub struct CheckArgs {
     #[arg(long, value_name = "REV", conflicts_with_all = ["against", "http", "command"])]
     pub baseline_rev: Option<String>,
 
-    /// Exit 1 when a change is at or above this level [default: breaking, or `fail_on`
-    /// in covenant.toml].
+    /// Exit 1 when a change is at or above this level; `version`: when breaking changes
+    /// come without a major version bump (0.y.z: a minor one) [default: breaking, or
+    /// `fail_on` in covenant.toml].
     #[arg(long, help_heading = REPORT, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<FailOnArg>,
 
@@ -572,6 +574,9 @@ pub enum FailOnArg {
     Breaking,
     Minor,
     Patch,
+    /// Breaking changes without the version bump they need (a major; in 0.y.z the
+    /// minor): an intended major release passes.
+    Version,
     Never,
 }
 
@@ -581,6 +586,7 @@ impl From<FailOnArg> for FailOn {
             FailOnArg::Breaking => FailOn::Breaking,
             FailOnArg::Minor => FailOn::Minor,
             FailOnArg::Patch => FailOn::Patch,
+            FailOnArg::Version => FailOn::Version,
             FailOnArg::Never => FailOn::Never,
         }
     }

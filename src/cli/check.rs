@@ -9,14 +9,14 @@ use termcolor::WriteColor;
 use super::output::{emit, for_each_server};
 use super::settings::CheckSettings;
 use super::source::{capture, snapshot_command, Live, LockSource};
-use crate::config::{Config, Server};
+use crate::config::{Config, FailOn, Server};
 use crate::diff;
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
 use crate::lockfile;
 use crate::policy::{self, Policy};
 use crate::report::{self, anchor, Format, Report};
-use crate::rules::Rules;
+use crate::rules::{Rules, Severity};
 
 /// `--baseline published`: the release before the declared version, from its registry.
 const PUBLISHED: &str = "published";
@@ -258,6 +258,7 @@ pub(super) fn run(
             &|o| report::render(&report, settings.format, o),
             &|o| report::render(&report, Format::Human, o),
         )?;
+        ship_on_purpose(&[&report]);
         return Ok(u8::from(report.fails));
     }
     if settings.baseline.is_some() && settings.servers.is_some() {
@@ -305,7 +306,42 @@ pub(super) fn run(
         &|o| report::grouped::check(&grouped, settings.format, o),
         &|o| report::grouped::check(&grouped, Format::Human, o),
     )?;
+    ship_on_purpose(&reports.iter().flat_map(|(_, r)| r).collect::<Vec<_>>());
     Ok(code)
+}
+
+/// After a failing verdict, one line on how to ship it on purpose: the major version bump
+/// `--fail-on version` accepts (when breaking changes are what fails), a maintainer's
+/// approve label in CI, or an `[[ignore]]` per change.
+fn ship_on_purpose(reports: &[&Report<'_>]) {
+    let failing: Vec<&crate::diff::Change> = reports
+        .iter()
+        .filter(|r| r.fails)
+        .flat_map(|r| {
+            r.changes
+                .iter()
+                .filter(|c| policy::failing(r.fail_on, r.fails, c))
+        })
+        .collect();
+    let Some(first) = failing.first() else {
+        return;
+    };
+    let fail_on = reports[0].fail_on;
+    let bump = match fail_on {
+        FailOn::Version => "bump the server's major version (in 0.y.z the minor), ",
+        FailOn::Breaking if failing.iter().all(|c| c.severity == Severity::Breaking) => {
+            "bump the server's major version and gate with `--fail-on version` (fail_on = \"version\"), "
+        }
+        _ => "",
+    };
+    let ignore = super::invocation().join(" ");
+    let ignore = match failing.len() {
+        1 => format!("`{ignore} ignore {} --reason WHY`", first.fingerprint),
+        _ => format!("`{ignore} ignore FINGERPRINT --reason WHY` for each (`check -v` shows them)"),
+    };
+    status!(
+        "hint: to ship this on purpose, {bump}have a maintainer add the approve label (the Action's `approve-label`), or acknowledge the change: {ignore}"
+    );
 }
 
 /// The covenant.toml that applied at revision `rev` (its servers' lockfiles as paths
@@ -436,13 +472,7 @@ fn check_one<'r>(
         compared.versions.0.as_deref(),
         compared.versions.1.as_deref(),
     );
-    let outcome = policy::apply(
-        rules,
-        config,
-        compared.changes,
-        versions,
-        settings.fail_on.level(),
-    );
+    let outcome = policy::apply(rules, config, compared.changes, versions, settings.fail_on);
     let mut report = Report::new(rules, outcome, base.name());
     report.verbose = settings.verbose;
     if let (true, Some((base_lines, cur_lines))) =

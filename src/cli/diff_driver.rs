@@ -49,7 +49,13 @@ pub(super) fn run(
         compared.servers.0.version.as_deref(),
         compared.servers.1.version.as_deref(),
     );
-    let outcome = policy::apply(rules, config, compared.changes, versions, None);
+    let outcome = policy::apply(
+        rules,
+        config,
+        compared.changes,
+        versions,
+        crate::config::FailOn::Never,
+    );
     let report = Report::new(rules, outcome, na);
     let io_err = |e: std::io::Error| Error::new(format!("cannot write the diff: {e}"));
     // The path is the repository's: one inert line, as a server's text is.

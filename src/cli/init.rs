@@ -33,6 +33,9 @@ struct Project {
     why_not: Option<String>,
     /// A file the declared command needs that does not exist yet, and how to make it.
     unbuilt: Option<(PathBuf, String)>,
+    /// The semver version the manifest declares, and where (`package.json \`version\``):
+    /// with one, the gate is `fail_on = "version"`.
+    version: Option<(String, &'static str)>,
 }
 
 pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Result<u8> {
@@ -60,15 +63,16 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
         }
     };
     let config_path = settings.config.clone();
-    let config_text = reference::starter_config(&server);
     // What init writes must read back: a command with a string TOML cannot hold fails
     // here, not at the next `check`.
-    Config::parse(
-        &config_text,
-        &config_path.display().to_string(),
-        rules,
-        lint,
-    )?;
+    for version in [None, project.version.as_ref().map(|v| v.1)] {
+        Config::parse(
+            &reference::starter_config(&server, version),
+            &config_path.display().to_string(),
+            rules,
+            lint,
+        )?;
+    }
     let lockfile = config_path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -77,15 +81,22 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
             |d| d.join(crate::config::DEFAULT_LOCKFILE),
         );
     let workflow_path = root.join(reference::WORKFLOW_PATH);
-    let fail_on = "breaking";
     let branch = crate::git::default_branch().unwrap_or_else(|| "main".into());
-    let mut files = vec![
-        (config_path.clone(), config_text),
-        (
-            workflow_path.clone(),
-            workflow(&project.setup, &server, fail_on, &branch),
-        ),
-    ];
+    // covenant.toml and the workflow, gated by `version` when the manifest declares one.
+    let make = |version: Option<&(String, &'static str)>| {
+        let where_ = version.map(|v| v.1);
+        vec![
+            (
+                config_path.clone(),
+                reference::starter_config(&server, where_),
+            ),
+            (
+                workflow_path.clone(),
+                workflow(&project.setup, &server, where_, &branch),
+            ),
+        ]
+    };
+    let mut files = make(project.version.as_ref());
     let targets: Vec<&Path> = files
         .iter()
         .map(|(p, _)| p.as_path())
@@ -136,6 +147,18 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
                 "{e}\n(init captures the server to write the first lockfile, and wrote nothing; fix the command, or run `{retry}` and capture later with `mcp-covenant snapshot`)"
             ))
         })?;
+        // `version` judges the version the server reports: when it is not the manifest's
+        // (an SDK default, a constant in the code), bumping the manifest would pass nothing.
+        if let Some((declared, from)) = &project.version {
+            let served = lock.server.version.as_deref().unwrap_or("");
+            if served != declared {
+                status!(
+                    "note: the server reports version {:?}, not {from} ({declared}), so the gate is fail_on = \"breaking\"; once the server reports its package's version, `fail_on = \"version\"` lets a major release pass",
+                    crate::escape::text(served),
+                );
+                files = make(None);
+            }
+        }
         let old = std::fs::read(&lockfile).ok();
         lock.write(&lockfile)?;
         let new = std::fs::read(&lockfile).ok();
@@ -253,6 +276,7 @@ fn detect(root: &Path) -> Result<Project> {
         declared: None,
         why_not: None,
         unbuilt: None,
+        version: None,
     };
     let Some(eco) = ecosystems()?
         .into_iter()
@@ -284,7 +308,41 @@ fn detect(root: &Path) -> Result<Project> {
         name: eco.name.clone(),
         steps: steps(&eco, build),
     };
+    project.version = declared_version(root, &eco.manifest)?;
     Ok(project)
+}
+
+/// The version the manifest declares, when it is a semver release line `fail_on =
+/// "version"` can gate by: package.json's `version`, pyproject.toml's `[project]
+/// version`, Cargo.toml's `[package] version`. Not a dynamic or workspace-inherited
+/// one, and not a calendar version (2026.10.19: its first number is a year, and a new
+/// year is not a promise of breaking changes).
+fn declared_version(root: &Path, manifest: &str) -> Result<Option<(String, &'static str)>> {
+    let Some(text) = read(root, manifest)? else {
+        return Ok(None);
+    };
+    let (version, from) = match manifest {
+        "package.json" => (
+            serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|p| p["version"].as_str().map(String::from)),
+            "package.json `version`",
+        ),
+        "pyproject.toml" | "Cargo.toml" => {
+            let (table, from) = match manifest {
+                "pyproject.toml" => ("project", "pyproject.toml `[project] version`"),
+                _ => ("package", "Cargo.toml `[package] version`"),
+            };
+            let version = toml::from_str::<toml::Table>(&text)
+                .ok()
+                .and_then(|t| Some(t.get(table)?.get("version")?.as_str()?.to_string()));
+            (version, from)
+        }
+        _ => (None, ""),
+    };
+    Ok(version
+        .filter(|v| crate::diff::version::is_semver_release_line(v))
+        .map(|v| (v, from)))
 }
 
 /// package.json: the command (`bin`, one command name to a path, else `main`) and
@@ -381,7 +439,9 @@ fn python(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<()> {
 /// setup and build. `branch` is a plain branch name ([`crate::git::default_branch`]);
 /// every other word is init's own, so nothing a project or a command holds reaches
 /// the file.
-fn workflow(setup: &Setup, server: &InitServer, fail_on: &str, branch: &str) -> String {
+/// `version`: where the manifest declares the version that `fail_on = "version"` (in
+/// covenant.toml) gates by.
+fn workflow(setup: &Setup, server: &InitServer, version: Option<&str>, branch: &str) -> String {
     let mut steps = String::new();
     if setup.steps.is_empty() {
         steps.push_str(match server {
@@ -403,14 +463,16 @@ fn workflow(setup: &Setup, server: &InitServer, fail_on: &str, branch: &str) -> 
     }
     // YAML single quotes: only ' itself needs escaping (doubled); a plain name has none.
     let branch = format!("'{}'", branch.replace('\'', "''"));
+    let ship = match version {
+        Some(from) => format!(
+            "bump the major version ({from}; in 0.y.z the minor),\n# `mcp-covenant snapshot` and commit (covenant.toml's fail_on = \"version\"); or add the\n# `breaking-change-approved` label; or record it with `mcp-covenant ignore FINGERPRINT`."
+        ),
+        None => "add the `breaking-change-approved` label, or record it with\n# `mcp-covenant ignore FINGERPRINT`.".to_string(),
+    };
     include_str!("init/workflow.yml")
-        .replace(
-            "%SHIP%",
-            "add the `breaking-change-approved` label, or record it with `mcp-covenant ignore FINGERPRINT`.",
-        )
+        .replace("%SHIP%", &ship)
         .replace("%BRANCH%", &branch)
         .replace("%VERSION%", env!("CARGO_PKG_VERSION"))
-        .replace("%FAIL_ON%", fail_on)
         .replace("%STEPS%\n", &steps)
 }
 

@@ -10,13 +10,13 @@ use super::args::LiveSource;
 use super::output::for_each_server;
 use super::settings::SnapshotSettings;
 use super::source::{capture, snapshot_command, Live};
-use crate::config::Config;
+use crate::config::{Config, FailOn};
 use crate::diff;
 use crate::error::{Error, Result};
 use crate::lockfile::{key_of, Element, Kind, Lockfile, Raw, Snapshot};
 use crate::policy::{self, Policy};
 use crate::report::{self, Format, Report};
-use crate::rules::{Rules, Severity};
+use crate::rules::Rules;
 
 pub(super) fn run(
     rules: &Rules,
@@ -113,7 +113,7 @@ fn snapshot_check(
         previous.server.version.as_deref(),
         lock.server.version.as_deref(),
     );
-    let outcome = policy::apply(rules, config, changes, versions, Some(Severity::Breaking));
+    let outcome = policy::apply(rules, config, changes, versions, FailOn::Breaking);
     let report = Report::new(rules, outcome, output.display().to_string());
     let io_err = |e: std::io::Error| Error::new(format!("cannot write the report: {e}"));
     if let Some(name) = heading {

@@ -70,13 +70,9 @@ impl Config {
             ));
         }
         self.ignore = kept;
-        let level = |f: Option<FailOn>| f.unwrap_or(FailOn::Breaking).level();
-        // A looser gate fails on fewer levels: `never`, or a more severe least level.
-        let looser = match (level(self.fail_on), level(base.fail_on)) {
-            (None, Some(_)) => true,
-            (Some(mine), Some(theirs)) => mine < theirs,
-            _ => false,
-        };
+        let strictness = |f: Option<FailOn>| f.unwrap_or(FailOn::Breaking).strictness();
+        // A looser gate fails on fewer changes: `never`, `version`, or a more severe level.
+        let looser = strictness(self.fail_on) < strictness(base.fail_on);
         if looser {
             loosened.push(format!("{here} loosens `fail_on`"));
             self.fail_on = base.fail_on.or(Some(FailOn::Breaking));

@@ -41,37 +41,67 @@ pub enum Transport {
     },
 }
 
-/// `check --fail-on` and `fail_on`: the least severe change that fails the gate.
+/// `check --fail-on` and `fail_on`: when a change fails the gate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
     /// `major` too: the bump a breaking change owes.
     Breaking,
     Minor,
     Patch,
+    /// Breaking changes that come without the bump they need (a major; in 0.y.z the
+    /// minor, as Cargo reads it): an intended major release passes, minor and patch
+    /// changes never fail (cargo-semver-checks' model).
+    Version,
     Never,
 }
 
 impl FailOn {
     /// The words for it, in order (`major` is another word for `breaking`).
-    pub const NAMES: [&'static str; 4] = ["breaking", "minor", "patch", "never"];
+    pub const NAMES: [&'static str; 5] = ["breaking", "minor", "patch", "version", "never"];
 
     pub fn parse(word: &str) -> Option<FailOn> {
         Some(match word {
             "breaking" | "major" => FailOn::Breaking,
             "minor" => FailOn::Minor,
             "patch" => FailOn::Patch,
+            "version" => FailOn::Version,
             "never" => FailOn::Never,
             _ => return None,
         })
     }
 
-    /// The least severe failing change (`None`: never fail).
+    /// Its word, as `--fail-on` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailOn::Breaking => "breaking",
+            FailOn::Minor => "minor",
+            FailOn::Patch => "patch",
+            FailOn::Version => "version",
+            FailOn::Never => "never",
+        }
+    }
+
+    /// The least severe change that can fail (`None`: never fail). `version` fails on
+    /// breaking changes only, and only on those its versions do not declare.
     pub fn level(self) -> Option<Severity> {
         match self {
-            FailOn::Breaking => Some(Severity::Breaking),
+            FailOn::Breaking | FailOn::Version => Some(Severity::Breaking),
             FailOn::Minor => Some(Severity::Minor),
             FailOn::Patch => Some(Severity::Patch),
             FailOn::Never => None,
+        }
+    }
+
+    /// How much fails, for holding a pull request's covenant.toml to its base's: each
+    /// level fails on everything the one below it fails on (`version` on a subset of
+    /// what `breaking` fails on).
+    pub fn strictness(self) -> u8 {
+        match self {
+            FailOn::Never => 0,
+            FailOn::Version => 1,
+            FailOn::Breaking => 2,
+            FailOn::Minor => 3,
+            FailOn::Patch => 4,
         }
     }
 }

@@ -58,6 +58,12 @@ fn parse(v: &str) -> Option<([u64; 3], Vec<&str>)> {
     Some((n, pre))
 }
 
+/// `v` is a semver version whose bumps say what changed: not a calendar version (a
+/// first number of 1900 or more reads as a year).
+pub fn is_semver_release_line(v: &str) -> bool {
+    parse(v).is_some_and(|(n, _)| n[0] < 1900)
+}
+
 /// Semver precedence of two pre-release lists (an empty list is a release, the highest).
 fn cmp_pre(a: &[&str], b: &[&str]) -> Ordering {
     match (a.is_empty(), b.is_empty()) {

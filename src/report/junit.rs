@@ -62,7 +62,7 @@ fn suite(report: &Report<'_>, name: &str) -> (usize, usize, String) {
     for c in &report.changes {
         by_subject.entry(c.subject.to_string()).or_default().push(c);
     }
-    let failing = |c: &&crate::diff::Change| policy::fails(c.severity, report.fail_on);
+    let failing = |c: &&crate::diff::Change| policy::failing(report.fail_on, report.fails, c);
     let failures = by_subject
         .values()
         .filter(|cs| cs.iter().any(failing))

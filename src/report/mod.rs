@@ -31,8 +31,10 @@ pub struct Report<'r> {
     pub ignored: Vec<(Change, String)>,
     /// The bump the interface changes owe (the version findings do not count).
     pub bump: Severity,
-    /// A change is at or above `fail_on`: the gate fails (exit 1).
+    /// A change fails at `fail_on`: the gate fails (exit 1).
     pub fails: bool,
+    /// The versions declare a major bump (`None`: absent or not semver).
+    pub major_bump: Option<bool>,
     /// The lockfile the changes are anchored to, as shown to the user.
     pub baseline: String,
     /// The config file's name, for "ignored by covenant.toml".
@@ -43,8 +45,8 @@ pub struct Report<'r> {
     pub anchors: Vec<anchor::Anchor>,
     /// Every element subject of both surfaces (JUnit's testcases).
     pub elements: Vec<String>,
-    /// The --fail-on level (JUnit failures).
-    pub fail_on: Option<Severity>,
+    /// When a change fails (JUnit failures, the hint after a failing verdict).
+    pub fail_on: crate::policy::FailOn,
 }
 
 impl<'r> Report<'r> {
@@ -88,6 +90,7 @@ impl<'r> Report<'r> {
             bump,
             fail_on,
             fails,
+            major_bump,
             config_name,
         } = outcome;
         Report {
@@ -96,6 +99,7 @@ impl<'r> Report<'r> {
             ignored,
             bump,
             fails,
+            major_bump,
             baseline,
             config_name,
             verbose: false,

@@ -68,6 +68,15 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// stderr without the `hint:` line a failing verdict ends with (how to ship on purpose).
+pub fn stderr_unhinted(o: &Output) -> String {
+    stderr(o)
+        .lines()
+        .filter(|l| !l.starts_with("hint: to ship this on purpose"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -345,12 +345,18 @@ impl Engine<'_> {
         let compared =
             diff::fast::compare_files(&policy, (x, &na), (y, &nb), diff::DEFAULT_WORK_BUDGET)
                 .map_err(|e| e.to_string())?;
+        // With `version`, the releases' own versions say whether a break was declared
+        // (a pinned package's semver promise); otherwise they report nothing of their own.
+        let versions = match self.fail_on {
+            FailOn::Version => (Some(a.version()), Some(b.version())),
+            _ => (None, None),
+        };
         Ok(policy::apply(
             self.rules,
             self.config,
             compared.changes,
-            (None, None),
-            self.fail_on.level(),
+            versions,
+            self.fail_on,
         ))
     }
 }

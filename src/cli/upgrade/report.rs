@@ -71,11 +71,7 @@ fn headline(r: &Upgrade) -> String {
         .filter(|x| x.fails())
         .map(|x| x.name.as_str())
         .collect();
-    let level = crate::config::FailOn::NAMES
-        .iter()
-        .find(|w| crate::config::FailOn::parse(w) == Some(r.fail_on))
-        .copied()
-        .unwrap_or("breaking");
+    let level = r.fail_on.name();
     let what = match &r.baseline_rev {
         Some(rev) => format!(
             "{} pin(s) moved since {} ({} unchanged)",
@@ -284,11 +280,7 @@ struct JsonChange<'a> {
 }
 
 fn json(r: &Upgrade) -> String {
-    let level = crate::config::FailOn::NAMES
-        .iter()
-        .find(|w| crate::config::FailOn::parse(w) == Some(r.fail_on))
-        .copied()
-        .unwrap_or("breaking");
+    let level = r.fail_on.name();
     let doc = JsonReport {
         report_version: REPORT_VERSION,
         covenant_version: crate::lockfile::COVENANT_VERSION,
