@@ -155,3 +155,26 @@ fn a_start_error_masks_the_command_line() {
     assert!(err.contains("no-such-mcp-server-program"), "{err}");
     assert!(!err.contains("s3cr"), "{err}");
 }
+
+/// A covenant.toml whose `server` is an inline array cannot take [[server]] tables after
+/// it: `--from-client` says so and writes nothing (it wrote a file `check` then refused).
+#[test]
+fn an_inline_server_array_is_refused_and_nothing_is_written() {
+    let dir = tmpdir("from-client-inline");
+    let client = serde_json::json!({"mcpServers": {
+        "one": {"command": "node", "args": ["server.js"]}
+    }});
+    fs::write(dir.join(".mcp.json"), client.to_string()).unwrap();
+    let config = "server = [{ name = \"old\", command = [\"node\", \"old.js\"], lockfile = \"old.lock\" }]\n";
+    fs::write(dir.join("covenant.toml"), config).unwrap();
+    let o = bin()
+        .current_dir(&dir)
+        .args(["snapshot", "--from-client", ".mcp.json"])
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "inline array");
+    assert_eq!(
+        fs::read_to_string(dir.join("covenant.toml")).unwrap(),
+        config
+    );
+}

@@ -90,6 +90,20 @@ pub fn import(client: &Path, config: &Path) -> Result<Vec<String>> {
             config.display()
         )));
     }
+    // What is appended must read back: a config whose `server` is an inline array
+    // (`server = [{ ... }]`) cannot take [[server]] tables after it.
+    if let Err(e) = toml::from_str::<toml::Table>(&text) {
+        let why = match taken.get("server") {
+            Some(toml::Value::Array(_)) => {
+                "its `server` is an inline array, which [[server]] tables cannot extend: write its entries as [[server]] tables".to_string()
+            }
+            _ => e.message().trim().to_string(),
+        };
+        return Err(Error::new(format!(
+            "cannot add [[server]] entries to {}: {why}; nothing was written",
+            config.display()
+        )));
+    }
     let locks = config
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
