@@ -15,10 +15,13 @@ for tool in node npm python3; do
     exit 1
   }
 done
+echo "== test.sh: setup (at ${SECONDS}s)"
 tests/servers/setup.sh
+echo "== test.sh: dist (at ${SECONDS}s)"
 MATURIN=tests/servers/.venv-dist/bin/maturin scripts/dist.sh
 # The jsoncompat oracle of tests/jsoncompat.rs: a package of its own (tests/oracle/Cargo.toml
 # says why), about 170 crates, ~2 CPU-minutes to build from scratch.
+echo "== test.sh: the jsoncompat oracle (at ${SECONDS}s)"
 cargo build --locked --manifest-path tests/oracle/Cargo.toml --target-dir target/oracle
 
 skip=()
@@ -26,6 +29,8 @@ if [ "$(id -u)" != 0 ]; then
   echo "scripts/test.sh: not root: skipping the as_root:: tests (full disk, static chroot)" >&2
   skip=(--skip as_root::)
 else
+  echo "== test.sh: static build (at ${SECONDS}s)"
   scripts/static-build.sh
 fi
+echo "== test.sh: cargo test (at ${SECONDS}s)"
 cargo test "$@" -- --include-ignored "${skip[@]}"

@@ -150,3 +150,16 @@ fn fail_on_lists_version() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("version"), "{}", stderr(&o));
 }
+
+/// A server that reports a blank version gets no version finding (it read "server version
+/// did not change" with a double space), and under `version` its breaks fail: nothing
+/// declares a bump.
+#[test]
+fn a_blank_version_has_no_finding_and_declares_nothing() {
+    let d = repo("fov-blank", VERSION, (BEFORE, ""), (AFTER, ""));
+    let o = verdict(&d, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!out.contains("server.version"), "{out}");
+    assert!(out.contains("tool was removed"), "{out}");
+}

@@ -119,15 +119,18 @@ pub fn required_bump(rules: &Rules, changes: &[Change]) -> Severity {
 }
 
 /// The version finding for `changes` (those the policy step keeps) between the two declared
-/// versions, or `None` when the version is in order, absent, or not semver.
-pub fn verify(
+/// versions, or `None` when the version is in order, absent (or blank), or not semver.
+pub fn verify<'a>(
     classify: &dyn Classify,
     changes: &[Change],
-    before: Option<&str>,
-    after: Option<&str>,
+    before: Option<&'a str>,
+    after: Option<&'a str>,
 ) -> Option<Change> {
     let rules = classify.rules();
-    let (b, a) = (before?, after?);
+    // A blank version is no version: there is nothing to say of it here ("server version
+    // did not change" of an empty string read as a double space).
+    let present = |v: Option<&'a str>| v.filter(|v| !v.trim().is_empty());
+    let (b, a) = (present(before)?, present(after)?);
     let required = required_bump(rules, changes);
     let declared = if a == b {
         Declared::Same
