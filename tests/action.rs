@@ -22,6 +22,16 @@ struct Pr {
     new_spec: PathBuf,
 }
 
+/// A passing test's files go (each runner's tool cache holds a copy of the binary); a
+/// failing test's stay for a look.
+impl Drop for Pr {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
 /// origin: `main` at "README only" (tagged branch `empty`), then main with the lockfile
 /// of tools a and b; `feature` removes tool b and regenerates the lockfile in the same
 /// commit. work: `git clone --depth 1 --branch feature`, so it lacks origin/main.
