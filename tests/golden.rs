@@ -8,7 +8,8 @@
 //! - optionally `covenant.toml` (passed as `--config`) and `args` (extra flags, e.g.
 //!   `--fail-on minor`);
 //! - the expectations: `expected.txt` (the human report, or the `error:` line of an exit-2
-//!   case), `expected.exit`, and `expected.json` unless the case exits 2.
+//!   case), `expected.exit`, and `expected.json` unless the case exits 2; `expected.md`
+//!   (the markdown report) where the case has one (create it empty to start one).
 //!
 //! Other files in a case directory are left alone (other test files may read them).
 //! `UPDATE_GOLDEN=1` rewrites the expectations; review the diff before committing it.
@@ -201,6 +202,11 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
         compare_or_update(&dir.join("expected.json"), &json, &mut failures);
         if let Some(why) = exit_code_mismatch(dir, &json, code_h) {
             failures.push(why);
+        }
+        // The pull-request comment, for the cases that prove something about it.
+        if has("expected.md") {
+            let (md, _) = run_check(dir, "markdown");
+            compare_or_update(&dir.join("expected.md"), &md, &mut failures);
         }
     }
     if failures.is_empty() {

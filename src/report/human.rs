@@ -50,12 +50,25 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
             .iter()
             .filter(|c| c.severity == severity)
             .collect();
+        // `-v` lists every change (each has its fingerprint); without it, many patch
+        // lines of one rule under one element are one line.
+        let shown: Vec<(usize, usize)> = if report.verbose {
+            (0..chosen.len()).map(|i| (i, 0)).collect()
+        } else {
+            super::grouped(&chosen)
+        };
+        let total = chosen.len();
+        let chosen: Vec<_> = shown.iter().map(|&(i, _)| chosen[i]).collect();
         // A conservative verdict says so: nothing proves it, nothing proves it harmless.
         let messages: Vec<String> = chosen
             .iter()
-            .map(|c| match c.certainty {
-                Certainty::Exact => c.message.clone(),
-                Certainty::Conservative => format!("{} (conservative)", c.message),
+            .zip(&shown)
+            .map(|(c, &(_, more))| {
+                let m = super::grouped_message(&c.message, more, "-v");
+                match c.certainty {
+                    Certainty::Exact => m,
+                    Certainty::Conservative => format!("{m} (conservative)"),
+                }
             })
             .collect();
         let lines: Vec<Line<'_>> = chosen
@@ -63,24 +76,34 @@ pub fn write_human(report: &Report<'_>, out: &mut dyn WriteColor) -> io::Result<
             .zip(&messages)
             .map(|(c, m)| change_line(c, m))
             .collect();
+        let mut previous: Option<String> = None;
         let details: Vec<Option<String>> = chosen
             .iter()
             .map(|c| {
                 // The fingerprint to acknowledge it with (`mcp-covenant ignore`), and
-                // the witness (or why there is none).
+                // the witness (or why there is none); one instance is printed once for
+                // the changes in a row that it proves.
                 report.verbose.then(|| {
                     let mut d = format!("fingerprint {}", c.fingerprint);
-                    if let Some(w) =
+                    let instance = super::witness_instance_sentence(c);
+                    let text = if instance.is_some() && instance == previous {
+                        Some(format!(
+                            "the witness above shows this change too{}",
+                            super::shared_note(c)
+                        ))
+                    } else {
                         super::witness_sentence(c).or_else(|| super::witness_absent_sentence(c))
-                    {
+                    };
+                    if let Some(text) = text {
                         d.push('\n');
-                        d.push_str(&w);
+                        d.push_str(&text);
                     }
+                    previous = instance;
                     d
                 })
             })
             .collect();
-        write_section_with(out, title, mark, color, &lines, &details)?;
+        write_section_with(out, title, mark, color, total, &lines, &details)?;
     }
     if report.verbose && !report.ignored.is_empty() {
         write_str(out, &format!("  IGNORED ({})\n", report.ignored.len()))?;

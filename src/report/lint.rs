@@ -126,7 +126,7 @@ pub fn to_markdown_within(findings: &[Finding], budget: usize) -> String {
             .filter(|f| f.level == level)
             .map(line_of)
             .collect();
-        super::markdown::table(&mut doc, title, "Finding", &rows);
+        super::markdown::table(&mut doc, title, "Finding", &vec![1; rows.len()], &rows);
     }
     doc.finish("finding(s)")
 }

@@ -72,13 +72,15 @@ fn code_cell(s: &str) -> String {
 
 /// `#### Title (n)` and a table of (subject, path, text, code), nothing when empty.
 /// Rows past the budget are counted in `doc`, not shown.
-pub(crate) fn table(doc: &mut Doc, title: &str, what: &str, rows: &[Line<'_>]) {
+/// `items[i]` is how many items row `i` stands for (a grouped row, several); the title
+/// counts them all.
+pub(crate) fn table(doc: &mut Doc, title: &str, what: &str, items: &[usize], rows: &[Line<'_>]) {
     if rows.is_empty() {
         return;
     }
+    let total: usize = items.iter().sum();
     let head = format!(
-        "\n#### {title} ({})\n\n| Subject | Path | {what} | Code |\n|---|---|---|---|\n",
-        rows.len()
+        "\n#### {title} ({total})\n\n| Subject | Path | {what} | Code |\n|---|---|---|---|\n"
     );
     let mut shown = false;
     for (i, (subject, path, text, code)) in rows.iter().enumerate() {
@@ -91,7 +93,7 @@ pub(crate) fn table(doc: &mut Doc, title: &str, what: &str, rows: &[Line<'_>]) {
         );
         let piece = if shown { row } else { format!("{head}{row}") };
         if !doc.push(&piece, false) {
-            doc.rows_cut += rows.len() - i;
+            doc.rows_cut += items[i..].iter().sum::<usize>();
             return;
         }
         shown = true;
@@ -157,25 +159,42 @@ pub fn to_string_within(report: &Report<'_>, budget: usize) -> String {
         (Severity::Minor, "Minor"),
         (Severity::Patch, "Patch"),
     ] {
-        let rows: Vec<Line<'_>> = report
+        let chosen: Vec<_> = report
             .changes
             .iter()
             .filter(|c| c.severity == severity)
-            .map(|c| super::change_line(c, &c.message))
             .collect();
-        table(&mut doc, title, "Change", &rows);
+        let shown = super::grouped(&chosen);
+        let messages: Vec<String> = shown
+            .iter()
+            .map(|&(i, more)| super::grouped_message(&chosen[i].message, more, "--format json"))
+            .collect();
+        let rows: Vec<Line<'_>> = shown
+            .iter()
+            .zip(&messages)
+            .map(|(&(i, _), m)| super::change_line(chosen[i], m))
+            .collect();
+        let items: Vec<usize> = shown.iter().map(|&(_, more)| 1 + more).collect();
+        table(&mut doc, title, "Change", &items, &rows);
     }
     witnesses(&mut doc, report);
     doc.finish("change(s)")
 }
 
 /// A collapsed list of the witnesses: for each proven break, the instance that shows it.
+/// One instance that proves several changes (one call breaking several of them, or a
+/// shared witness) is shown once, under all the changes it proves.
 fn witnesses(doc: &mut Doc, report: &Report<'_>) {
-    let proven: Vec<_> = report
-        .changes
-        .iter()
-        .filter_map(|c| Some((c, super::witness_sentence(c)?)))
-        .collect();
+    let mut proven: Vec<(String, Vec<&crate::diff::Change>)> = Vec::new();
+    for c in &report.changes {
+        let Some(sentence) = super::witness_instance_sentence(c) else {
+            continue;
+        };
+        match proven.iter_mut().find(|(s, _)| *s == sentence) {
+            Some((_, changes)) => changes.push(c),
+            None => proven.push((sentence, vec![c])),
+        }
+    }
     if proven.is_empty() {
         return;
     }
@@ -191,14 +210,22 @@ fn witnesses(doc: &mut Doc, report: &Report<'_>) {
     }
     doc.push(&open, true);
     let mut left = proven.len();
-    for (c, sentence) in proven {
-        let place = super::place_of(c);
-        let item = format!(
-            "- {} {}\n\n{}",
-            escape::code_span(&place, CELL_MAX, false),
-            escape::code_span(&c.code, CELL_MAX, false),
-            fenced(&sentence)
-        );
+    for (sentence, changes) in proven {
+        let places: Vec<String> = changes
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}{}",
+                    escape::code_span(&super::place_of(c), CELL_MAX, false),
+                    escape::code_span(&c.code, CELL_MAX, false),
+                    match c.shared_with {
+                        Some(_) => " (shared: no instance proves this change alone)",
+                        None => "",
+                    }
+                )
+            })
+            .collect();
+        let item = format!("- {}\n\n{}", places.join(", "), fenced(&sentence));
         if doc.chars + item.chars().count() + close.len() > doc.budget {
             doc.witnesses_cut += left;
             break;

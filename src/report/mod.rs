@@ -194,6 +194,46 @@ pub(crate) fn place(subject: &str, path: Option<&str>) -> String {
     }
 }
 
+/// Patch changes of one rule under one element collapse into one line of the human
+/// (without `-v`) and markdown reports from this many on (a `$defs` repeated under every
+/// tool once made 410 `schema.title.removed` lines); JSON, SARIF, JUnit and GitHub
+/// annotations keep every change.
+pub const GROUP_MIN: usize = 5;
+
+/// The lines `changes` (one severity, in report order) print as: each change's index
+/// with how many more it stands for. A patch change stands for the others of its rule
+/// under its element when there are [`GROUP_MIN`] or more, at the place of the first.
+pub(crate) fn grouped(changes: &[&Change]) -> Vec<(usize, usize)> {
+    let key = |c: &Change| (c.subject.to_string(), c.code.clone());
+    let mut count: std::collections::HashMap<(String, String), usize> =
+        std::collections::HashMap::new();
+    for c in changes.iter().filter(|c| c.severity == Severity::Patch) {
+        *count.entry(key(c)).or_default() += 1;
+    }
+    let mut shown = std::collections::HashSet::new();
+    let mut lines = Vec::new();
+    for (i, c) in changes.iter().enumerate() {
+        let n = match c.severity {
+            Severity::Patch => count.get(&key(c)).copied().unwrap_or(1),
+            _ => 1,
+        };
+        if n < GROUP_MIN {
+            lines.push((i, 0));
+        } else if shown.insert(key(c)) {
+            lines.push((i, n - 1));
+        }
+    }
+    lines
+}
+
+/// A grouped line's message: the first change's, and how many more it stands for.
+pub(crate) fn grouped_message(message: &str, more: usize, listed_by: &str) -> String {
+    match more {
+        0 => message.to_string(),
+        n => format!("{message}, and {n} more like it ({listed_by} lists each)"),
+    }
+}
+
 /// One line of a human report section: (subject, path, message, code).
 pub(crate) type Line<'a> = (Cow<'a, str>, Option<Cow<'a, str>>, &'a str, &'a str);
 
@@ -216,19 +256,27 @@ pub(crate) fn witness_json(w: &serde_json::Value) -> String {
 
 /// What a change's witness shows, as a sentence: `e.g. {..} was accepted, now rejected`.
 pub(crate) fn witness_sentence(c: &Change) -> Option<String> {
+    Some(witness_instance_sentence(c)? + &shared_note(c))
+}
+
+/// ` (shared with change F: …)` for a change whose witness is another's, else nothing.
+pub(crate) fn shared_note(c: &Change) -> String {
+    match &c.shared_with {
+        Some(f) => format!(" (shared with change {f}: no instance proves this change alone)"),
+        None => String::new(),
+    }
+}
+
+/// [`witness_sentence`] without what it shares: the same for every change one instance
+/// proves in one direction.
+pub(crate) fn witness_instance_sentence(c: &Change) -> Option<String> {
     let w = witness_json(c.witness.as_ref()?);
-    let mut s = match c.direction? {
+    Some(match c.direction? {
         crate::rules::Direction::Input => format!("e.g. {w} was accepted, now rejected"),
         crate::rules::Direction::Output => {
             format!("e.g. the server may now return {w}, which the old schema rejects")
         }
-    };
-    if let Some(f) = &c.shared_with {
-        s.push_str(&format!(
-            " (shared with change {f}: no instance proves this change alone)"
-        ));
-    }
-    Some(s)
+    })
 }
 
 /// Why a breaking schema change shows no witness (`-v`): `None` for a change that
@@ -250,16 +298,18 @@ pub(crate) fn write_section<'a>(
     color: termcolor::Color,
     lines: &[Line<'a>],
 ) -> io::Result<()> {
-    write_section_with(out, title, mark, color, lines, &[])
+    write_section_with(out, title, mark, color, lines.len(), lines, &[])
 }
 
 /// `write_section`, with an indented detail line under an item where `details` has
-/// one (a witness under `--verbose`).
+/// one (a witness under `--verbose`); the title counts `total` items (grouped lines
+/// stand for several).
 pub(crate) fn write_section_with<'a>(
     out: &mut dyn WriteColor,
     title: &str,
     mark: &str,
     color: termcolor::Color,
+    total: usize,
     lines: &[Line<'a>],
     details: &[Option<String>],
 ) -> io::Result<()> {
@@ -269,7 +319,7 @@ pub(crate) fn write_section_with<'a>(
     }
     write_str(out, "  ")?;
     out.set_color(ColorSpec::new().set_bold(true).set_fg(Some(color)))?;
-    write_str(out, &format!("{title} ({})", lines.len()))?;
+    write_str(out, &format!("{title} ({total})"))?;
     out.reset()?;
     write_str(out, "\n")?;
     for (i, (subject, path, message, code)) in lines.iter().enumerate() {
