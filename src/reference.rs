@@ -51,6 +51,10 @@ lint_fail_on = "error"
     every id with its default and effective severity; `mcp-covenant rules ID` explains
     one. A renamed rule's former id still works, with a warning naming the current id
     (an entry on the current id wins); a retired id warns and sets nothing.
+    An optional parameter removed from an open inputSchema is minor: old calls still
+    validate, and the server ignores the value (a rename shows as "looks renamed to").
+    When your callers are programs that would silently lose that value, make it breaking:
+    "schema.property.removed" = { input = "breaking" }
 
 [lint]
 "tool.description.too_long" = "info"

@@ -617,6 +617,37 @@ fn rename_pairs(
             }
         }
     }
+    // Names that differ only in case and separators (`list-tables`, `list_tables`,
+    // `listTables`) with the same content are a rename even without parameters: one
+    // to one, as above.
+    let spelled = |name: &str| -> String {
+        name.chars()
+            .filter(|c| !matches!(c, '-' | '_' | '.' | ' '))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let paired: BTreeSet<&str> = pairs.values().map(String::as_str).collect();
+    let unpaired_came: Vec<&(&str, Element)> =
+        came.iter().filter(|(n, _)| !paired.contains(n)).collect();
+    let mut respelled = Vec::new();
+    for (old, content) in went.iter().filter(|(n, _)| !pairs.contains_key(*n)) {
+        let alike = |list: &[&(&str, Element)], name: &str, content: &Element| {
+            let mut hits = list
+                .iter()
+                .filter(|(n, c)| spelled(n) == spelled(name) && c == content);
+            match (hits.next(), hits.next()) {
+                (Some((n, _)), None) => Some(n.to_string()),
+                _ => None,
+            }
+        };
+        if let Some(new) = alike(&unpaired_came, old, content) {
+            let went_left: Vec<&(&str, Element)> = went.iter().collect();
+            if alike(&went_left, &new, content).as_deref() == Some(*old) {
+                respelled.push((old.to_string(), new));
+            }
+        }
+    }
+    pairs.extend(respelled);
     (pairs, compared)
 }
 

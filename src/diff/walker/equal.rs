@@ -171,6 +171,26 @@ pub(super) fn trivial(v: Option<&Value>) -> bool {
     }
 }
 
+/// Two field schemas alike enough to call one field a rename of the other: equal but
+/// for their words (`title`, `description`, `examples`, `$comment`), and constraining
+/// something (two unconstrained fields are alike without being the same thing).
+pub(super) fn alike_but_words(x: &Value, y: &Value) -> bool {
+    const WORDS: [&str; 4] = ["title", "description", "examples", "$comment"];
+    fn rest(m: &Map<String, Value>) -> std::collections::BTreeMap<&str, &Value> {
+        m.iter()
+            .filter(|(k, _)| !WORDS.contains(&k.as_str()))
+            .map(|(k, v)| (k.as_str(), v))
+            .collect()
+    }
+    match (x, y) {
+        (Value::Object(a), Value::Object(b)) => {
+            let ra = rest(a);
+            !ra.is_empty() && ra == rest(b)
+        }
+        _ => x == y && !trivial(Some(x)),
+    }
+}
+
 /// A schema every string satisfies: a `type` that admits strings and nothing else but
 /// annotations.
 pub(super) fn any_string(v: Option<&Value>) -> bool {

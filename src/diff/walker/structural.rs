@@ -553,7 +553,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         };
         // A field that went and one that came with the same schema: still a removal and
         // an addition, but say that it looks like a rename.
-        let renamed = |x: Option<&Value>, y: Option<&Value>| matches!((x, y), (Some(x), Some(y)) if x == y && !trivial(Some(x)));
+        let renamed = |x: Option<&Value>, y: Option<&Value>| matches!((x, y), (Some(x), Some(y)) if alike_but_words(x, y));
         // Only a one-to-one match is a hint: among several alike fields, none is.
         let only = |list: &[Field<'v>], schema: Option<&Value>| {
             let mut hits = list.iter().filter(|(_, s, _)| renamed(*s, schema));
@@ -595,7 +595,15 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             if let Some(new) = only(came, schema).filter(|new| {
                 only(went, came.iter().find(|c| c.0 == *new).and_then(|c| c.1)) == Some(name)
             }) {
-                ev.hint = Some(format!("looks renamed to `{new}`"));
+                // An optional parameter gone from an open object still validates: a
+                // caller's value is now silently dropped.
+                let ignored =
+                    self.direction == Direction::Input && !req && !closed_b && extra_b.is_none();
+                ev.hint = Some(if ignored {
+                    format!("looks renamed to `{new}`; a call that still sends `{name}` passes, and the server ignores it")
+                } else {
+                    format!("looks renamed to `{new}`")
+                });
             }
             self.classify(kw, child, ev);
         }
