@@ -135,11 +135,27 @@ impl<'v> View<'v> {
             .any(|k| self.get(k).is_some())
     }
 
+    /// What the cycle check knows this schema by: the definition its `$ref`s lead to,
+    /// and every referencing object with keywords of its own beside the `$ref` (the two
+    /// apply together, so `{"$ref": "#/$defs/Node", "const": "a"}` inside Node is not
+    /// Node again: taking it for Node once hid the `const`).
     pub(super) fn identity(&self) -> usize {
+        let own = |l: &Map<String, Value>| {
+            l.keys().any(|k| {
+                !matches!(
+                    keywords::role(k),
+                    Some(Role::Reference | Role::Definitions | Role::Identifier)
+                )
+            })
+        };
+        let n = self.layers.len();
         self.layers
-            .last()
-            .map(|l| *l as *const Map<String, Value> as usize)
-            .unwrap_or(0)
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| i + 1 == n || own(l))
+            .fold(0usize, |acc, (_, l)| {
+                acc.wrapping_mul(0x0100_0000_01b3) ^ (*l as *const Map<String, Value> as usize)
+            })
     }
 }
 
