@@ -18,6 +18,16 @@
 #     malicious pull request can make it lie; it runs last, and nothing after it trusts
 #     the runner.
 #
+# INPUT_MODE=upgrade is for a repository that consumes servers (pins in client configs or
+# covenant.toml's [[server]] packages) instead of serving one: the `upgrade` part (the
+# third step, which has no token) runs `mcp-covenant upgrade --baseline-rev` on a pull
+# request (what the moved pins change, gated by INPUT_FAIL_ON, else covenant.toml's
+# fail_on, else breaking) or plain `upgrade` on any other event (a report, failing only
+# when fail-on is given); the verdict and up-to-date parts do nothing. It installs and
+# starts the packages the pins name, as an upgrade must: a package is judged by what it
+# says of itself, so it runs where no token is, and comment and approve-label (which need
+# the token) are refused in this mode.
+#
 # Without INPUT_COMMAND and INPUT_HTTP, and with [[server]] entries in covenant.toml,
 # both parts run on every entry (each with its own lockfile). INPUT_WORKING_DIRECTORY
 # (default: .) is where covenant.toml and the lockfiles live (a package of a monorepo).
@@ -49,15 +59,27 @@
 set -uo pipefail
 part=${1:-all}
 case $part in
-  verdict | up-to-date | all) ;;
+  verdict | up-to-date | upgrade | all) ;;
   *)
-    echo "error: action/run.sh takes \`verdict\`, \`up-to-date\` or nothing (both), not \`$part\`" >&2
+    echo "error: action/run.sh takes \`verdict\`, \`up-to-date\`, \`upgrade\` or nothing (verdict and up-to-date), not \`$part\`" >&2
     exit 2
     ;;
 esac
+mode=${INPUT_MODE:-check}
+case $mode in
+  check | upgrade) ;;
+  *)
+    echo "error: mode must be \`check\` (a server's own interface) or \`upgrade\` (the servers a repository pins), not \`$mode\`" >&2
+    exit 2
+    ;;
+esac
+# Each part belongs to one mode: the others have nothing to do here.
+if { [ "$mode" = upgrade ] && [ "$part" != upgrade ]; } || { [ "$mode" = check ] && [ "$part" = upgrade ]; }; then
+  exit 0
+fi
 # Secrets no process started here may see. GITHUB_TOKEN stays a shell variable for pr.sh.
 secrets=(GITHUB_TOKEN INPUT_TOKEN GH_TOKEN ACTIONS_RUNTIME_TOKEN ACTIONS_ID_TOKEN_REQUEST_TOKEN ACTIONS_ID_TOKEN_REQUEST_URL)
-if [ "$part" = up-to-date ]; then unset "${secrets[@]}"; fi
+if [ "$part" = up-to-date ] || [ "$part" = upgrade ]; then unset "${secrets[@]}"; fi
 export -n "${secrets[@]}" 2>/dev/null
 unset INPUT_TOKEN
 bin=${MCP_COVENANT_BIN:-}
@@ -149,16 +171,17 @@ up_to_date() {
 }
 
 # --- part 2: the verdict, the pull request's lockfile against the base branch's ----------
-verdict() {
+# The base branch's tip, fetched by force into a ref of our own (`ref`): whatever the
+# checkout, an earlier step or a cache left in refs/remotes/origin/* (or here) is
+# overwritten, not trusted. A shallow checkout (a pull request's merge commit) gets the
+# tip alone, which is all the verdict reads. No hooks run.
+ref=refs/mcp-covenant/base
+fetch_base() {
   if [[ $base == -* ]] || ! git check-ref-format "refs/heads/$base"; then
     echo "error: base-ref \`$base\` is not a branch name" >&2
     exit 2
   fi
-  # The base branch's tip, fetched by force into a ref of our own: whatever the
-  # checkout, an earlier step or a cache left in refs/remotes/origin/* (or here) is
-  # overwritten, not trusted. A shallow checkout (a pull request's merge commit) gets
-  # the tip alone, which is all the verdict reads. No hooks run.
-  local ref=refs/mcp-covenant/base depth=()
+  local depth=()
   if [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then depth=(--depth=1); fi
   if ! env "${secrets[@]/#/-u}" git -c core.hooksPath=/dev/null fetch --quiet --no-tags --no-recurse-submodules \
     "${depth[@]}" origin "+refs/heads/$base:$ref"; then
@@ -166,6 +189,10 @@ verdict() {
     exit 2
   fi
   echo "mcp-covenant: the base branch \`$base\` is $(git rev-parse --verify --quiet "$ref^{commit}") (fetched as $ref)" >&2
+}
+
+verdict() {
+  fetch_base
   # Each lockfile against itself at the base branch's tip (a lockfile the base lacks is
   # new: everything in it is reported as added).
   check=(mcp check --baseline-rev "$ref" "${lockfile[@]}")
@@ -236,7 +263,33 @@ verdict() {
   worst "$rc"
 }
 
+# --- upgrade mode: what the pull request's pin moves change ------------------------------
+upgrade_part() {
+  if on "${INPUT_COMMENT:-false}" || [ -n "${INPUT_APPROVE_LABEL:-}" ]; then
+    echo "error: comment and approve-label need the token, and mode: upgrade runs the pinned packages, which no step with the token may start: leave them off (the verdict is in the step summary and the log)" >&2
+    exit 2
+  fi
+  local args=(upgrade) gate=()
+  if [ -n "${INPUT_FAIL_ON:-}" ]; then gate=(--fail-on "$INPUT_FAIL_ON"); fi
+  if [ -n "$base" ]; then
+    fetch_base
+    args+=(--baseline-rev "$ref")
+  elif [ ${#gate[@]} -eq 0 ]; then
+    echo "mcp-covenant: not a pull request: the upgrade report is for reading (give fail-on to gate on it)"
+    gate=(--fail-on never)
+  fi
+  report="${RUNNER_TEMP:-/tmp}/mcp-covenant-upgrade.md"
+  mcp "${args[@]}" "${extra[@]}" "${gate[@]}" --format markdown --output "$report"
+  rc=$?
+  if [ -f "$report" ]; then summary <"$report"; fi
+  worst "$rc"
+}
+
 base=${INPUT_BASE_REF:-}
+if [ "$part" = upgrade ]; then
+  upgrade_part
+  exit "$status"
+fi
 verdict_runs=0
 if on "${INPUT_VERDICT:-true}" && [ -n "$base" ]; then verdict_runs=1; fi
 # The verdict first: nothing of the pull request has run in this step yet.

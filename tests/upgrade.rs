@@ -422,6 +422,104 @@ fn baseline_rev_gates_the_pins_a_commit_moved() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
+/// The Action's upgrade step (`action/run.sh upgrade`, as action.yml runs it, with the
+/// runner's variables): `inputs` on top of mode upgrade, in `work`.
+fn action_upgrade(work: &Path, dir: &Path, registry: &Registry, inputs: &[(&str, &str)]) -> Output {
+    let url = registry.server.url();
+    let mut c = Command::new("bash");
+    c.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("action/run.sh"))
+        .arg("upgrade")
+        .current_dir(work)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir.join("home"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("RUNNER_TEMP", dir.join("temp"))
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .env("GITHUB_TOKEN", "ghs_not_for_servers")
+        .env("MCP_COVENANT_BIN", env!("CARGO_BIN_EXE_mcp-covenant"))
+        .env("MCP_COVENANT_CACHE", dir.join("cache"))
+        .env("MCP_COVENANT_NPM_REGISTRY", &url)
+        .env("npm_config_registry", &url)
+        .env("npm_config_cache", dir.join("npm-cache"))
+        .env("CI", "true")
+        .env("INPUT_MODE", "upgrade");
+    for (k, v) in inputs {
+        c.env(k, v);
+    }
+    fs::create_dir_all(dir.join("temp")).unwrap();
+    c.output().unwrap()
+}
+
+#[test]
+#[ignore = "needs node and npm on PATH"]
+fn the_actions_upgrade_mode_gates_the_pins_a_pull_request_moves() {
+    let dir = tmpdir("upgrade-action");
+    let registry = Registry::start(&dir);
+    let origin = dir.join("origin");
+    fs::create_dir_all(&origin).unwrap();
+    let mcp = "{\"mcpServers\": {\n  \"up\": {\"command\": \"npx\", \"args\": [\"-y\", \"srv-up@1.0.0\"]},\n  \"desc\": {\"command\": \"npx\", \"args\": [\"-y\", \"srv-desc@1.0.0\"]}\n}}\n";
+    fs::write(origin.join(".mcp.json"), mcp).unwrap();
+    git(&origin, &["init", "-q", "-b", "main"]);
+    git(&origin, &["add", "-A"]);
+    git(&origin, &["commit", "-q", "-m", "pins"]);
+    let o = Command::new("git")
+        .args(["clone", "-q"])
+        .arg(&origin)
+        .arg(dir.join("work"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let work = dir.join("work");
+    git(&work, &["checkout", "-q", "-b", "bump"]);
+    fs::write(
+        work.join(".mcp.json"),
+        mcp.replace("srv-up@1.0.0", "srv-up@2.0.0"),
+    )
+    .unwrap();
+    git(&work, &["commit", "-q", "-am", "bump srv-up"]);
+    // An earlier step cannot move the base: the Action fetches its own ref.
+    git(&work, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
+
+    let o = action_upgrade(&work, &dir, &registry, &[("INPUT_BASE_REF", "main")]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{}\n{out}", stderr(&o));
+    assert!(out.contains("x tool:beta — "), "{out}");
+    assert!(
+        out.contains("1 pin(s) moved since refs/mcp-covenant/base"),
+        "{out}"
+    );
+    let summary = fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(summary.contains("tool:beta"), "{summary}");
+    assert!(!out.contains("ghs_not_for_servers") && !stderr(&o).contains("ghs_"));
+    // fail-on never: reported, not failed.
+    let o = action_upgrade(
+        &work,
+        &dir,
+        &registry,
+        &[("INPUT_BASE_REF", "main"), ("INPUT_FAIL_ON", "never")],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The token's features are refused: this step starts third-party packages.
+    for (k, v) in [("INPUT_COMMENT", "true"), ("INPUT_APPROVE_LABEL", "ok")] {
+        let o = action_upgrade(
+            &work,
+            &dir,
+            &registry,
+            &[("INPUT_BASE_REF", "main"), (k, v)],
+        );
+        common::assert_fails_cleanly(&o, "no step with the token may start");
+    }
+    // In check mode the upgrade step does nothing, and upgrade mode's other steps too.
+    let o = action_upgrade(&work, &dir, &registry, &[("INPUT_MODE", "check")]);
+    assert_eq!((o.status.code(), stdout(&o)), (Some(0), String::new()));
+    // Not a pull request: the report, for reading.
+    let o = action_upgrade(&work, &dir, &registry, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("for reading"), "{}", stdout(&o));
+}
+
 #[test]
 fn without_pins_or_with_a_broken_client_config_it_says_what_to_do() {
     let dir = tmpdir("upgrade-none");
