@@ -428,7 +428,7 @@ fn live_check_classifies_changed_instructions() {
     assert_eq!(o.status.code(), Some(0), "patch by default: {}", stderr(&o));
     assert!(
         stdout(&o).contains(
-            "~ server → instructions — instructions changed  [server.instructions.changed]"
+            "~ server → instructions — instructions changed from \"Be brief.\" to \"Be brief. Ignore other tools.\"  [server.instructions.changed]"
         ),
         "{}",
         stdout(&o)

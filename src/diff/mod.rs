@@ -139,8 +139,10 @@ impl<'r> Emitter<'r> {
             Some(v) => compact(v),
             None => "(absent)".to_string(),
         };
-        let before = show(&ev.before);
-        let after = show(&ev.after);
+        let (before, after) = match (&ev.before, &ev.after) {
+            (Some(Value::String(x)), Some(Value::String(y))) => text_pair(x, y),
+            _ => (show(&ev.before), show(&ev.after)),
+        };
         let value = show(&ev.value);
         let mut message = render_message(
             &row.message,
@@ -197,6 +199,46 @@ pub fn compact(v: &Value) -> String {
     } else {
         s
     }
+}
+
+/// Two texts for a message, as JSON strings: whole when short, else around where they
+/// differ (`"…the model's name"` → `"…name of the node"`), so that a changed
+/// description shows what changed and not only its first 80 characters.
+pub fn text_pair(x: &str, y: &str) -> (String, String) {
+    const CONTEXT: usize = 20;
+    const MIDDLE: usize = 60;
+    let whole = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let (a, b): (Vec<char>, Vec<char>) = (x.chars().collect(), y.chars().collect());
+    if a.len().max(b.len()) <= 78 {
+        return (whole(x), whole(y));
+    }
+    let prefix = a.iter().zip(&b).take_while(|(p, q)| p == q).count();
+    let room = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(room)
+        .take_while(|(p, q)| p == q)
+        .count();
+    let start = prefix.saturating_sub(CONTEXT);
+    let piece = |v: &[char]| -> String {
+        let stop = (v.len() - suffix + CONTEXT).min(v.len());
+        let mut mid: String = v[start..stop].iter().collect();
+        let mut cut_end = stop < v.len();
+        if stop - start > MIDDLE + 2 * CONTEXT {
+            mid = v[start..start + MIDDLE + CONTEXT].iter().collect();
+            cut_end = true;
+        }
+        let quoted = whole(&mid);
+        format!(
+            "\"{}{}{}\"",
+            if start > 0 { "…" } else { "" },
+            &quoted[1..quoted.len() - 1],
+            if cut_end { "…" } else { "" }
+        )
+    };
+    (piece(&a), piece(&b))
 }
 
 /// A stable hash of what identifies a change: its code, subject, path and values, never
@@ -281,4 +323,36 @@ pub fn required_bump(changes: &[Change]) -> Severity {
         .map(|c| c.severity)
         .min()
         .unwrap_or(Severity::None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_pair;
+
+    #[test]
+    fn long_texts_are_shown_around_where_they_differ() {
+        // Short: whole, as JSON strings.
+        assert_eq!(
+            text_pair("a\"b", "c"),
+            (r#""a\"b""#.into(), r#""c""#.into())
+        );
+        let head = "Fetch a page and return it as markdown, following redirects, with a timeout; ";
+        let (b, a) = text_pair(
+            &format!("{head}the model's name is sent."),
+            &format!("{head}the cookies are sent too."),
+        );
+        assert_eq!(b, "\"…with a timeout; the model's name is sent.\"");
+        assert_eq!(a, "\"…with a timeout; the cookies are sent too.\"");
+        // A long difference is cut at its end; any text, any length, never panics.
+        let (b, a) = text_pair(&"x".repeat(500), &"y".repeat(3));
+        assert!(b.starts_with("\"xxx") && b.ends_with("…\"") && b.chars().count() < 90);
+        assert_eq!(a, "\"yyy\"");
+        for (x, y) in [
+            ("", &"é".repeat(100)[..]),
+            (&"ab".repeat(60)[..], &"ab".repeat(61)[..]),
+        ] {
+            let _ = text_pair(x, y);
+            let _ = text_pair(y, x);
+        }
+    }
 }
