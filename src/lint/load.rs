@@ -127,10 +127,20 @@ impl LintRules {
                     ))
                 }
             }
-            let server_pred = text_pred || r.predicate == Predicate::SdkVersion;
-            if (r.target == Target::Server) != server_pred && !text_pred {
+            // The server's fields: what `missing` may name under `target = "server"`.
+            let server_field = r.predicate == Predicate::Missing
+                && r.target == Target::Server
+                && matches!(
+                    r.field.as_deref(),
+                    Some("name" | "title" | "version" | "instructions")
+                );
+            let server_only = r.predicate == Predicate::SdkVersion;
+            let on_server = r.target == Target::Server;
+            if (on_server && !(text_pred || server_only || server_field))
+                || (server_only && !on_server)
+            {
                 return Err(bad(
-                    "`target = \"server\"` goes with the hidden_characters, contains and sdk_version predicates (sdk_version only with it)",
+                    "`target = \"server\"` goes with the hidden_characters, contains and sdk_version predicates (sdk_version only with it), and with missing on a `field` of name, title, version or instructions",
                 ));
             }
             if r.level == Level::None {
@@ -146,5 +156,32 @@ impl LintRules {
 
     pub fn has(&self, id: &str) -> bool {
         self.rows.iter().any(|r| r.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LintRules;
+
+    fn row(target: &str, predicate: &str, field: &str) -> String {
+        format!(
+            "[[rule]]\nid = \"x.y\"\nlevel = \"warning\"\ntarget = \"{target}\"\npredicate = \"{predicate}\"\nfield = \"{field}\"\nmessage = \"m\"\n"
+        )
+    }
+
+    #[test]
+    fn missing_on_the_server_names_one_of_its_fields() {
+        assert!(LintRules::from_table("t", &row("server", "missing", "version")).is_ok());
+        assert!(LintRules::from_table("t", &row("server", "missing", "instructions")).is_ok());
+        let e = LintRules::from_table("t", &row("server", "missing", "description"))
+            .err()
+            .expect("the server has no description field");
+        assert!(
+            e.to_string()
+                .contains("name, title, version or instructions"),
+            "{e}"
+        );
+        // Elsewhere, missing keeps its meaning.
+        assert!(LintRules::from_table("t", &row("tool", "missing", "description")).is_ok());
     }
 }

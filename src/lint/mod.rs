@@ -129,11 +129,21 @@ fn lint_with(
             continue;
         }
         match rule.target {
-            Target::Server => {
-                if let (Predicate::SdkVersion, Some(server)) = (rule.predicate, server) {
-                    sdk_version_rule(&mut l, i, rule, server);
+            Target::Server => match (rule.predicate, server) {
+                (Predicate::SdkVersion, Some(server)) => sdk_version_rule(&mut l, i, rule, server),
+                // A field the server left out or blank (`field`, checked on load).
+                (Predicate::Missing, Some(server)) => {
+                    let field = rule.field.as_deref().unwrap_or("");
+                    let given = predicates::server_fields(server)
+                        .into_iter()
+                        .find(|(f, _)| *f == field)
+                        .and_then(|(_, text)| text);
+                    if given.is_none_or(|t| t.trim().is_empty()) {
+                        l.report(i, "server", Some(field.into()), &[("field", field)]);
+                    }
                 }
-            }
+                _ => {}
+            },
             Target::Tool => tool_rule(&mut l, i, rule, &surface.tools),
             Target::ToolParam => {
                 let field = rule.field.as_deref().unwrap_or("");

@@ -254,6 +254,16 @@ fn check_node(
     }
 }
 
+/// The server's text fields, by the names `fields` and `field` use (`SERVER_FIELDS`).
+pub(super) fn server_fields(s: &crate::lockfile::ServerInfo) -> [(&'static str, Option<&str>); 4] {
+    [
+        ("name", Some(s.name.as_str())),
+        ("title", s.title.as_deref()),
+        ("version", s.version.as_deref()),
+        ("instructions", s.instructions.as_deref()),
+    ]
+}
+
 /// The text fields a rule reads: (subject, path, field, text), for its target.
 fn texts<'s>(
     target: Target,
@@ -342,13 +352,7 @@ fn texts<'s>(
         }
         Target::Server => {
             if let Some(s) = server {
-                let all = [
-                    ("name", Some(s.name.as_str())),
-                    ("title", s.title.as_deref()),
-                    ("version", s.version.as_deref()),
-                    ("instructions", s.instructions.as_deref()),
-                ];
-                for (f, text) in all {
+                for (f, text) in server_fields(s) {
                     if let Some(text) = text.filter(|_| fields.iter().any(|x| x == f)) {
                         out.push(("server".into(), Some(f.into()), f.into(), text));
                     }
