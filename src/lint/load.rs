@@ -173,9 +173,9 @@ mod tests {
     fn missing_on_the_server_names_one_of_its_fields() {
         assert!(LintRules::from_table("t", &row("server", "missing", "version")).is_ok());
         assert!(LintRules::from_table("t", &row("server", "missing", "instructions")).is_ok());
-        let e = LintRules::from_table("t", &row("server", "missing", "description"))
-            .err()
-            .expect("the server has no description field");
+        let Err(e) = LintRules::from_table("t", &row("server", "missing", "description")) else {
+            panic!("the server has no description field");
+        };
         assert!(
             e.to_string()
                 .contains("name, title, version or instructions"),
