@@ -101,6 +101,51 @@ pub fn lint(levels: &dyn Levels, surface: &Surface) -> Vec<Finding> {
     lint_with(levels, surface, None)
 }
 
+/// What only the Python SDKs write: FastMCP's default server name, an input schema titled
+/// `NAMEArguments` (`mcp.server.fastmcp`), pydantic's default property titles (`repo_path`
+/// titled "Repo Path"), or FastMCP's `x-fastmcp-*` keys. A server without any (no
+/// pydantic schemas, or no tools) is not told that its version is the SDK's: nothing
+/// shows which SDK it is built with.
+fn python_sdk_made(server: &crate::lockfile::ServerInfo, surface: &Surface) -> bool {
+    let pydantic_title = |name: &str| -> String {
+        name.split('_')
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|f| {
+                        f.to_uppercase()
+                            .chain(c.flat_map(char::to_lowercase))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect::<Vec<String>>()
+            .join(" ")
+    };
+    let titled = |schema: &Value| {
+        let own = schema
+            .get("title")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.ends_with("Arguments"));
+        let props = schema.get("properties").and_then(Value::as_object);
+        own || props.into_iter().flatten().any(|(name, p)| {
+            p.get("title").and_then(Value::as_str) == Some(pydantic_title(name).as_str())
+        })
+    };
+    server.name == "FastMCP"
+        || surface.tools.iter().any(|t| {
+            t.keys().any(|k| k.starts_with("x-fastmcp"))
+                || ["inputSchema", "outputSchema"].iter().any(|f| {
+                    t.get(*f).is_some_and(|s| {
+                        titled(s)
+                            || s.as_object()
+                                .is_some_and(|m| m.keys().any(|k| k.starts_with("x-fastmcp")))
+                    })
+                })
+        })
+}
+
 /// Every finding on a lockfile: its surface and its server's fields (instructions).
 pub fn lint_lockfile(levels: &dyn Levels, lock: &crate::lockfile::Lockfile) -> Vec<Finding> {
     lint_with(levels, &lock.surface, Some(&lock.server))
@@ -130,7 +175,9 @@ fn lint_with(
         }
         match rule.target {
             Target::Server => match (rule.predicate, server) {
-                (Predicate::SdkVersion, Some(server)) => sdk_version_rule(&mut l, i, rule, server),
+                (Predicate::SdkVersion, Some(server)) => {
+                    sdk_version_rule(&mut l, i, rule, server, surface)
+                }
                 // A field the server left out or blank (`field`, checked on load).
                 (Predicate::Missing, Some(server)) => {
                     let field = rule.field.as_deref().unwrap_or("");
@@ -264,15 +311,18 @@ pub fn collisions(levels: &dyn Levels, servers: &[(&str, &Surface)]) -> Vec<Find
 }
 
 /// The server's version is one an SDK reports when the server sets none (the rule's
-/// `list`: `name version` lines).
+/// `list`: `name version` lines), and the server shows that it is built with a Python
+/// SDK (`python_sdk_made`): a Node server whose own version happens to equal a release
+/// of `mcp` or `fastmcp` (Context7 4.1.1, mongodb-mcp-server 2.1.1) is not flagged.
 fn sdk_version_rule(
     l: &mut Linter<'_>,
     i: usize,
     rule: &model::LintRule,
     server: &crate::lockfile::ServerInfo,
+    surface: &Surface,
 ) {
     let version = server.version.as_deref().unwrap_or("").trim();
-    if version.is_empty() {
+    if version.is_empty() || !python_sdk_made(server, surface) {
         return;
     }
     let list = rule.list.as_deref().and_then(|n| l.rules.lists.get(n));
