@@ -73,7 +73,9 @@ case $mode in
     exit 2
     ;;
 esac
-# Each part belongs to one mode: the others have nothing to do here.
+# Each part belongs to one mode: the others have nothing to do here. (No argument, in
+# upgrade mode: the upgrade part.)
+if [ "$mode" = upgrade ] && [ "$part" = all ]; then part=upgrade; fi
 if { [ "$mode" = upgrade ] && [ "$part" != upgrade ]; } || { [ "$mode" = check ] && [ "$part" = upgrade ]; }; then
   exit 0
 fi
