@@ -112,7 +112,20 @@ pub(super) fn run(
         return Err(Error::new(format!("{what} `{id}`{hint}")));
     }
     match settings.format {
-        RulesFormat::Human => human(&mut text, &rows, settings.id.is_some() && glob.is_none()),
+        RulesFormat::Human => {
+            // One rule asked for: the table's line, then what it means, as `ruff rule`
+            // explains one (a former id may stand for several).
+            let one = settings.id.is_some() && glob.is_none();
+            human(&mut text, &rows, false);
+            if one {
+                let mut ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+                ids.dedup();
+                for id in ids {
+                    text.push('\n');
+                    text.push_str(&explain(rules, lint_rules, id, &settings.config));
+                }
+            }
+        }
         RulesFormat::Json => {
             text = serde_json::to_string_pretty(&rows)
                 .map_err(|e| Error::new(format!("cannot write JSON: {e}")))?;
@@ -126,6 +139,118 @@ pub(super) fn run(
         settings.config
     ));
     write(out, &text)
+}
+
+/// What a severity means in a direction, for `rules ID`.
+fn meaning(direction: Option<Direction>, severity: Severity) -> &'static str {
+    use Direction::{Input, Output};
+    match (direction, severity) {
+        (Some(Input), Severity::Breaking) => "a call the old schema accepted may now be refused, so existing callers break",
+        (Some(Input), Severity::Minor) => "every call the old schema accepted is still accepted; callers gain something they may use",
+        (Some(Output), Severity::Breaking) => "the server may now return what the old schema refused, which clients were not written to handle",
+        (Some(Output), Severity::Minor) => "every result the new schema allows, the old one allowed too; what clients receive stays within what they handle",
+        (Some(_), Severity::Patch) => "no call or result changes validity; what people or models read may",
+        (None, Severity::Breaking) => "clients that use what changed break",
+        (None, Severity::Minor) => "clients keep working, and gain something they may use",
+        (None, Severity::Patch) => "no client's calls or results change; what people or models read may",
+        (_, Severity::None) => "not reported",
+    }
+}
+
+/// `rules ID`: what the rule reports, what its severity means in each direction, and
+/// how to change it or accept one change of it. Never its message template.
+fn explain(rules: &Rules, lint_rules: &LintRules, id: &str, config: &str) -> String {
+    let mut t = String::new();
+    let same: Vec<&crate::rules::Rule> = rules.rows.iter().filter(|r| r.id == id).collect();
+    if let Some(first) = same.first() {
+        t.push_str(&format!("{id}: a change rule\n"));
+        for r in &same {
+            let when = r
+                .when
+                .map(|c| format!(" (when the field is {})", words(&format!("{c:?}"))))
+                .unwrap_or_default();
+            t.push_str(&format!(
+                "  Reports: {} {}{when}.\n",
+                r.describe_scope(),
+                r.event.replace('_', " ")
+            ));
+            // (A row without help has its message template there: never shown.)
+            if !r.help.is_empty() && r.help != r.message {
+                t.push_str(&format!("  Why: {}\n", r.help));
+            }
+            match r.severity {
+                Some(s) => t.push_str(&format!("  Default {}: {}.\n", s.word(), meaning(None, s))),
+                None => {
+                    for (d, name, sev) in [
+                        (
+                            Direction::Input,
+                            "in what a caller sends (inputSchema, prompt arguments)",
+                            r.input,
+                        ),
+                        (
+                            Direction::Output,
+                            "in what a caller receives (outputSchema)",
+                            r.output,
+                        ),
+                    ] {
+                        match sev {
+                            Some(s) => t.push_str(&format!(
+                                "  Default {} {name}: {}.\n",
+                                s.word(),
+                                meaning(Some(d), s)
+                            )),
+                            None => t.push_str(&format!(
+                                "  Not reported {name}{}.\n",
+                                r.reason
+                                    .as_deref()
+                                    .map(|w| format!(": {w}"))
+                                    .unwrap_or_default()
+                            )),
+                        }
+                    }
+                }
+            }
+            if r.certainty == crate::rules::Certainty::Conservative {
+                t.push_str("  Conservative: breaking because nothing proves the change harmless, not because a witness proves it harmful.\n");
+            }
+            if r.model_facing {
+                t.push_str("  Model-facing: profile = \"consumer\" makes it breaking.\n");
+            }
+        }
+        let example = match (first.severity, first.input) {
+            (None, Some(_)) => format!(
+                "\"{id}\" = {{ input = \"minor\" }}   # or output = ..., or one severity for both"
+            ),
+            _ => format!("\"{id}\" = \"minor\"   # breaking, minor, patch or none"),
+        };
+        t.push_str(&format!(
+            "  Change it in covenant.toml ({config} now):\n      [severity]\n      {example}\n  Accept one change of it instead: `mcp-covenant ignore FINGERPRINT --reason WHY` (`check -v` shows each fingerprint).\n"
+        ));
+    } else if let Some(r) = lint_rules.rows.iter().find(|r| r.id == id) {
+        let checks = words(&format!("{:?}", r.predicate));
+        let target = words(&format!("{:?}", r.target));
+        let field = r
+            .field
+            .as_deref()
+            .map(|f| format!(" `{f}`"))
+            .unwrap_or_default();
+        t.push_str(&format!(
+            "{id}: a lint rule\n  Checks: {target}{field}: {checks}.\n"
+        ));
+        // The message as a sentence, its blanks left open.
+        let said = crate::rules::render_message(
+            &r.message,
+            &[("value", "…"), ("name", "…"), ("field", "…"), ("max", "…")],
+        );
+        t.push_str(&format!(
+            "  Says: {said}\n  Default level {}.\n",
+            r.level.word()
+        ));
+        t.push_str(&format!(
+            "  Change it in covenant.toml ({config} now):\n      [lint]\n      \"{id}\" = \"info\"   # error, warning, info or none\n"
+        ));
+    }
+    t
 }
 
 /// The comparators as a markdown table (CONTRIBUTING.md's is generated from it).
@@ -306,4 +431,38 @@ fn write(out: &mut dyn WriteColor, text: &str) -> Result<u8> {
         .and_then(|_| out.flush())
         .map_err(|e| Error::new(format!("cannot write: {e}")))?;
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::explain;
+    use crate::lint::LintRules;
+    use crate::rules::Rules;
+
+    #[test]
+    fn one_rule_is_explained_per_direction_and_never_by_its_template() {
+        let (rules, lint) = (Rules::embedded().unwrap(), LintRules::embedded().unwrap());
+        let t = explain(&rules, &lint, "schema.enum.value.removed", "covenant.toml");
+        assert!(t.contains("Default breaking in what a caller sends"), "{t}");
+        assert!(t.contains("Default minor in what a caller receives"), "{t}");
+        assert!(
+            t.contains("\"schema.enum.value.removed\" = { input = \"minor\" }"),
+            "{t}"
+        );
+        // Every rule, change or lint: something is said, and no `{value}` blank.
+        for id in rules
+            .rows
+            .iter()
+            .map(|r| r.id.as_str())
+            .chain(lint.rows.iter().map(|r| r.id.as_str()))
+        {
+            let t = explain(&rules, &lint, id, "covenant.toml");
+            assert!(t.starts_with(&format!("{id}: a ")), "{t}");
+            for blank in [
+                "{value}", "{before}", "{after}", "{name}", "{field}", "{max}",
+            ] {
+                assert!(!t.contains(blank), "{id}: {t}");
+            }
+        }
+    }
 }
