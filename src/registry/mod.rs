@@ -175,8 +175,14 @@ fn crash_hint(package: &Package, opts: &PackageOptions, e: Error) -> Error {
         return e;
     }
     let kind = e.kind();
+    // Without uv, the install took today's dependencies: uv takes the release date's.
+    let uv = if tool::on_path("uv") {
+        ""
+    } else {
+        "; or put uv on PATH: it installs the dependencies as of the release's upload date (pip cannot)"
+    };
     Error::new(format!(
-        "{}; if this release imports newer dependencies than it was written for, pin them beside it in its [[server]]: with = [\"mcp<2\"] (the dependency and the first version it breaks on)",
+        "{}; if this release imports newer dependencies than it was written for, pin them beside it in its [[server]]: with = [\"mcp<2\"] (the dependency and the first version it breaks on){uv}",
         e.message()
     ))
     .with_kind(kind)
