@@ -173,6 +173,18 @@ pub fn up_to_root() -> Result<std::path::PathBuf> {
     ))
 }
 
+/// The current directory's path inside its work tree (`packages/orders`, no trailing
+/// slash), empty at the root; `None` outside a work tree or without git.
+pub fn prefix() -> Option<String> {
+    let out = run(None, &["rev-parse", "--show-prefix"], None, 1 << 12).ok()?;
+    let text = String::from_utf8(out).ok()?;
+    Some(
+        text.trim_end_matches(['\n', '\r'])
+            .trim_end_matches('/')
+            .to_string(),
+    )
+}
+
 /// How long one git command may take: `MCP_COVENANT_GIT_TIMEOUT` seconds, default 120.
 fn deadline() -> std::time::Duration {
     let secs = std::env::var("MCP_COVENANT_GIT_TIMEOUT")

@@ -80,7 +80,24 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
             || PathBuf::from(crate::config::DEFAULT_LOCKFILE),
             |d| d.join(crate::config::DEFAULT_LOCKFILE),
         );
-    let workflow_path = root.join(reference::WORKFLOW_PATH);
+    // Below the repository's root (a package of a monorepo), the workflow goes where
+    // GitHub reads it, at the root, named for the package, and runs in the package.
+    let package = crate::git::prefix().filter(|p| !p.is_empty());
+    if let Some(p) = &package {
+        if p.contains("${{") || p.chars().any(char::is_control) {
+            return Err(Error::new(format!(
+                "this directory's path in the repository, {}, cannot be written into a workflow (it holds `${{{{` or a control character); run init in a directory with a plain name",
+                crate::escape::text(p)
+            )));
+        }
+    }
+    let workflow_path = match &package {
+        Some(p) => crate::git::up_to_root()?.join(format!(
+            ".github/workflows/mcp-covenant-{}.yml",
+            p.replace(['/', ' '], "-")
+        )),
+        None => root.join(reference::WORKFLOW_PATH),
+    };
     let branch = crate::git::default_branch().unwrap_or_else(|| "main".into());
     // covenant.toml and the workflow, gated by `version` when the manifest declares one.
     let make = |version: Option<&(String, &'static str)>| {
@@ -92,7 +109,7 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
             ),
             (
                 workflow_path.clone(),
-                workflow(&project.setup, &server, where_, &branch),
+                workflow(&project.setup, &server, where_, &branch, package.as_deref()),
             ),
         ]
     };
@@ -441,7 +458,13 @@ fn python(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<()> {
 /// the file.
 /// `version`: where the manifest declares the version that `fail_on = "version"` (in
 /// covenant.toml) gates by.
-fn workflow(setup: &Setup, server: &InitServer, version: Option<&str>, branch: &str) -> String {
+fn workflow(
+    setup: &Setup,
+    server: &InitServer,
+    version: Option<&str>,
+    branch: &str,
+    package: Option<&str>,
+) -> String {
     let mut steps = String::new();
     if setup.steps.is_empty() {
         steps.push_str(match server {
@@ -469,10 +492,27 @@ fn workflow(setup: &Setup, server: &InitServer, version: Option<&str>, branch: &
         ),
         None => "add the `breaking-change-approved` label, or record it with\n# `mcp-covenant ignore FINGERPRINT`.".to_string(),
     };
+    // A package of a monorepo: its name on the workflow, the Action's working
+    // directory, and the up-to-date job's `run:` steps in the package.
+    let quoted = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    let (name, action_dir, run_dir) = match package {
+        Some(p) => (
+            quoted(&format!("mcp-covenant ({p})")),
+            format!("          working-directory: {}\n", quoted(p)),
+            format!(
+                "    defaults:\n      run:\n        working-directory: {}\n    # A setup step's dependency cache reads the lockfile at the repository's root;\n    # give it `cache-dependency-path: {p}/...` when the package has its own.\n",
+                quoted(p)
+            ),
+        ),
+        None => ("mcp-covenant".to_string(), String::new(), String::new()),
+    };
     include_str!("init/workflow.yml")
         .replace("%SHIP%", &ship)
+        .replace("%NAME%", &name)
         .replace("%BRANCH%", &branch)
         .replace("%VERSION%", env!("CARGO_PKG_VERSION"))
+        .replace("%ACTION_DIR%\n", &action_dir)
+        .replace("%RUN_DIR%\n", &run_dir)
         .replace("%STEPS%\n", &steps)
 }
 
