@@ -1031,20 +1031,56 @@ fn a_key_given_twice_in_a_lockfile_is_refused_with_its_place() {
 
 // --- capture bounds: what a server's answer may cost (issue 28 items 6, 8, 17) ---------
 
+/// The limit a lockfile reader accepts, lowered for one command: 4 MiB instead of 256
+/// (`MCP_COVENANT_MAX_READ_MIB`, which can only lower it). The tests past the limit
+/// then move a few MiB, not 256; the reader, the writer and the capture all take the
+/// limit from the one place that holds the default (`io::max_read_bytes`; its unit test
+/// holds the default and that nothing raises it), and `inputs_that_are_not_regular_files_fail_at_once`
+/// still reads past the default 256 MiB (a sparse file).
+fn with_a_4_mib_limit(mut cmd: std::process::Command) -> std::process::Command {
+    cmd.env("MCP_COVENANT_MAX_READ_MIB", "4");
+    cmd
+}
+
 #[test]
 fn snapshot_refuses_a_lockfile_larger_than_a_reader_accepts_before_writing() {
-    // A 2.5 MiB answer whose lockfile, indented 55 schemas deep, would be about 290 MB:
-    // check would refuse to read it (256 MiB), so snapshot refuses to write it, and
-    // leaves neither the file nor a temporary one.
+    // A 60 KB answer whose lockfile, indented 55 schemas deep, is about 6 MB (at the
+    // default limit, a 2.5 MiB answer makes about 290 MB): check refuses to read it, so
+    // snapshot refuses to write it, and leaves neither the file nor a temporary one.
     let d = tmpdir("lockfile-too-large");
     let spec = write_spec(
         &d,
-        &json!({"tools": [], "deepSchema": 55, "deepDefaultItems": 1_250_000}),
+        &json!({"tools": [], "deepSchema": 55, "deepDefaultItems": 25_000}),
     );
+    let snapshot = |mut cmd: std::process::Command, out: &Path| {
+        cmd.args(["snapshot", "--timeout", "120", "-o"])
+            .arg(out)
+            .arg("--")
+            .arg(fixture())
+            .arg(&spec)
+            .output()
+            .unwrap()
+    };
+    // Written where the limit is not lowered, the lockfile is one a reader with the
+    // lowered limit refuses.
+    let written = d.join("written.lock");
+    let o = snapshot(bin(), &written);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let size = fs::metadata(&written).unwrap().len();
+    assert!(size > 4 << 20, "{size} bytes");
+    let o = with_a_4_mib_limit(bin())
+        .args(["check", "--baseline"])
+        .arg(&written)
+        .arg("--against")
+        .arg(&written)
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "over the 4 MiB mcp-covenant reads");
+    // With the lowered limit, snapshot refuses to write it.
     let out = d.join("big.lock");
     fs::write(&out, "precious\n").unwrap();
-    let o = snapshot_fixture(&out, &spec, &["--timeout", "120"]);
-    assert_fails_cleanly(&o, "larger than the 256 MiB a lockfile reader accepts");
+    let o = snapshot(with_a_4_mib_limit(bin()), &out);
+    assert_fails_cleanly(&o, "larger than the 4 MiB a lockfile reader accepts");
     assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n");
     let left = common::temporary_files(&d);
     assert!(left.is_empty(), "temporary files left: {left:?}");
@@ -1073,25 +1109,33 @@ fn a_cursor_longer_than_4_kib_is_refused_naming_the_limit() {
 
 #[test]
 fn endless_pages_stop_at_the_size_a_lockfile_may_have() {
-    // A distinct page for ever, each 1 MiB: the capture stops past 256 MiB in all, over
+    // A distinct page for ever, each 1 MiB: the capture stops once all pages together
+    // pass the size a lockfile may have (lowered to 4 MiB: `with_a_4_mib_limit`), over
     // stdio and over HTTP, with one error naming the limit (PAGE_CAP alone would let
     // 10,000 of them through).
     let d = tmpdir("endless-pages");
     let spec = json!({"tools": [], "endlessPages": 1 << 20});
     let out = d.join("x.lock");
-    let o = snapshot_fixture(&out, &write_spec(&d, &spec), &["--timeout", "120"]);
-    assert_fails_cleanly(&o, "sent more than 256 MiB by page");
+    let o = with_a_4_mib_limit(bin())
+        .args(["snapshot", "--timeout", "120", "-o"])
+        .arg(&out)
+        .arg("--")
+        .arg(fixture())
+        .arg(write_spec(&d, &spec))
+        .output()
+        .unwrap();
+    assert_fails_cleanly(&o, "sent more than 4 MiB by page");
     assert!(!out.exists());
     #[cfg(feature = "http")]
     {
         let server = fixture_http(&d, &spec);
-        let o = bin()
+        let o = with_a_4_mib_limit(bin())
             .args(["snapshot", "--timeout", "120", "-o"])
             .arg(&out)
             .args(["--http", &server.url()])
             .output()
             .unwrap();
-        assert_fails_cleanly(&o, "sent more than 256 MiB by page");
+        assert_fails_cleanly(&o, "sent more than 4 MiB by page");
         assert!(!out.exists());
     }
 }
