@@ -567,12 +567,17 @@ fn stdout_of(o: &Output) -> String {
 
 /// A capture still running after a second says so on a terminal (run under `script`,
 /// which gives the binary a pseudo-terminal), and never with `-q` or `CI` set, nor when
-/// stderr is not a terminal.
+/// stderr is not a terminal. The server never answers and exits when its stdin closes,
+/// so each run ends at its timeout (a server that ignores end of input, such as
+/// `sleep`, costs the 2 s grace after it too); the four runs wait side by side.
 #[test]
 fn a_slow_capture_says_so_on_a_terminal_only() {
+    let d = tmpdir("slow-capture");
+    let spec = crate::common::write_spec(&d, &serde_json::json!({"neverAnswer": true}));
+    let server = format!("{} {}", crate::common::fixture().display(), spec.display());
     let run = |extra: &str, ci: bool, tty: bool| -> String {
         let cmd = format!(
-            "{} snapshot {extra} -o /dev/null --timeout 2 -- sleep 5",
+            "{} snapshot {extra} -o /dev/null --timeout 2 -- {server}",
             env!("CARGO_BIN_EXE_mcp-covenant")
         );
         let mut c = match tty {
@@ -596,13 +601,27 @@ fn a_slow_capture_says_so_on_a_terminal_only() {
             .expect("`script` (util-linux) runs the binary on a pseudo-terminal");
         format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o))
     };
-    let notice = "mcp-covenant: capturing `sleep 5` (waiting up to 2 s";
-    let shown = run("", false, true);
-    assert!(shown.contains(notice), "{shown}");
-    assert!(shown.contains("timed out after 2 s"), "{shown}");
-    for (extra, ci, tty) in [("-q", false, true), ("", true, true), ("", false, false)] {
-        let out = run(extra, ci, tty);
-        assert!(!out.contains(notice), "{extra} CI={ci} tty={tty}: {out}");
+    let notice = format!("mcp-covenant: capturing `{server}` (waiting up to 2 s");
+    let cases = [
+        ("", false, true),
+        ("-q", false, true),
+        ("", true, true),
+        ("", false, false),
+    ];
+    let outputs: Vec<String> = std::thread::scope(|s| {
+        let runs: Vec<_> = cases
+            .iter()
+            .map(|&(extra, ci, tty)| s.spawn(move || run(extra, ci, tty)))
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    for ((extra, ci, tty), out) in cases.iter().zip(&outputs) {
+        let shown = extra.is_empty() && !ci && *tty;
+        assert_eq!(
+            out.contains(&notice),
+            shown,
+            "{extra} CI={ci} tty={tty}: {out}"
+        );
         assert!(out.contains("timed out after 2 s"), "{out}");
     }
 }

