@@ -1,5 +1,5 @@
 //! mcp-covenant with rule tables in which ids were renamed and retired, for the rule id
-//! lifecycle tests (tests/rule_ids.rs). The embedded tables, plus:
+//! lifecycle tests (tests/it/rule_ids.rs). The embedded tables, plus:
 //!
 //! - `tool.deleted`: renamed `tool.removed`;
 //! - `tool.title.edited`: split into `tool.title.added` and `tool.title.changed`;
@@ -45,7 +45,7 @@ pub fn tables() -> Vec<(&'static str, String)> {
         .collect()
 }
 
-#[allow(dead_code)] // tests/rule_ids.rs includes this file for `tables`
+#[allow(dead_code)] // tests/it/rule_ids.rs includes this file for `tables`
 fn main() -> ExitCode {
     let tables = tables();
     let borrowed: Vec<(&'static str, &str)> =

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A fully static Linux build (glibc, -C target-feature=+crt-static) of mcp-covenant and
-# of the fixture server, into target/static/<host>/<profile>/. tests/static_build.rs runs
+# of the fixture server, into target/static/<host>/<profile>/. tests/it/static_build.rs runs
 # them in an empty root; scripts/test.sh calls this as root. Extra arguments go to
 # `cargo build` (e.g. --release for the binary you ship).
 #

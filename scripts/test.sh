@@ -19,7 +19,7 @@ echo "== test.sh: setup (at ${SECONDS}s)"
 tests/servers/setup.sh
 echo "== test.sh: dist (at ${SECONDS}s)"
 MATURIN=tests/servers/.venv-dist/bin/maturin scripts/dist.sh
-# The jsoncompat oracle of tests/jsoncompat.rs: a package of its own (tests/oracle/Cargo.toml
+# The jsoncompat oracle of tests/it/jsoncompat.rs: a package of its own (tests/oracle/Cargo.toml
 # says why), about 170 crates, ~2 CPU-minutes to build from scratch.
 echo "== test.sh: the jsoncompat oracle (at ${SECONDS}s)"
 cargo build --locked --manifest-path tests/oracle/Cargo.toml --target-dir target/oracle

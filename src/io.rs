@@ -11,7 +11,28 @@ use crate::error::{Error, Result};
 
 /// The largest file read as a lockfile (or config): a mistaken or hostile path such as
 /// `/dev/zero` or a huge file fails at once instead of reading until memory runs out.
+/// Everything bounded by "a lockfile's worth" uses it, through [`max_read_bytes`]: a
+/// stdout line, an HTTP body, all list pages together, and the lockfile `snapshot`
+/// writes.
 pub const MAX_READ_BYTES: u64 = 256 << 20;
+
+/// [`MAX_READ_BYTES`], or less when `MCP_COVENANT_MAX_READ_MIB` (a whole number of MiB)
+/// lowers it for this process: the tests of what happens past the limit then need not
+/// move 256 MiB. Hidden (no flag, no help text) and one-way: a value that would raise the
+/// limit, zero, or anything but a number leaves it at 256 MiB, so the variable can only
+/// make mcp-covenant refuse sooner, never accept more.
+pub fn max_read_bytes() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| lowered_limit(std::env::var("MCP_COVENANT_MAX_READ_MIB").ok()))
+}
+
+fn lowered_limit(mib: Option<String>) -> u64 {
+    mib.and_then(|m| m.trim().parse::<u64>().ok())
+        .filter(|m| *m > 0)
+        .map_or(MAX_READ_BYTES, |m| {
+            MAX_READ_BYTES.min(m.saturating_mul(1 << 20))
+        })
+}
 
 /// What kind of file `meta` is, for "not a regular file" messages.
 pub fn kind_of(meta: &fs::Metadata) -> &'static str {
@@ -37,21 +58,22 @@ pub fn kind_of(meta: &fs::Metadata) -> &'static str {
 }
 
 /// Read an input file (`what` names it in messages: "lockfile", "config"): it must be a
-/// regular file (a symlink to one is fine) of at most [`MAX_READ_BYTES`]. A FIFO, a
+/// regular file (a symlink to one is fine) of at most [`max_read_bytes`]. A FIFO, a
 /// device or a directory is refused before it is opened, so nothing blocks or reads
 /// forever.
 pub fn read_input(path: &Path, what: &str) -> Result<Vec<u8>> {
     use std::io::Read;
     let fail = |m: String| Error::new(format!("cannot read {what} {}: {m}", path.display()));
+    let max = max_read_bytes();
     let check = |meta: &fs::Metadata| -> Result<()> {
         if !meta.is_file() {
             return Err(fail(format!("it is {}, not a regular file", kind_of(meta))));
         }
-        if meta.len() > MAX_READ_BYTES {
+        if meta.len() > max {
             return Err(fail(format!(
                 "it is {} bytes, over the {} MiB mcp-covenant reads",
                 meta.len(),
-                MAX_READ_BYTES >> 20
+                max >> 20
             )));
         }
         Ok(())
@@ -66,13 +88,13 @@ pub fn read_input(path: &Path, what: &str) -> Result<Vec<u8>> {
         .unwrap_or_else(|e| e.into_inner())
         .push((path.to_path_buf(), meta));
     let mut bytes = Vec::new();
-    file.take(MAX_READ_BYTES + 1)
+    file.take(max + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| fail(e.to_string()))?;
-    if bytes.len() as u64 > MAX_READ_BYTES {
+    if bytes.len() as u64 > max {
         return Err(fail(format!(
             "it grew past the {} MiB mcp-covenant reads",
-            MAX_READ_BYTES >> 20
+            max >> 20
         )));
     }
     Ok(bytes)
@@ -266,4 +288,31 @@ pub fn write_atomic_with(
         return Err(e);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_read_limit_can_be_lowered_never_raised() {
+        let at = |v: &str| lowered_limit(Some(v.to_string()));
+        assert_eq!(lowered_limit(None), 256 << 20);
+        assert_eq!(at("4"), 4 << 20);
+        assert_eq!(at(" 255 "), 255 << 20);
+        for v in [
+            "256",
+            "257",
+            "100000",
+            "18446744073709551615",
+            "0",
+            "",
+            "-1",
+            "4.5",
+            "4 MiB",
+            "x",
+        ] {
+            assert_eq!(at(v), MAX_READ_BYTES, "{v:?}");
+        }
+    }
 }

@@ -338,7 +338,7 @@ fn every_lint_rule_is_fired_by_a_golden_case() {
         .rows
         .iter()
         // Name collisions are across servers, which one lint.lock cannot hold:
-        // tests/servers.rs fires them.
+        // tests/it/servers.rs fires them.
         .filter(|r| r.predicate != lint::Predicate::NameCollision)
         .map(|r| r.id.as_str())
         .filter(|id| !fired.contains(*id))

@@ -1,6 +1,6 @@
 //! The lockfile reader's pair reading against reading each file alone, and each
-//! alone-reading against serde_json (`tests/common/differential.rs`, which
-//! `tests/reader_differential.rs` runs over seeded mutations). A canonical lockfile is
+//! alone-reading against serde_json (`tests/it/common/differential.rs`, which
+//! `tests/it/reader_differential.rs` runs over seeded mutations). A canonical lockfile is
 //! the fixed other side: the input is the other file of a pair whose baseline is the
 //! canonical one (so that its elements can be placed beside the baseline's), or the
 //! baseline of a pair whose other file is the canonical one, or both files of a pair.
@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/common/differential.rs"]
+#[path = "../../tests/it/common/differential.rs"]
 mod differential;
 
 fuzz_target!(|data: &[u8]| {

@@ -22,7 +22,7 @@ pub(super) fn completions(shell: clap_complete::Shell, out: &mut dyn WriteColor)
 /// where it is set and `mcp__subcmd__covenant__subcmd__check` where it is matched (the
 /// hyphen of the binary's name is escaped twice on one side: clap-rs/clap#6421), so
 /// nothing completes after a subcommand. The matched names are rewritten to the set ones;
-/// `tests/cli.rs` completes `check --f` in a real bash to hold it.
+/// `tests/it/cli.rs` completes `check --f` in a real bash to hold it.
 fn bash_fixed(script: &[u8]) -> Vec<u8> {
     String::from_utf8_lossy(script)
         .replace("mcp__subcmd__covenant", "mcp__covenant")

@@ -128,7 +128,7 @@ pub fn main() -> ExitCode {
     main_with(crate::rules::TABLES)
 }
 
-/// [`main`] with other rule tables: tests/rule_ids.rs runs the command line with
+/// [`main`] with other rule tables: tests/it/rule_ids.rs runs the command line with
 /// tables in which ids were renamed or retired (examples/renamed-rules.rs).
 #[doc(hidden)]
 pub fn main_with(tables: &[(&'static str, &str)]) -> ExitCode {

@@ -327,7 +327,7 @@ pub fn required_bump(changes: &[Change]) -> Severity {
 
 #[cfg(test)]
 mod tests {
-    use super::text_pair;
+    use super::*;
 
     #[test]
     fn long_texts_are_shown_around_where_they_differ() {

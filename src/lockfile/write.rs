@@ -15,7 +15,7 @@ use super::probe;
 use super::read::{captured_at_of, check_element, Raw};
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
-use crate::io::{read_input, write_atomic_with, MAX_READ_BYTES};
+use crate::io::{max_read_bytes, read_input, write_atomic_with};
 
 impl Lockfile {
     /// The canonical text of this lockfile.
@@ -239,10 +239,11 @@ impl Snapshot {
         drop(old);
         // A reader refuses a file larger than this; counted before a byte is written,
         // so nothing (not even a temporary file) is left of a lockfile too large.
+        let max = max_read_bytes();
         let mut size = 0u64;
         let mut count = |piece: &str| {
             size += piece.len() as u64;
-            match size > MAX_READ_BYTES {
+            match size > max {
                 true => Err(std::io::ErrorKind::InvalidData.into()),
                 false => Ok(()),
             }
@@ -250,7 +251,7 @@ impl Snapshot {
         if self.stream_text(&mut count).is_err() {
             return Err(Error::new(format!(
                 "{origin} makes a lockfile larger than the {} MiB a lockfile reader accepts; nothing written",
-                MAX_READ_BYTES >> 20
+                max >> 20
             )));
         }
         // Streamed to the temporary file, an element at a time.

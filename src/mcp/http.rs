@@ -17,7 +17,9 @@ use crate::error::{Error, Result};
 
 /// The largest response body we accept (a hostile server cannot exhaust memory): no
 /// more than all list pages together may bring (a lockfile's worth).
-const MAX_BODY: u64 = crate::io::MAX_READ_BYTES;
+fn max_body() -> u64 {
+    crate::io::max_read_bytes()
+}
 
 type Stream = BufReader<Box<dyn Read + Send>>;
 
@@ -210,10 +212,10 @@ impl Transport for HttpTransport {
         }
         // A body announced larger than we read is refused before a byte of it is read.
         if let Some(len) = header("content-length").and_then(|v| v.trim().parse::<u64>().ok()) {
-            if len > MAX_BODY && status < 400 {
+            if len > max_body() && status < 400 {
                 return Err(Error::new(format!(
                     "announced a {len}-byte response (Content-Length), over the {} MiB mcp-covenant reads",
-                    MAX_BODY >> 20
+                    max_body() >> 20
                 )));
             }
         }
@@ -250,13 +252,13 @@ impl Transport for HttpTransport {
         }
         if content_type.starts_with("text/event-stream") {
             let reader: Box<dyn Read + Send> =
-                Box::new(body.into_with_config().limit(MAX_BODY).reader());
+                Box::new(body.into_with_config().limit(max_body()).reader());
             self.stream = Some(BufReader::with_capacity(1 << 16, reader));
             return Ok(());
         }
         let bytes = body
             .with_config()
-            .limit(MAX_BODY)
+            .limit(max_body())
             .read_to_vec()
             .map_err(|e| match e {
                 ureq::Error::Timeout(_) => Error::timeout("timeout"),

@@ -30,7 +30,9 @@ const MAX_CURSOR: usize = 4096;
 
 /// The most a capture may receive, all list pages together: what is larger cannot make
 /// a lockfile a reader accepts (a lockfile is indented, so larger than what it holds).
-const MAX_PAGES_BYTES: u64 = crate::io::MAX_READ_BYTES;
+fn max_pages_bytes() -> u64 {
+    crate::io::max_read_bytes()
+}
 
 /// The lists we read: method, capability that gates it, result field.
 const LISTS: &[(&str, &str, &str)] = &[
@@ -377,11 +379,11 @@ impl<'t> Session<'t> {
                     )))
                 }
             }
-            if self.transport.received() > MAX_PAGES_BYTES {
+            if self.transport.received() > max_pages_bytes() {
                 return Err(Error::new(format!(
                     "{} sent more than {} MiB by page {} of {method}: more than a lockfile a reader accepts can hold; giving up",
                     self.transport.describe(),
-                    MAX_PAGES_BYTES >> 20,
+                    max_pages_bytes() >> 20,
                     page + 1
                 )));
             }
@@ -415,7 +417,7 @@ impl<'t> Session<'t> {
     /// return, and record it from the read result (`"listed": false`, never its body).
     /// At most one read per tool, each within [`READ_TIMEOUT`]. A failure is a warning:
     /// the listed surface stands. A timeout, a broken transport or a capture past
-    /// [`MAX_PAGES_BYTES`] ends the reading.
+    /// [`max_pages_bytes`] ends the reading.
     fn read_unlisted_ui(&mut self, surface: &mut Listing) {
         use super::apps;
         // Only the tools that name a UI and the ui:// resources are built (one at a time
@@ -461,10 +463,10 @@ impl<'t> Session<'t> {
                     return;
                 }
             }
-            if self.transport.received() > MAX_PAGES_BYTES {
+            if self.transport.received() > max_pages_bytes() {
                 warn(format!(
                     "{server} sent more than {} MiB; no more ui:// resources are read",
-                    MAX_PAGES_BYTES >> 20
+                    max_pages_bytes() >> 20
                 ));
                 return;
             }

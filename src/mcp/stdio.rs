@@ -27,7 +27,9 @@ const NOISE_WARNINGS: usize = 5;
 /// The longest stdout line (one JSON-RPC message) we read: no more than all list pages
 /// together may bring (a lockfile's worth). A message's parsed form is many times its
 /// size (up to about 30x for tiny objects), so this bounds memory too.
-const MAX_LINE: u64 = crate::io::MAX_READ_BYTES;
+fn max_line() -> u64 {
+    crate::io::max_read_bytes()
+}
 /// Messages read ahead of the session: the reader waits when this many are queued, so
 /// a server that floods stdout cannot fill memory.
 const QUEUE: usize = 16;
@@ -379,7 +381,7 @@ async fn read_stdout(
         line.clear();
         // A bounded read: a server that never ends its line cannot exhaust memory.
         match (&mut reader)
-            .take(MAX_LINE + 1)
+            .take(max_line() + 1)
             .read_until(b'\n', &mut line)
             .await
         {
@@ -388,10 +390,10 @@ async fn read_stdout(
         }
         number += 1;
         received.fetch_add(line.len() as u64, std::sync::atomic::Ordering::SeqCst);
-        if line.len() as u64 > MAX_LINE {
+        if line.len() as u64 > max_line() {
             let msg = format!(
                 "stdout line {number} is longer than {} MiB; mcp-covenant stops reading there",
-                MAX_LINE >> 20
+                max_line() >> 20
             );
             let _ = tx.send(Err(msg)).await;
             return;

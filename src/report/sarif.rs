@@ -1,6 +1,6 @@
 //! `--format sarif`: SARIF 2.1.0, one run, rules from the rule tables, results
 //! anchored to the lockfile with `partialFingerprints` so code scanning tracks a change
-//! across runs. Validated against the official schema by tests/sarif.rs.
+//! across runs. Validated against the official schema by tests/it/sarif.rs.
 
 use serde_json::{json, Map, Value};
 

@@ -3,7 +3,7 @@
 # each one's lockfile into tests/corpus/<package>/<version>.lock with this checkout's
 # release binary. A developer tool, never run in CI: it needs the registries and takes a
 # while (the crates.io server compiles). The lockfiles it writes are committed, so the
-# corpus test (tests/corpus.rs) needs no network.
+# corpus test (tests/it/corpus.rs) needs no network.
 #
 #   tests/corpus/capture.sh                 # every server below
 #   tests/corpus/capture.sh server-memory   # only lines whose package name contains this

@@ -5,7 +5,7 @@
 Runs under PyPI `mcp` 1.x (mcp.server.fastmcp.FastMCP) and 2.x (which renamed it
 mcp.server.mcpserver.MCPServer). pydantic models make FastMCP emit `$defs`, `$ref`
 and `anyOf` (Optional), the shapes real servers have. v2 carries realistic breaking
-changes against v1; tests/real_servers.rs checks that mcp-covenant reports them.
+changes against v1; tests/it/real_servers.rs checks that mcp-covenant reports them.
 """
 
 import sys
