@@ -94,7 +94,12 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
     let workflow_path = match &package {
         Some(p) => crate::git::up_to_root()?.join(format!(
             ".github/workflows/mcp-covenant-{}.yml",
-            p.replace(['/', ' '], "-")
+            p.chars()
+                .map(|c| match c {
+                    'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '_' | '-' => c,
+                    _ => '-',
+                })
+                .collect::<String>()
         )),
         None => root.join(reference::WORKFLOW_PATH),
     };

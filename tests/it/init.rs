@@ -571,6 +571,65 @@ fn every_ecosystems_workflow_parses_and_has_two_jobs() {
     assert_two_jobs("http", &parse_workflow(&text));
 }
 
+/// `init` in a package below the repository's root (a monorepo): the workflow at the
+/// root, where GitHub reads it, named for the package, running in the package.
+fn init_monorepo_package(test: &str) -> (std::path::PathBuf, String) {
+    let root = tmpdir(&format!("init-monorepo-{test}"));
+    git_init(&root);
+    let pkg = root.join("packages/order's");
+    fs::create_dir_all(&pkg).unwrap();
+    fs::write(
+        pkg.join("package.json"),
+        r#"{"version": "1.2.0", "scripts": {"build": "tsc"}}"#,
+    )
+    .unwrap();
+    fs::write(pkg.join("package-lock.json"), "{}").unwrap();
+    exited(
+        &run_in(
+            &pkg,
+            &["init", "--no-capture", "--", "node", "dist/server.js"],
+        ),
+        0,
+    );
+    assert!(
+        !pkg.join(".github").exists(),
+        "GitHub reads workflows at the root only"
+    );
+    let path = root.join(".github/workflows/mcp-covenant-packages-order-s.yml");
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (pkg, text)
+}
+
+#[test]
+fn a_package_below_the_root_gets_its_workflow_at_the_root_running_in_the_package() {
+    let (pkg, text) = init_monorepo_package("parse");
+    assert!(pkg.join("covenant.toml").is_file());
+    let w = parse_workflow(&text);
+    assert_two_jobs("monorepo", &w);
+    assert_eq!(w["name"], "mcp-covenant (packages/order's)", "{text}");
+    let jobs = &w["jobs"];
+    assert_eq!(
+        jobs["up-to-date"]["defaults"]["run"]["working-directory"], "packages/order's",
+        "{text}"
+    );
+    for job in ["verdict", "up-to-date"] {
+        let action = jobs[job]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| {
+                s["uses"]
+                    .as_str()
+                    .is_some_and(|u| u.starts_with("mcp-covenant/"))
+            })
+            .unwrap_or_else(|| panic!("{job}: no Action step: {text}"));
+        assert_eq!(
+            action["with"]["working-directory"], "packages/order's",
+            "{job}: {text}"
+        );
+    }
+}
+
 /// What a command holds never reaches the workflow (the server comes from
 /// covenant.toml), so `${{ ... }}` in it cannot become an expression GitHub evaluates.
 #[test]
@@ -649,14 +708,19 @@ fn actionlint_finds_nothing_in_any_ecosystems_workflow() {
         parse_workflow(&text);
         texts.push(text);
     }
+    // A monorepo package's workflow (at the root, running in the package) too.
+    let (_, text) = init_monorepo_package("lint");
+    parse_workflow(&text);
+    texts.push(text);
     let text = init_workflow("lint", "lint-broken", &[], &["--", "node", "x.js"]);
     texts.push(text.replace("github.event_name ==", "github.nope =="));
     let found = actionlint(&texts);
-    for ((name, _, _), (found, text)) in ECOSYSTEMS.iter().zip(found.iter().zip(&texts)) {
+    let names = ECOSYSTEMS.iter().map(|e| e.0).chain(["monorepo"]);
+    for (name, (found, text)) in names.zip(found.iter().zip(&texts)) {
         assert!(found.is_empty(), "{name}:\n{}\n{text}", found.join("\n"));
     }
     assert!(
-        !found[ECOSYSTEMS.len()].is_empty(),
+        !found[ECOSYSTEMS.len() + 1].is_empty(),
         "the broken workflow passed"
     );
 }
