@@ -266,6 +266,48 @@ fn both_pre_commit_hook_files_define_the_same_hooks() {
     assert_eq!(read("pre-commit/LICENSE"), read("LICENSE"));
 }
 
+/// The size budget of the release binary (fully static, x86_64 Linux) and its archive:
+/// about 5 % above the measurement in docs/performance.md. A change that passes it has
+/// to say why, and move the budget and the page together.
+const BINARY_BUDGET: u64 = 6_420_000;
+const ARCHIVE_BUDGET: u64 = 3_050_000;
+
+#[test]
+#[ignore = "needs dist/ (scripts/test.sh builds it with scripts/dist.sh)"]
+fn the_release_binary_stays_within_its_size_budget() {
+    let dist = dist();
+    let archive = one(
+        &dist,
+        &format!("mcp-covenant-{VERSION}-x86_64-unknown-linux"),
+        ".tar.gz",
+    );
+    let size = fs::metadata(&archive).unwrap().len();
+    assert!(
+        size <= ARCHIVE_BUDGET,
+        "{}: {size} bytes, over the budget of {ARCHIVE_BUDGET} (docs/performance.md)",
+        archive.display()
+    );
+    let out = tmpdir("dist-budget");
+    let o = run(Command::new("tar")
+        .arg("-xzf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&out));
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    let stem = archive
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .replace(".tar.gz", "");
+    let binary = out.join(stem).join("mcp-covenant");
+    let size = fs::metadata(&binary).unwrap().len();
+    assert!(
+        size <= BINARY_BUDGET,
+        "the release binary is {size} bytes, over the budget of {BINARY_BUDGET}: measure each crate's share (cargo bloat --crates), cut, or raise the budget in tests/it/dist.rs and docs/performance.md together, saying why"
+    );
+    let _ = fs::remove_dir_all(&out);
+}
+
 /// The archive verifies against SHA256SUMS and holds a static binary that prints the
 /// version, LICENSE and README.md.
 #[test]
