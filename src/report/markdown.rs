@@ -186,13 +186,17 @@ pub fn to_string_within(report: &Report<'_>, budget: usize) -> String {
 /// shared witness) is shown once, under all the changes it proves.
 fn witnesses(doc: &mut Doc, report: &Report<'_>) {
     let mut proven: Vec<(String, Vec<&crate::diff::Change>)> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for c in &report.changes {
         let Some(sentence) = super::witness_instance_sentence(c) else {
             continue;
         };
-        match proven.iter_mut().find(|(s, _)| *s == sentence) {
-            Some((_, changes)) => changes.push(c),
-            None => proven.push((sentence, vec![c])),
+        match at.get(&sentence) {
+            Some(&i) => proven[i].1.push(c),
+            None => {
+                at.insert(sentence.clone(), proven.len());
+                proven.push((sentence, vec![c]));
+            }
         }
     }
     if proven.is_empty() {
