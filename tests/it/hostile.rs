@@ -527,15 +527,21 @@ fn output_onto_a_fifo_a_directory_or_dev_stdout_is_exit_2() {
     let d = two_locks("output-special");
     mkfifo(&d.join("fifo"));
     fs::create_dir(d.join("dir")).unwrap();
+    // `..` through an existing directory reaches /proc and /dev too: from dir/, one `..`
+    // per component of the test's directory, wherever TMPDIR puts it.
+    let up = "../".repeat(d.canonicalize().unwrap().components().count());
+    let (proc_fd, dev_null) = (
+        format!("dir/{up}proc/self/fd/1"),
+        format!("dir/{up}dev/null"),
+    );
     for (target, needle) in [
         ("fifo", "a FIFO, not a regular file"),
         ("dir", "a directory, not a regular file"),
         ("/dev/stdout", "not a regular file"),
         ("/dev/null", "not a regular file"),
         ("/proc/self/fd/1", "not a regular file"),
-        // `..` through an existing directory reaches /proc and /dev too.
-        ("dir/../../../proc/self/fd/1", "a device or a process file"),
-        ("dir/../../../dev/null", "a device or a process file"),
+        (&proc_fd, "a device or a process file"),
+        (&dev_null, "a device or a process file"),
     ] {
         let mut cmd = bin();
         cmd.current_dir(&d).args([
