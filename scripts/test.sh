@@ -33,9 +33,9 @@ else
   scripts/static-build.sh
 fi
 echo "== test.sh: cargo test (at ${SECONDS}s)"
-# The tests' temporary directories (mcp-covenant-PID-NAME) are removed once all passed, so
-# that runs on one machine do not fill its disk; after a failure they stay for a look.
-marker=$(mktemp)
-cargo test "$@" -- --include-ignored "${skip[@]}"
-find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'mcp-covenant-*' -newer "$marker" -exec rm -rf {} + 2>/dev/null || true
-rm -f "$marker"
+# The tests' temporary files go to a directory of this run's own, removed once all
+# passed, so that runs on one machine neither fill its disk nor touch each other's files
+# (a sweep of /tmp once deleted a concurrent run's); after a failure it stays for a look.
+tests_tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-covenant-tests.XXXXXX")
+TMPDIR=$tests_tmp cargo test "$@" -- --include-ignored "${skip[@]}"
+rm -rf "$tests_tmp"
