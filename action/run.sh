@@ -281,6 +281,7 @@ upgrade_part() {
     gate=(--fail-on never)
   fi
   report="${RUNNER_TEMP:-/tmp}/mcp-covenant-upgrade.md"
+  rm -f "$report"
   mcp "${args[@]}" "${extra[@]}" "${gate[@]}" --format markdown --output "$report"
   rc=$?
   if [ -f "$report" ]; then summary <"$report"; fi
