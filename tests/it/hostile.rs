@@ -906,6 +906,7 @@ fn server_stderr_and_errors_are_one_escaped_line_each() {
 
 /// A server that answers every request with 401 and a body echoing the request's
 /// headers (as some do), so the credentials come back in the error.
+#[cfg(feature = "http")]
 fn echoing_401_server() -> (u16, std::thread::JoinHandle<()>) {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -945,6 +946,7 @@ fn echoing_401_server() -> (u16, std::thread::JoinHandle<()>) {
     (port, handle)
 }
 
+#[cfg(feature = "http")]
 #[test]
 fn errors_never_echo_header_values_or_url_secrets() {
     let (port, _server) = echoing_401_server();
