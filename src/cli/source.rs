@@ -127,7 +127,8 @@ impl SlowCapture {
             mcp::Endpoint::Stdio(argv) => crate::error::log(&crate::redact::argv(argv)),
             mcp::Endpoint::Http { url, .. } => crate::redact::url(url),
         };
-        let timeout = opts.timeout.as_secs();
+        // Whole seconds as `2`, fractions as `1.5` (--timeout takes both).
+        let timeout = opts.timeout.as_secs_f64();
         let (tx, rx) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
             if rx.recv_timeout(std::time::Duration::from_secs(1))

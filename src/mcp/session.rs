@@ -438,7 +438,10 @@ impl<'t> Session<'t> {
         let warn = |what: String| notices.warn(what);
         for uri in uris {
             let full = self.deadline;
-            self.deadline = full.min(Instant::now() + READ_TIMEOUT);
+            let asked = Instant::now();
+            self.deadline = full.min(asked + READ_TIMEOUT);
+            // What this read may wait: the capture's own deadline may come sooner.
+            let limit = self.deadline.saturating_duration_since(asked);
             let outcome = self.request("resources/read", json!({ "uri": uri }));
             self.deadline = full;
             let server = self.transport.describe();
@@ -454,7 +457,7 @@ impl<'t> Session<'t> {
                 Err(e) if e.kind() == ErrorKind::Rejected => warn(not_recorded(e.message())),
                 // A timeout, a transport failure: the server will not answer the rest.
                 Err(e) if e.kind() == ErrorKind::Timeout => {
-                    let waited = READ_TIMEOUT.min(self.opts.timeout).as_secs_f64();
+                    let waited = (limit.as_secs_f64() * 10.0).round() / 10.0;
                     warn(not_recorded(&format!("no answer within {waited} s")));
                     return;
                 }
