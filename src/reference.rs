@@ -37,7 +37,10 @@ fail_on = "breaking"
     bump they need fail (a major; in 0.y.z the minor, as Cargo reads it), judged by the
     versions the server reports in the two lockfiles; minor and patch changes never
     fail. An intended major release passes. `init` sets it when package.json,
-    pyproject.toml or Cargo.toml declares a semver version.
+    pyproject.toml or Cargo.toml declares a semver version. A calendar version
+    (2025.12.18: a first number of 1900 or more) declares no bump, so under "version"
+    every breaking change fails; gate such a server with "breaking" and ship a break
+    with the approve label or `mcp-covenant ignore`.
 
 lint_fail_on = "error"
     The level at which `lint` exits 1: error, warning, info or never (lint --fail-on).

@@ -86,8 +86,13 @@ fn cmp_pre(a: &[&str], b: &[&str]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
-/// What going from `before` to `after` declares; `None` when either is not semver.
+/// What going from `before` to `after` declares; `None` when either is not semver, or is
+/// a calendar version (`2025.7.1`: its numbers are a date, and a new month says nothing
+/// about compatibility).
 pub fn declared_bump(before: &str, after: &str) -> Option<Declared> {
+    if !is_semver_release_line(before) || !is_semver_release_line(after) {
+        return None;
+    }
     let ((b, bpre), (a, apre)) = (parse(before)?, parse(after)?);
     Some(match a.cmp(&b).then_with(|| cmp_pre(&apre, &bpre)) {
         Ordering::Equal => Declared::Same,
@@ -216,6 +221,14 @@ mod tests {
         assert_eq!(d("latest", "1.0.0"), None);
         assert_eq!(d("1.0.0", "1.0.0.1"), None);
         assert_eq!(d("1.x", "1.0.0"), None);
+    }
+
+    #[test]
+    fn calendar_versions_declare_nothing() {
+        assert_eq!(declared_bump("2025.7.1", "2025.12.18"), None);
+        assert_eq!(declared_bump("2025.7.1", "2026.1.1"), None);
+        assert_eq!(declared_bump("1.4.0", "2026.1.1"), None);
+        assert_eq!(declared_bump("1899.1.0", "1899.2.0"), Some(Up(Minor)));
     }
 
     #[test]
