@@ -174,7 +174,7 @@ fn main() {
         let check = median(
             || {
                 let (x, y) = (fs::read(&a).unwrap(), fs::read(&b).unwrap());
-                let found = diff::fast::compare_files(
+                let found = diff::lazy::compare_files(
                     &rules,
                     (&x, "a"),
                     (&y, "b"),

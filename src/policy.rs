@@ -21,8 +21,10 @@
 
 use std::collections::HashMap;
 
-use crate::config::Config;
+use globset::GlobMatcher as Glob;
+
 pub use crate::config::FailOn;
+use crate::config::{Config, Ignore};
 use crate::diff::{self, Change, Classify};
 use crate::lint::{Level, Levels, LintRules};
 use crate::rules::{Direction, Override, Rules, Severity};
@@ -80,6 +82,49 @@ impl Classify for Policy<'_> {
     }
 }
 
+/// Whether the `[[ignore]]` entry `i` sets `c` aside: it has not expired, and every
+/// pattern it gives matches (its fingerprint in the current form, or the 48-bit one).
+pub fn ignores(i: &Ignore, c: &Change) -> bool {
+    if i.expired {
+        return false;
+    }
+    let glob = |g: &Option<Glob>, s: &str| g.as_ref().is_none_or(|g| g.is_match(s));
+    glob(&i.subject, &c.subject.to_string())
+        && glob(
+            &i.path,
+            &c.path.as_ref().map(|p| p.to_string()).unwrap_or_default(),
+        )
+        && glob(&i.code, &c.code)
+        && i.fingerprint
+            .as_ref()
+            .is_none_or(|f| match i.legacy_fingerprint {
+                false => *f == c.fingerprint,
+                true => *f == legacy_fingerprint(c),
+            })
+}
+
+/// The 48-bit FNV-1a fingerprint of mcp-covenant 0.2 and before, still accepted in
+/// `[[ignore]]` entries (with a warning naming the new one).
+pub fn legacy_fingerprint(c: &Change) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    let (subject, path) = (
+        c.subject.to_string(),
+        c.path.as_ref().map(diff::Path::to_string),
+    );
+    for part in diff::fingerprint_parts(&c.code, &subject, path.as_deref(), &c.before, &c.after) {
+        feed(part.as_bytes());
+    }
+    format!("{:012x}", h >> 16)
+}
+
 /// What a comparison comes to once covenant.toml is applied.
 #[derive(Debug)]
 pub struct Outcome {
@@ -112,7 +157,7 @@ pub fn apply(
     fail_on: FailOn,
 ) -> Outcome {
     let reason = |c: &Change| {
-        let i = config.ignore.iter().find(|i| i.matches(c))?;
+        let i = config.ignore.iter().find(|i| ignores(i, c))?;
         Some(format!("{}: {}", i.origin, i.reason))
     };
     let mut kept = Vec::new();

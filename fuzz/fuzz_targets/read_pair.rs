@@ -6,6 +6,8 @@
 //! baseline of a pair whose other file is the canonical one, or both files of a pair.
 //! Which one is the input's length modulo 3: one check per run, and a mutation that
 //! changes the length moves the input to another.
+//! The placement it aims at is src/lockfile/place.rs (the one pass's element texts, and
+//! the other file of a pair placed beside the baseline's and proved).
 #![no_main]
 
 use std::sync::OnceLock;

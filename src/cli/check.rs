@@ -6,40 +6,20 @@ use std::path::{Path, PathBuf};
 
 use termcolor::WriteColor;
 
+use super::args::CheckArgs;
 use super::output::{emit, for_each_server};
 use super::settings::CheckSettings;
 use super::source::{capture, snapshot_command, Live, LockSource};
 use crate::config::{Config, FailOn, Server};
-use crate::diff;
+use crate::diff::{self, lazy::Compared};
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
-use crate::lockfile;
 use crate::policy::{self, Policy};
 use crate::report::{self, anchor, Format, Report};
 use crate::rules::{Rules, Severity};
 
 /// `--baseline published`: the release before the declared version, from its registry.
 const PUBLISHED: &str = "published";
-
-/// The changes, the two servers' declarations, and (for JUnit) every element subject.
-struct Compared {
-    changes: Vec<diff::Change>,
-    versions: (Option<String>, Option<String>),
-    subjects: Vec<String>,
-    /// The line maps of both files, when the format points at lines.
-    lines: Option<(lockfile::LineMap, lockfile::LineMap)>,
-}
-
-impl From<diff::fast::Compared> for Compared {
-    fn from(c: diff::fast::Compared) -> Compared {
-        Compared {
-            changes: c.changes,
-            versions: (c.servers.0.version, c.servers.1.version),
-            subjects: c.subjects,
-            lines: c.lines,
-        }
-    }
-}
 
 fn compare(
     policy: &Policy<'_>,
@@ -79,11 +59,10 @@ fn compare_files(
     let (na, nb) = (base.name(), against.name());
     let pair = ((&a[..], &na[..]), (&b[..], &nb[..]));
     let budget = settings.walk_budget;
-    Ok(match settings.format.needs_anchors() {
-        true => diff::fast::compare_files_with_lines(policy, pair.0, pair.1, budget)?,
-        false => diff::fast::compare_files(policy, pair.0, pair.1, budget)?,
+    match settings.format.needs_anchors() {
+        true => diff::lazy::compare_files_with_lines(policy, pair.0, pair.1, budget),
+        false => diff::lazy::compare_files(policy, pair.0, pair.1, budget),
     }
-    .into())
 }
 
 /// A live server against the baseline, which is read (and so found readable) before
@@ -104,12 +83,10 @@ fn compare_live(
         }
         _ => base.baseline_bytes()?,
     };
-    let baseline = diff::fast::read_baseline(&bytes, &base.name())?;
+    let baseline = diff::lazy::read_baseline(&bytes, &base.name())?;
     let current = capture(live, &settings.source)?;
     let anchors = settings.format.needs_anchors();
-    Ok(baseline
-        .compare(policy, &current, settings.walk_budget, anchors)?
-        .into())
+    baseline.compare(policy, &current, settings.walk_budget, anchors)
 }
 
 /// What one comparison of `check` reads: the baseline, and a lockfile or a live server.
@@ -119,6 +96,193 @@ struct CheckTarget<'a> {
     live: Live<'a>,
 }
 
+/// `check`: this covenant.toml, held (with `--baseline-rev`) to REV's, then each
+/// comparison it configures.
+pub(super) fn command(
+    rules: &Rules,
+    config: Config,
+    args: CheckArgs,
+    explicit: bool,
+    verbose: bool,
+    out: &mut dyn WriteColor,
+) -> Result<u8> {
+    for w in config.ignore_warnings() {
+        super::warn(&w);
+    }
+    // Compared with a revision: this covenant.toml is held to that revision's, so a pull
+    // request cannot loosen its own gate. (A covenant.toml outside the repository,
+    // `--config /abs/path`, is not the pull request's to change: it applies as it is.)
+    let in_repository = config.file.as_deref().is_none_or(|f| f.is_relative());
+    let (config, base) = match args.baseline_rev.as_deref() {
+        Some(rev) if in_repository => held(rules, config, rev, explicit)?,
+        _ => (config, None),
+    };
+    let settings = CheckSettings::resolve(args, &config, verbose)?;
+    run(rules, &config, base.as_ref(), settings, out)
+}
+
+/// `config` held to REV's covenant.toml, which is read once, here: its policy holds
+/// this one, and its [[server]] entries (returned with it) hold the set of servers
+/// checked.
+fn held(
+    rules: &Rules,
+    config: Config,
+    rev: &str,
+    explicit: bool,
+) -> Result<(Config, Option<Config>)> {
+    let base = base_config(rules, &config, rev, explicit)?;
+    let (held, loosened) = config.held_to(base.as_ref().unwrap_or(&Config::default()), rules);
+    for l in &loosened {
+        super::warn(&format!(
+            "{l}; this check applies {rev}'s stricter policy (the looser one applies once merged)"
+        ));
+    }
+    Ok((held, base))
+}
+
+/// The servers REV's covenant.toml configures (with --baseline-rev), and its name: each
+/// server's lockfile at REV is found by its name there, so a pull request that moves a
+/// lockfile is still compared with the one REV had, and one that drops a server (or
+/// every [[server]], or covenant.toml) has it reported as removed.
+struct AtRev<'b> {
+    servers: &'b [Server],
+    file: String,
+}
+
+impl<'b> AtRev<'b> {
+    fn of(settings: &CheckSettings<'_>, base_config: Option<&'b Config>) -> Option<AtRev<'b>> {
+        match (&settings.baseline_rev, base_config) {
+            (Some(_), Some(b)) if !b.servers.is_empty() => Some(AtRev {
+                servers: &b.servers,
+                file: b
+                    .file
+                    .as_ref()
+                    .map(|f| f.display().to_string())
+                    .unwrap_or_default(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The lockfile at REV to compare `server`'s (`current`) with: the one REV's
+/// covenant.toml names for it when it has moved since, else the same path.
+fn base_lockfile(
+    settings: &CheckSettings<'_>,
+    base: Option<&AtRev<'_>>,
+    server: Option<&Server>,
+    current: &Path,
+) -> PathBuf {
+    let moved_from = server.and_then(|server| {
+        let old = base?.servers.iter().find(|b| b.name == server.name)?;
+        (!same_path(&old.lockfile, current)).then_some(&old.lockfile)
+    });
+    match moved_from {
+        Some(old) => {
+            status!(
+                "note: server {}: its lockfile was {} at {}; compared with that",
+                server.map(|s| s.name.as_str()).unwrap_or_default(),
+                old.display(),
+                settings.baseline_rev.as_deref().unwrap_or_default()
+            );
+            old.clone()
+        }
+        None => current.to_path_buf(),
+    }
+}
+
+/// What one comparison reads. With --baseline-rev: the lockfile at REV (`base`) against
+/// the lockfile, no server.
+fn target<'a>(
+    settings: &CheckSettings,
+    config: &Config,
+    lockfile: &Path,
+    base: &Path,
+    live: Live<'a>,
+) -> Result<CheckTarget<'a>> {
+    let server = match &live {
+        Live::Server(s) => Some(*s),
+        Live::Cli => None,
+    };
+    let read = |arg: &Path| match arg.to_str() {
+        Some(PUBLISHED) => super::source::published(server, &settings.source, config),
+        _ => LockSource::from_arg_in(arg, &settings.source, config),
+    };
+    Ok(match &settings.baseline_rev {
+        Some(rev) => CheckTarget {
+            base: LockSource::at_revision(rev, base)?,
+            against: Some(LockSource::File(lockfile.to_path_buf())),
+            live,
+        },
+        None => CheckTarget {
+            base: read(lockfile)?,
+            against: settings.against.as_deref().map(read).transpose()?,
+            live,
+        },
+    })
+}
+
+/// Servers REV configured and this covenant.toml no longer does: everything they
+/// served is gone for their clients. With no [[server]] here, the one lockfile checked
+/// (`lone`) stands for a REV server only when it is that server's lockfile.
+fn removed_servers(
+    config: &Config,
+    settings: &CheckSettings<'_>,
+    base: Option<&AtRev<'_>>,
+    lone: Option<&Path>,
+) -> Vec<Server> {
+    let (Some(AtRev { servers, file }), false) = (base, settings.picked) else {
+        return Vec::new();
+    };
+    servers
+        .iter()
+        .filter(|b| !config.servers.iter().any(|c| c.name == b.name))
+        .filter(|b| !lone.is_some_and(|l| same_path(l, &b.lockfile)))
+        .inspect(|b| {
+            super::warn(&format!(
+                "server {} is in {file} and not in {}: everything it served is reported as removed",
+                b.name,
+                config
+                    .file
+                    .as_deref()
+                    .unwrap_or(Path::new(crate::config::DEFAULT_FILE))
+                    .display()
+            ))
+        })
+        .cloned()
+        .collect()
+}
+
+/// No [[server]] here and some removed: the lockfile checked (`lone`) is one entry
+/// among them (named for the REV server whose lockfile it is), when it is anywhere.
+fn lone_server(
+    settings: &CheckSettings<'_>,
+    base: Option<&AtRev<'_>>,
+    lone: Option<&PathBuf>,
+    removed: &[Server],
+) -> Result<Vec<Server>> {
+    let (Some(l), Some(base)) = (lone, base) else {
+        return Ok(Vec::new());
+    };
+    if removed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let named = base.servers.iter().find(|b| same_path(&b.lockfile, l));
+    let present = std::fs::symlink_metadata(l).is_ok()
+        || named.is_some()
+        || exists_at(settings.baseline_rev.as_deref().unwrap_or("HEAD"), l)?;
+    Ok(present
+        .then(|| Server {
+            name: named.map_or_else(|| "(no [[server]])".to_string(), |b| b.name.clone()),
+            transport: crate::config::Transport::Command(Vec::new()),
+            env: Vec::new(),
+            lockfile: l.clone(),
+            origin: String::new(),
+        })
+        .into_iter()
+        .collect())
+}
+
 pub(super) fn run(
     rules: &Rules,
     config: &Config,
@@ -126,112 +290,10 @@ pub(super) fn run(
     settings: CheckSettings<'_>,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
-    // The servers REV's covenant.toml configures (with --baseline-rev): each server's
-    // lockfile at REV is found by its name there, so a pull request that moves a
-    // lockfile is still compared with the one REV had, and one that drops a server (or
-    // every [[server]], or covenant.toml) has it reported as removed.
-    let base = match (&settings.baseline_rev, base_config) {
-        (Some(_), Some(b)) if !b.servers.is_empty() => Some((
-            &b.servers,
-            b.file
-                .as_ref()
-                .map(|f| f.display().to_string())
-                .unwrap_or_default(),
-        )),
-        _ => None,
-    };
-    let base_lockfile = |server: Option<&Server>, current: &Path| -> PathBuf {
-        let moved_from = server.and_then(|server| {
-            let old = base.as_ref()?.0.iter().find(|b| b.name == server.name)?;
-            (!same_path(&old.lockfile, current)).then_some(&old.lockfile)
-        });
-        match moved_from {
-            Some(old) => {
-                status!(
-                    "note: server {}: its lockfile was {} at {}; compared with that",
-                    server.map(|s| s.name.as_str()).unwrap_or_default(),
-                    old.display(),
-                    settings.baseline_rev.as_deref().unwrap_or_default()
-                );
-                old.clone()
-            }
-            None => current.to_path_buf(),
-        }
-    };
-    // With --baseline-rev: the lockfile at REV (`base`) against the lockfile, no server.
-    fn target<'a>(
-        settings: &CheckSettings,
-        config: &Config,
-        lockfile: &Path,
-        base: &Path,
-        live: Live<'a>,
-    ) -> Result<CheckTarget<'a>> {
-        let server = match &live {
-            Live::Server(s) => Some(*s),
-            Live::Cli => None,
-        };
-        let read = |arg: &Path| match arg.to_str() {
-            Some(PUBLISHED) => super::source::published(server, &settings.source, config),
-            _ => LockSource::from_arg_in(arg, &settings.source, config),
-        };
-        Ok(match &settings.baseline_rev {
-            Some(rev) => CheckTarget {
-                base: LockSource::at_revision(rev, base)?,
-                against: Some(LockSource::File(lockfile.to_path_buf())),
-                live,
-            },
-            None => CheckTarget {
-                base: read(lockfile)?,
-                against: settings.against.as_deref().map(read).transpose()?,
-                live,
-            },
-        })
-    }
-    // Servers REV configured and this covenant.toml no longer does: everything they
-    // served is gone for their clients. With no [[server]] here, the one lockfile
-    // checked stands for a REV server only when it is that server's lockfile.
+    let base = AtRev::of(&settings, base_config);
     let lone = settings.servers.is_none().then(|| settings.baseline(None));
-    let removed: Vec<Server> = match (&base, settings.picked) {
-        (Some((base, file)), false) => base
-            .iter()
-            .filter(|b| !config.servers.iter().any(|c| c.name == b.name))
-            .filter(|b| !lone.as_deref().is_some_and(|l| same_path(l, &b.lockfile)))
-            .inspect(|b| {
-                super::warn(&format!(
-                    "server {} is in {file} and not in {}: everything it served is reported as removed",
-                    b.name,
-                    config
-                        .file
-                        .as_deref()
-                        .unwrap_or(Path::new(crate::config::DEFAULT_FILE))
-                        .display()
-                ))
-            })
-            .cloned()
-            .collect(),
-        _ => Vec::new(),
-    };
-    // No [[server]] here and some removed: the lockfile checked is one entry among
-    // them (named for the REV server whose lockfile it is), when it is anywhere.
-    let lone: Vec<Server> = match (&lone, &base) {
-        (Some(l), Some((base, _))) if !removed.is_empty() => {
-            let named = base.iter().find(|b| same_path(&b.lockfile, l));
-            let present = std::fs::symlink_metadata(l).is_ok()
-                || named.is_some()
-                || exists_at(settings.baseline_rev.as_deref().unwrap_or("HEAD"), l)?;
-            present
-                .then(|| Server {
-                    name: named.map_or_else(|| "(no [[server]])".to_string(), |b| b.name.clone()),
-                    transport: crate::config::Transport::Command(Vec::new()),
-                    env: Vec::new(),
-                    lockfile: l.clone(),
-                    origin: String::new(),
-                })
-                .into_iter()
-                .collect()
-        }
-        _ => Vec::new(),
-    };
+    let removed = removed_servers(config, &settings, base.as_ref(), lone.as_deref());
+    let lone = lone_server(&settings, base.as_ref(), lone.as_ref(), &removed)?;
     let single = match settings.servers.as_deref() {
         None if removed.is_empty() => Some((Live::Cli, None, settings.baseline(None))),
         None => None,
@@ -241,13 +303,8 @@ pub(super) fn run(
         Some(_) => None,
     };
     if let Some((live, server, baseline)) = single {
-        let target = target(
-            &settings,
-            config,
-            &baseline,
-            &base_lockfile(server.copied(), &baseline),
-            live,
-        )?;
+        let base = base_lockfile(&settings, base.as_ref(), server.copied(), &baseline);
+        let target = target(&settings, config, &baseline, &base, live)?;
         let report = check_one(rules, config, &settings, &target)?;
         if !settings.picked {
             unused_ignores(config, &[&report]);
@@ -269,22 +326,38 @@ pub(super) fn run(
     let mut servers = settings.servers.clone().unwrap_or_default();
     servers.extend(lone.iter());
     servers.extend(removed.iter());
-    let (mut code, reports) = for_each_server(&servers, |server| {
-        let base = base_lockfile(Some(server), &server.lockfile);
-        let mut target = target(
-            &settings,
-            config,
-            &server.lockfile,
-            &base,
-            Live::Server(server),
-        )?;
+    check_each(
+        rules,
+        config,
+        &settings,
+        base.as_ref(),
+        &servers,
+        &removed,
+        out,
+    )
+}
+
+/// Each of `servers` compared (the `removed` ones with nothing), and one report of all.
+fn check_each(
+    rules: &Rules,
+    config: &Config,
+    settings: &CheckSettings<'_>,
+    base: Option<&AtRev<'_>>,
+    servers: &[&Server],
+    removed: &[Server],
+    out: &mut dyn WriteColor,
+) -> Result<u8> {
+    let (mut code, reports) = for_each_server(servers, |server| {
+        let old = base_lockfile(settings, base, Some(server), &server.lockfile);
+        let live = Live::Server(server);
+        let mut target = target(settings, config, &server.lockfile, &old, live)?;
         if removed.iter().any(|r| std::ptr::eq(r, server)) {
             // Compared with nothing: every element is removed.
             if let LockSource::Git(g) | LockSource::Absent(g) = &target.base {
                 target.against = Some(LockSource::Absent(g.clone()));
             }
         }
-        check_one(rules, config, &settings, &target)
+        check_one(rules, config, settings, &target)
     });
     for (_, r) in &reports {
         if let Some(r) = r {
@@ -424,7 +497,7 @@ fn unused_ignores(config: &Config, reports: &[&Report<'_>]) {
     for i in config.ignore.iter().filter(|i| !i.expired) {
         let used = reports
             .iter()
-            .any(|r| r.ignored.iter().any(|(c, _)| i.matches(c)));
+            .any(|r| r.ignored.iter().any(|(c, _)| policy::ignores(i, c)));
         if !used {
             super::warn(&format!(
                 "{}: this [[ignore]] ({}) matches no change; remove it",
@@ -469,8 +542,8 @@ fn check_one<'r>(
     let policy = Policy::new(rules, &config.severity);
     let compared = compare(&policy, settings, base, against, &target.live)?;
     let versions = (
-        compared.versions.0.as_deref(),
-        compared.versions.1.as_deref(),
+        compared.servers.0.version.as_deref(),
+        compared.servers.1.version.as_deref(),
     );
     let outcome = policy::apply(rules, config, compared.changes, versions, settings.fail_on);
     let mut report = Report::new(rules, outcome, base.name());

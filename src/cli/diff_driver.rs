@@ -39,7 +39,7 @@ pub(super) fn run(
     };
     let (a, b) = (read(old, "before")?, read(new, "after")?);
     let (na, nb) = (format!("a/{name}"), format!("b/{name}"));
-    let compared = diff::fast::compare_files(
+    let compared = diff::lazy::compare_files(
         &Policy::new(rules, &config.severity),
         (&a[..], &na[..]),
         (&b[..], &nb[..]),

@@ -42,7 +42,7 @@ pub use self::args::{
     CheckArgs, Cli, ClientCapability, ColorWhen, Command, CompletionsArgs, HelpArgs, IgnoreArgs,
     InitArgs, LintArgs, LintFormat, LiveSource, RulesArgs, RulesFormat, SnapshotArgs, UpgradeArgs,
 };
-use self::settings::{CheckSettings, InitSettings, LintSettings, RulesSettings, SnapshotSettings};
+use self::settings::{InitSettings, LintSettings, RulesSettings, SnapshotSettings};
 use crate::config::Config;
 pub use crate::config::{FailOn, LintFailOn};
 use crate::error::Result;
@@ -230,37 +230,7 @@ fn run_with(cli: Cli, tables: &[(&'static str, &str)], out: &mut dyn WriteColor)
             snapshot::run(&rules, &config, settings, out)
         }
         Command::Check(args) => {
-            for w in config.ignore_warnings() {
-                warn(&w);
-            }
-            // Compared with a revision: this covenant.toml is held to that revision's, so
-            // a pull request cannot loosen its own gate.
-            // (A covenant.toml outside the repository, `--config /abs/path`, is not the
-            // pull request's to change: it applies as it is.)
-            let in_repository = config.file.as_deref().is_none_or(|f| f.is_relative());
-            // REV's covenant.toml, read once: its policy holds this one, and its
-            // [[server]] entries hold the set of servers checked.
-            let base = match args.baseline_rev.as_deref() {
-                Some(rev) if in_repository => {
-                    check::base_config(&rules, &config, rev, cli.config.is_some())?
-                }
-                _ => None,
-            };
-            let config = match args.baseline_rev.as_deref() {
-                Some(rev) if in_repository => {
-                    let (held, loosened) =
-                        config.held_to(base.as_ref().unwrap_or(&Config::default()), &rules);
-                    for l in &loosened {
-                        warn(&format!(
-                            "{l}; this check applies {rev}'s stricter policy (the looser one applies once merged)"
-                        ));
-                    }
-                    held
-                }
-                _ => config,
-            };
-            let settings = CheckSettings::resolve(args, &config, cli.verbose)?;
-            check::run(&rules, &config, base.as_ref(), settings, out)
+            check::command(&rules, config, args, cli.config.is_some(), cli.verbose, out)
         }
         Command::GitDiffDriver(args) => diff_driver::run(&rules, &config, &args.args, out),
         Command::Lint(args) => lint::run(&lint_rules, LintSettings::resolve(args, &config)?, out),

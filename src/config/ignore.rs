@@ -8,54 +8,11 @@ use std::ops::Range;
 use globset::GlobMatcher as Glob;
 use toml::Spanned;
 
-use super::load::{At, RawIgnore};
+use super::model::Ignore;
+use super::raw::{At, RawIgnore};
 use super::validate::{any_of, unknown_id};
-use crate::diff::Change;
 use crate::error::{Error, Result};
 use crate::rules::{Former, Rules};
-
-/// One `[[ignore]]` entry: every pattern it gives must match.
-#[derive(Clone, Debug)]
-pub struct Ignore {
-    subject: Option<Glob>,
-    path: Option<Glob>,
-    code: Option<Glob>,
-    pub(super) fingerprint: Option<String>,
-    /// `fingerprint` is the 48-bit form of mcp-covenant 0.2 and before.
-    pub legacy_fingerprint: bool,
-    pub reason: String,
-    /// `covenant.toml:12` — where the entry is, for --verbose.
-    pub origin: String,
-    /// What the entry says (its patterns, fingerprint and `until`), to tell whether
-    /// another covenant.toml has the same entry.
-    pub(super) identity: String,
-    /// The last day (UTC) the entry applies, as written (`YYYY-MM-DD`).
-    pub until: Option<String>,
-    /// `until` is past: the entry no longer applies (and `check` warns about it).
-    pub expired: bool,
-}
-
-impl Ignore {
-    pub fn matches(&self, c: &Change) -> bool {
-        if self.expired {
-            return false;
-        }
-        let glob = |g: &Option<Glob>, s: &str| g.as_ref().is_none_or(|g| g.is_match(s));
-        glob(&self.subject, &c.subject.to_string())
-            && glob(
-                &self.path,
-                &c.path.as_ref().map(|p| p.to_string()).unwrap_or_default(),
-            )
-            && glob(&self.code, &c.code)
-            && self
-                .fingerprint
-                .as_ref()
-                .is_none_or(|f| match self.legacy_fingerprint {
-                    false => *f == c.fingerprint,
-                    true => *f == crate::diff::legacy_fingerprint(c),
-                })
-    }
-}
 
 /// Subjects no narrowing `subject` pattern matches all of: real ones (never empty; the
 /// shortest are the server's and an element's with an empty name), so `?*` is refused

@@ -19,13 +19,14 @@ mod held;
 mod ignore;
 mod load;
 mod model;
+mod raw;
 mod servers;
 mod validate;
 
 pub use self::discovery::find;
-pub use self::ignore::{parse_date, today, Ignore};
+pub use self::ignore::{parse_date, today};
 pub use self::load::read_text;
-pub use self::model::{Config, FailOn, LintFailOn, Server, Transport};
+pub use self::model::{Config, FailOn, Ignore, LintFailOn, Server, Transport};
 pub use self::servers::TOP_LEVEL_SERVER;
 pub use self::validate::suggest;
 

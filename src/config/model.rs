@@ -3,9 +3,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use globset::GlobMatcher as Glob;
 use serde::Deserialize;
 
-use super::{Ignore, Override, DEFAULT_FILE};
+use super::{Override, DEFAULT_FILE};
 use crate::lint::Level;
 use crate::rules::Severity;
 
@@ -39,6 +40,28 @@ pub enum Transport {
         package: crate::registry::Package,
         options: crate::registry::PackageOptions,
     },
+}
+
+/// One `[[ignore]]` entry: every pattern it gives must match (`policy::ignores` matches
+/// it against a change).
+#[derive(Clone, Debug)]
+pub struct Ignore {
+    pub(crate) subject: Option<Glob>,
+    pub(crate) path: Option<Glob>,
+    pub(crate) code: Option<Glob>,
+    pub(crate) fingerprint: Option<String>,
+    /// `fingerprint` is the 48-bit form of mcp-covenant 0.2 and before.
+    pub legacy_fingerprint: bool,
+    pub reason: String,
+    /// `covenant.toml:12` — where the entry is, for --verbose.
+    pub origin: String,
+    /// What the entry says (its patterns, fingerprint and `until`), to tell whether
+    /// another covenant.toml has the same entry.
+    pub(super) identity: String,
+    /// The last day (UTC) the entry applies, as written (`YYYY-MM-DD`).
+    pub until: Option<String>,
+    /// `until` is past: the entry no longer applies (and `check` warns about it).
+    pub expired: bool,
 }
 
 /// `check --fail-on` and `fail_on`: when a change fails the gate.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use toml::Spanned;
 
-use super::load::{At, RawConfig, RawServer};
+use super::raw::{At, RawConfig, RawServer};
 use super::{Server, Transport, DEFAULT_LOCKFILE};
 use crate::error::{Error, Result};
 

@@ -7,7 +7,7 @@ use std::ops::Range;
 use globset::GlobMatcher as Glob;
 use toml::Spanned;
 
-use super::load::At;
+use super::raw::At;
 use super::Override;
 use crate::error::{Error, Result};
 use crate::lint::{Level, LintRules};

@@ -6,7 +6,7 @@
 //! up in the rule tables.
 
 mod compare;
-pub mod fast;
+pub mod lazy;
 mod subject;
 mod surface;
 pub mod version;
@@ -262,28 +262,9 @@ pub fn fingerprint(
     digest[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The 48-bit FNV-1a fingerprint of mcp-covenant 0.2 and before, still accepted in
-/// `[[ignore]]` entries (with a warning naming the new one).
-pub fn legacy_fingerprint(c: &Change) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    };
-    let (subject, path) = (c.subject.to_string(), c.path.as_ref().map(Path::to_string));
-    for part in fingerprint_parts(&c.code, &subject, path.as_deref(), &c.before, &c.after) {
-        feed(part.as_bytes());
-    }
-    format!("{:012x}", h >> 16)
-}
-
 /// What a fingerprint covers: the rule id, the subject, the path, and the values before
-/// and after (as compact JSON).
-fn fingerprint_parts(
+/// and after (as compact JSON); `policy::legacy_fingerprint` hashes the same parts.
+pub(crate) fn fingerprint_parts(
     code: &str,
     subject: &str,
     path: Option<&str>,

@@ -8,7 +8,7 @@
 
 use super::model::{key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION};
 use super::normalise::normalize_element;
-use super::write::write_element;
+use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
 
 /// One element: its key and its canonical text (as a lockfile's list holds it).
@@ -152,6 +152,12 @@ impl Snapshot {
             n(Kind::Prompt)
         )
     }
+}
+
+/// One element's canonical text, as a lockfile's list holds it (without the indent of
+/// its first line): a canonical file's element has exactly these bytes.
+pub(crate) fn write_element(out: &mut String, element: &Element) {
+    canon::write_object(out, element, Ctx::Element, 3);
 }
 
 #[cfg(test)]

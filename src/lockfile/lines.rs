@@ -6,8 +6,9 @@
 
 use std::collections::HashSet;
 
+use super::envelope::offset;
 use super::model::{key_of, Element, Kind, Lockfile, Surface};
-use super::read::{offset, Raw};
+use super::read::Raw;
 use crate::canon::{self, Ctx, Track};
 use crate::path::Path;
 

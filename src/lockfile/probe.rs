@@ -22,8 +22,16 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::read::Arguments;
 use crate::elements::{self, Form, MAX_SCHEMA_FIELDS};
+
+/// An element's `arguments`, as validation sees them.
+#[derive(Clone, Debug)]
+pub(crate) enum Arguments {
+    Absent,
+    NotArray,
+    /// Per argument: whether it has a string `name`.
+    Names(Vec<bool>),
+}
 
 /// What validation reads of one element.
 #[derive(Clone)]
@@ -408,7 +416,7 @@ impl<'de> Visitor<'de> for Args {
 
 #[cfg(test)]
 mod tests {
-    use crate::lockfile::read::Arguments;
+    use super::Arguments;
 
     /// Read as a tool's element, or (`name` only) a prompt's.
     fn read(text: &str, key: &str) -> serde_json::Result<super::Fields<'static>> {

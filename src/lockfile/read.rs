@@ -7,29 +7,23 @@
 //! all; the offline check builds only the elements whose bytes differ between two
 //! files. However a file is read, it is accepted or refused by the same steps.
 //!
-//! Three ways to find each element's text, none of them a parser of its own:
-//! - [`one_pass`] (a file alone, and the baseline of a pair): one parse, each element
-//!   checked inside it; the text found from where the parse left the element's first
-//!   key ([`texts`]).
-//! - [`beside`] (the other file of a pair): placed by the baseline's element texts,
-//!   proved by serde_json's parse of the file with those elements replaced by `{}`;
-//!   only its elements that differ from the baseline's are checked, each on its own.
-//! - [`as_text`] (when neither can place them): serde_json's grammar pass (`RawValue`).
-//!   A file the one pass refuses is read this way, then element by element
-//!   ([`by_element`]), so that an error names what that reading meets first.
+//! Each element's text is found without a parser of our own: by [`one_pass`] (a file
+//! alone, and the baseline of a pair) or placed beside the baseline ([`other_file`]),
+//! both in `place`; else by serde_json's grammar pass ([`as_text`]). A file the one pass
+//! refuses is read that way, then element by element ([`by_element`]), so that an error
+//! names what that reading meets first.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
-use std::fmt;
 use std::path::Path;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::envelope::{self, offset, Parsed, ReadList, Unchecked};
 use super::model::{Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION};
 use super::normalise::normalize_element;
-use super::probe::{self, Fields};
+use super::place;
+use super::probe::{self, Arguments, Fields};
 use crate::elements::Form;
 use crate::error::{Error, Result};
 use crate::io::read_input;
@@ -80,118 +74,12 @@ pub struct Raw<'a> {
     pub origin: String,
 }
 
-/// The file as serde_json reads it: the envelope, and each element as `T` reads it
-/// (its text, or its [`Fields`] checked as it is parsed).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "T: ReadList<'de>, 'de: 'a"))]
-struct Envelope<'a, T> {
-    covenant_version: String,
-    captured_at_unix: u64,
-    #[serde(default)]
-    server: ServerInfo,
-    surface: Lists<'a, T>,
-}
-
-/// `surface`: each list's elements, and where each list's key is.
-struct Lists<'a, T> {
-    lists: [Vec<T>; 4],
-    keys: [Option<&'a str>; 4],
-}
-
-/// How one list's elements are read: as their text, or checked as they are parsed.
-trait ReadList<'de>: Sized {
-    fn list<A: MapAccess<'de>>(map: &mut A, kind: Kind)
-        -> std::result::Result<Vec<Self>, A::Error>;
-}
-
-impl<'de> ReadList<'de> for &'de RawValue {
-    fn list<A: MapAccess<'de>>(map: &mut A, _: Kind) -> std::result::Result<Vec<Self>, A::Error> {
-        map.next_value()
-    }
-}
-
-impl<'de> ReadList<'de> for Fields<'de> {
-    fn list<A: MapAccess<'de>>(
-        map: &mut A,
-        kind: Kind,
-    ) -> std::result::Result<Vec<Self>, A::Error> {
-        map.next_value_seed(probe::List(kind.spec()))
-    }
-}
-
-/// The lists, in [`Kind::ALL`] order.
-fn list_names() -> &'static [&'static str; 4] {
-    static NAMES: std::sync::OnceLock<[&'static str; 4]> = std::sync::OnceLock::new();
-    NAMES.get_or_init(|| Kind::ALL.map(Kind::list_name))
-}
-
-impl<'de: 'a, 'a, T: ReadList<'de>> Deserialize<'de> for Lists<'a, T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_map(ListsVisitor(std::marker::PhantomData))
-    }
-}
-
-struct ListsVisitor<'a, T>(std::marker::PhantomData<(&'a (), T)>);
-
-impl<'de: 'a, 'a, T: ReadList<'de>> Visitor<'de> for ListsVisitor<'a, T> {
-    type Value = Lists<'a, T>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("struct Surface")
-    }
-    fn visit_map<A: MapAccess<'de>>(
-        self,
-        mut map: A,
-    ) -> std::result::Result<Self::Value, A::Error> {
-        let mut out = Lists {
-            lists: Default::default(),
-            keys: [None; 4],
-        };
-        let mut seen = [false; 4];
-        let names = list_names();
-        while let Some(key) = map.next_key_seed(probe::Probe::TEXT)? {
-            let key = key.text.unwrap_or_default();
-            let Some(k) = names.iter().position(|n| *n == key) else {
-                return Err(de::Error::unknown_field(&key, names));
-            };
-            if std::mem::replace(&mut seen[k], true) {
-                return Err(de::Error::duplicate_field(names[k]));
-            }
-            if let Cow::Borrowed(text) = key {
-                out.keys[k] = Some(text);
-            }
-            out.lists[k] = T::list(&mut map, Kind::ALL[k])?;
-        }
-        Ok(out)
-    }
-}
-
-/// A file read as far as its envelope: its elements' text.
-struct Unchecked<'a> {
-    envelope: (String, u64, ServerInfo),
-    texts: Vec<Vec<&'a str>>,
-    list_at: [Option<usize>; 4],
-}
-
-/// A file parsed: its envelope, its lists as `T` reads them, and its text when UTF-8.
-type Parsed<'a, T> = (Unchecked<'a>, [Vec<T>; 4], Option<&'a str>);
-
 /// Parse `bytes` as a lockfile whose elements `T` reads; the envelope's version checked.
 /// With the text, when it is UTF-8 (else serde_json says where it is not).
 fn envelope<'a, T: ReadList<'a>>(bytes: &'a [u8], origin: &str) -> Result<Parsed<'a, T>> {
-    let text = std::str::from_utf8(bytes).ok();
-    let parsed = match text {
-        Some(text) => serde_json::from_str::<Envelope<'a, T>>(text),
-        None => serde_json::from_slice(bytes),
-    };
-    let e = parsed.map_err(|e| position_error(origin, &e))?;
-    check_version(&e.covenant_version, origin)?;
-    let Lists { lists, keys } = e.surface;
-    let u = Unchecked {
-        envelope: (e.covenant_version, e.captured_at_unix, e.server),
-        texts: Vec::new(),
-        list_at: keys.map(|k| k.map(|k| offset(bytes, k))),
-    };
-    Ok((u, lists, text))
+    let parsed = envelope::parse(bytes).map_err(|e| position_error(origin, &e))?;
+    check_version(&parsed.0.envelope.0, origin)?;
+    Ok(parsed)
 }
 
 /// Read a file as text, every element's text found by serde_json's grammar pass.
@@ -204,15 +92,28 @@ fn as_text<'a>(bytes: &'a [u8], origin: &str) -> Result<Unchecked<'a>> {
     Ok(u)
 }
 
+/// The other file of a pair: placed beside the baseline (`place::beside`), its version
+/// checked; else read as text.
+fn other_file<'b>(
+    bytes: &'b [u8],
+    origin: &str,
+    base: (&Unchecked<'_>, &[u8]),
+) -> Result<Unchecked<'b>> {
+    match place::beside(bytes, base) {
+        Some(u) => check_version(&u.envelope.0, origin).map(|()| u),
+        None => as_text(bytes, origin),
+    }
+}
+
 /// Read a file in one pass: every element checked as it is parsed, and its text found
-/// from where its first key is ([`texts`]). A file refused here is read again as text
+/// from where its first key is (`place::texts`). A file refused here is read again as text
 /// and element by element, and that reading's error is the one given.
 fn one_pass<'a>(bytes: &'a [u8], origin: &str) -> Result<(Unchecked<'a>, Vec<Vec<Fields<'a>>>)> {
     let Ok((mut u, lists, text)) = envelope::<Fields<'a>>(bytes, origin) else {
         return by_element(bytes, origin);
     };
     let found: Option<Vec<Vec<&str>>> =
-        text.and_then(|text| lists.iter().map(|l| texts(text, l)).collect());
+        text.and_then(|text| lists.iter().map(|l| place::texts(text, l)).collect());
     u.texts = match found {
         Some(t) => t,
         None => as_text(bytes, origin)?.texts,
@@ -236,186 +137,16 @@ fn by_element<'a>(bytes: &'a [u8], origin: &str) -> Result<(Unchecked<'a>, Vec<V
     Ok((u, fields))
 }
 
-/// Each element's text in `text`, from where the one pass found its first key: an
-/// element starts at the `{` before its first key's quote, and ends at the `}` before
-/// the comma before the next element's start; the last one, or one before an element
-/// whose first key has escapes, ends where serde_json's grammar pass over it ends, and
-/// an element after it starts past the comma. Only whitespace is skipped, and only
-/// between tokens of a parse that has succeeded. `None` when a list's first element
-/// cannot be placed (its first key has escapes, or it is `{}`).
-fn texts<'a>(text: &'a str, list: &[Fields<'a>]) -> Option<Vec<&'a str>> {
-    let b = text.as_bytes();
-    let ws = |c: &u8| matches!(c, b' ' | b'\n' | b'\r' | b'\t');
-    // The index of `want` just before `i`, past whitespace.
-    let back = |i: usize, want: u8| -> Option<usize> {
-        let j = b[..i].iter().rposition(|c| !ws(c))?;
-        (b[j] == want).then_some(j)
-    };
-    // The index of `want` at or after `i`, past whitespace.
-    let ahead = |i: usize, want: u8| -> Option<usize> {
-        let j = i + b.get(i..)?.iter().position(|c| !ws(c))?;
-        (b[j] == want).then_some(j)
-    };
-    let start = |f: &Fields<'a>| back(offset(b, f.anchor?).checked_sub(1)?, b'{');
-    let mut out = Vec::with_capacity(list.len());
-    let mut next = match list.first() {
-        Some(f) => Some(start(f)?),
-        None => return Some(out),
-    };
-    for (i, _) in list.iter().enumerate() {
-        let s = match next {
-            Some(s) => s,
-            None => {
-                let last: &str = out.last()?;
-                ahead(ahead(offset(b, last) + last.len(), b',')? + 1, b'{')?
-            }
-        };
-        next = list.get(i + 1).and_then(start);
-        let end = match next {
-            Some(n) => back(back(n, b',')?, b'}')? + 1,
-            None => {
-                let mut de = serde_json::Deserializer::from_str(&text[s..]);
-                s + <&RawValue>::deserialize(&mut de).ok()?.get().len()
-            }
-        };
-        out.push(&text[s..end]);
-    }
-    Some(out)
-}
-
-/// The other file of a pair, its elements placed by the baseline's texts rather than
-/// by a grammar pass over all of it. Each list is looked for where the baseline's is
-/// (the bytes from the baseline's list key to its first element) and walked element by
-/// element ([`walk`]). That is a guess, and it is proved, not trusted: the file with
-/// each placed element replaced by `{}` (its skeleton) is parsed whole by serde_json,
-/// and the places are taken only when every `{}` put in is read there as an element of
-/// a list. A JSON value replaced by another complete value leaves the rest of the text
-/// parsed as before, so the file's elements are then exactly the placed texts and the
-/// skeleton's other elements. Anything else: the file is read as text ([`as_text`]).
-fn beside<'b>(
-    bytes: &'b [u8],
-    origin: &str,
-    base: (&Unchecked<'_>, &[u8]),
-) -> Result<Unchecked<'b>> {
-    match placed(bytes, base) {
-        Some(u) => Ok(u),
-        None => as_text(bytes, origin),
-    }
-}
-
-fn placed<'b>(bytes: &'b [u8], (base, a): (&Unchecked<'_>, &[u8])) -> Option<Unchecked<'b>> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut spans = Vec::new();
-    for (at, texts) in base.list_at.iter().zip(&base.texts) {
-        if let (Some(at), Some(first)) = (at, texts.first()) {
-            walk(text, &a[*at..offset(a, first)], texts, &mut spans);
-        }
-    }
-    spans.sort_unstable();
-    // The skeleton, each `{}` put in, and how far the file is ahead of the skeleton
-    // after each.
-    let (mut skeleton, mut marks, mut from) = (String::new(), Vec::new(), 0);
-    for &(s, e) in &spans {
-        skeleton.push_str(text.get(from..s)?);
-        let ahead = marks.last().map_or(0, |m: &(usize, usize)| m.1) + (e - s - 2);
-        marks.push((skeleton.len(), ahead));
-        skeleton.push_str("{}");
-        from = e;
-    }
-    skeleton.push_str(&text[from..]);
-    let (u, lists, _) = envelope::<&RawValue>(skeleton.as_bytes(), "").ok()?;
-    // A place in the file, of one in the skeleton outside the `{}` put in.
-    let in_file = |o: usize| {
-        o + marks[..marks.partition_point(|m| m.0 < o)]
-            .last()
-            .map_or(0, |m| m.1)
-    };
-    let mut put = 0;
-    let texts = lists
-        .into_iter()
-        .map(|l| {
-            l.into_iter()
-                .map(|raw| {
-                    match marks
-                        .binary_search_by_key(&offset(skeleton.as_bytes(), raw.get()), |m| m.0)
-                    {
-                        Ok(i) => {
-                            put += 1;
-                            &text[spans[i].0..spans[i].1]
-                        }
-                        Err(_) => {
-                            let s = in_file(offset(skeleton.as_bytes(), raw.get()));
-                            &text[s..s + raw.get().len()]
-                        }
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    (put == spans.len()).then(|| Unchecked {
-        envelope: u.envelope,
-        texts,
-        list_at: u.list_at.map(|o| o.map(in_file)),
-    })
-}
-
-/// Place one list's elements in `text`, from the baseline list's `context` (its key to
-/// its first element) and `texts`: an element that begins with the bytes of a baseline
-/// element expected near there is those bytes (a JSON object ends where its own text
-/// ends); another is read by serde_json's grammar pass. Stops at anything else.
-fn walk(text: &str, context: &[u8], texts: &[&str], spans: &mut Vec<(usize, usize)>) {
-    let b = text.as_bytes();
-    let Some(q) = memchr::memmem::find(b, context) else {
-        return;
-    };
-    let ws = |i: usize| {
-        i + b[i..]
-            .iter()
-            .take_while(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
-            .count()
-    };
-    let (mut s, mut j) = (q + context.len(), 0);
-    while b.get(s) == Some(&b'{') {
-        let near = j..texts.len().min(j + 8);
-        let end = match near
-            .into_iter()
-            .find(|&m| b[s..].starts_with(texts[m].as_bytes()))
-        {
-            Some(m) => {
-                j = m + 1;
-                s + texts[m].len()
-            }
-            None => {
-                match <&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(&text[s..]))
-                {
-                    Ok(raw) => s + raw.get().len(),
-                    Err(_) => return,
-                }
-            }
-        };
-        spans.push((s, end));
-        let n = ws(end);
-        if b.get(n) != Some(&b',') {
-            return;
-        }
-        s = ws(n + 1);
-    }
-}
-
-/// Where `part` starts in `bytes` (it borrows from them).
-pub(super) fn offset(bytes: &[u8], part: &str) -> usize {
-    part.as_ptr() as usize - bytes.as_ptr() as usize
-}
-
 impl<'a> Raw<'a> {
     /// Read one file: its envelope, and every element checked and validated.
     pub fn read(bytes: &'a [u8], origin: &str, unique: bool) -> Result<Raw<'a>> {
         let (u, fields) = one_pass(bytes, origin)?;
-        Raw::finish(bytes, origin, u, fields, unique)
+        validate(origin, &fields, unique)?;
+        Ok(Raw::assemble(bytes, origin, u, fields))
     }
 
     /// Read the two files of an offline check: the baseline in one pass, the other
-    /// placed beside it ([`beside`]). An element of the other file whose bytes equal the
+    /// placed beside it (`place::beside`). An element of the other file whose bytes equal the
     /// baseline element at the same place in key order takes that element's reading
     /// (the same bytes read the same); only its differing elements are checked on their
     /// own.
@@ -423,8 +154,7 @@ impl<'a> Raw<'a> {
         let (ua, fields_a) = one_pass(a.0, a.1)?;
         // The baseline refused before the other file is read, as it is when read alone.
         validate(a.1, &fields_a, true)?;
-        let ub = beside(b.0, b.1, (&ua, a.0));
-        let ub = ub?;
+        let ub = other_file(b.0, b.1, (&ua, a.0))?;
         let mut fields_b = Vec::new();
         for (k, kind) in Kind::ALL.into_iter().enumerate() {
             let (ta, fa) = (&ua.texts[k], &fields_a[k]);
@@ -455,18 +185,6 @@ impl<'a> Raw<'a> {
             Raw::assemble(b.0, b.1, ub, fields_b),
         ))
     }
-    /// Validate every element ([`validate`]) and keep its key.
-    fn finish(
-        bytes: &'a [u8],
-        origin: &str,
-        u: Unchecked<'a>,
-        fields: Vec<Vec<Fields<'a>>>,
-        unique: bool,
-    ) -> Result<Raw<'a>> {
-        validate(origin, &fields, unique)?;
-        Ok(Raw::assemble(bytes, origin, u, fields))
-    }
-
     /// The elements (validated) with their keys.
     fn assemble(
         bytes: &'a [u8],
@@ -582,15 +300,6 @@ pub(super) fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
     (line, at - start + 1)
 }
 
-/// An element's `arguments`, as validation sees them.
-#[derive(Clone, Debug)]
-pub(crate) enum Arguments {
-    Absent,
-    NotArray,
-    /// Per argument: whether it has a string `name`.
-    Names(Vec<bool>),
-}
-
 /// The one validation of an element, of a file read or of a surface about to be
 /// written, so every path refuses the same elements with the same message.
 pub(crate) fn check_element(
@@ -603,53 +312,30 @@ pub(crate) fn check_element(
 ) -> Result<()> {
     let key = kind.key_field();
     let where_ = || format!("{origin}: surface.{}[{i}]", kind.list_name());
+    let fail = |what: String| Err(Error::new(format!("{}{what}", where_())));
     match &shape.key {
-        Some(Some(k)) => {
-            if !seen.insert(k.to_string()) && unique {
-                return Err(Error::new(format!(
-                    "{}: duplicate {} `{k}`",
-                    where_(),
-                    kind.word()
-                )));
-            }
+        Some(Some(k)) if !seen.insert(k.to_string()) && unique => {
+            return fail(format!(": duplicate {} `{k}`", kind.word()))
         }
-        Some(None) => {
-            return Err(Error::new(format!(
-                "{}: `{key}` must be a string",
-                where_()
-            )))
-        }
-        None => return Err(Error::new(format!("{}: missing `{key}`", where_()))),
+        Some(Some(_)) => {}
+        Some(None) => return fail(format!(": `{key}` must be a string")),
+        None => return fail(format!(": missing `{key}`")),
     }
-    for (field, k) in kind.spec().schema.iter().zip(shape.schemas) {
+    let schema = &kind.spec().schema;
+    for (field, k) in schema.iter().zip(shape.schemas) {
         if field.form == Form::Schema && !matches!(k, None | Some('{' | 't' | 'f')) {
-            return Err(Error::new(format!(
-                "{}: `{}` must be a JSON Schema object",
-                where_(),
-                field.field
-            )));
+            return fail(format!(": `{}` must be a JSON Schema object", field.field));
         }
     }
-    let Some(named) = kind
-        .spec()
-        .schema
-        .iter()
-        .find(|s| s.form == Form::Arguments)
-    else {
+    let Some(named) = schema.iter().find(|s| s.form == Form::Arguments) else {
         return Ok(());
     };
     let field = &named.field;
     match &shape.arguments {
         Arguments::Absent => Ok(()),
-        Arguments::NotArray => Err(Error::new(format!(
-            "{}: `{field}` must be an array",
-            where_()
-        ))),
+        Arguments::NotArray => fail(format!(": `{field}` must be an array")),
         Arguments::Names(names) => match names.iter().position(|ok| !ok) {
-            Some(j) => Err(Error::new(format!(
-                "{}.{field}[{j}]: missing string `name`",
-                where_()
-            ))),
+            Some(j) => fail(format!(".{field}[{j}]: missing string `name`")),
             None => Ok(()),
         },
     }
@@ -707,7 +393,7 @@ mod tests {
     fn found(bytes: &[u8]) -> Option<Vec<Vec<&str>>> {
         let (_, lists, text) = envelope::<Fields<'_>>(bytes, "t").unwrap();
         let text = text.unwrap();
-        lists.iter().map(|l| texts(text, l)).collect()
+        lists.iter().map(|l| place::texts(text, l)).collect()
     }
 
     #[test]
@@ -778,7 +464,7 @@ mod tests {
     fn beside_reads_as_alone(a: &str, b: &str) -> bool {
         let (ua, _) = one_pass(a.as_bytes(), "a").unwrap();
         let alone = as_text(b.as_bytes(), "b");
-        let got = beside(b.as_bytes(), "b", (&ua, a.as_bytes()));
+        let got = other_file(b.as_bytes(), "b", (&ua, a.as_bytes()));
         match (alone, got) {
             (Ok(x), Ok(y)) => {
                 assert_eq!(y.texts, x.texts, "{b}");
@@ -788,7 +474,7 @@ mod tests {
             (Err(x), Err(y)) => assert_eq!(y.to_string(), x.to_string()),
             (x, y) => panic!("alone {:?}, beside {:?}", x.err(), y.err()),
         }
-        placed(b.as_bytes(), (&ua, a.as_bytes())).is_some()
+        place::beside(b.as_bytes(), (&ua, a.as_bytes())).is_some()
     }
 
     #[test]
@@ -845,7 +531,7 @@ mod tests {
         let at = bad.len() / 2;
         bad[at] = 0xff;
         assert_eq!(
-            beside(&bad, "b", (&ua, a.as_bytes()))
+            other_file(&bad, "b", (&ua, a.as_bytes()))
                 .err()
                 .map(|e| e.to_string()),
             as_text(&bad, "b").err().map(|e| e.to_string())

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::compact::Snapshot;
+use super::compact::{write_element, Snapshot};
 use super::lines::LineMap;
-use super::model::{key_of, Element, Kind, Lockfile, ServerInfo};
+use super::model::{key_of, Kind, Lockfile, ServerInfo};
 use super::probe;
 use super::read::{captured_at_of, check_element, Raw};
 use crate::canon::{self, Ctx};
@@ -294,12 +294,6 @@ impl Snapshot {
         }
         Some(raw.captured_at_unix)
     }
-}
-
-/// One element's canonical text, as a lockfile's list holds it (without the indent of
-/// its first line): a canonical file's element has exactly these bytes.
-pub(crate) fn write_element(out: &mut String, element: &Element) {
-    canon::write_object(out, element, Ctx::Element, 3);
 }
 
 /// Where streamed canonical text goes, a piece at a time.

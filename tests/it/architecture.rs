@@ -1,7 +1,8 @@
 //! The layering of docs/architecture.md, enforced: every `crate::` path in `src/` goes
 //! to a module of a lower layer that its row does not name under "may not import"
 //! (`report` may not import `config`), except the known exceptions the document lists
-//! (and every listed exception still exists, so the list stays true).
+//! (and every listed exception still exists, so the list stays true); and no two source
+//! files import each other, directly or in a loop, but for the known circles it lists.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -487,4 +488,421 @@ fn only_the_command_line_prints_or_speaks_clap() {
     let calls: Vec<_> = words(&code).into_iter().filter(|w| w.1).collect();
     assert_eq!(calls, [("eprintln", true)]);
     assert!(words(&code).contains(&("clap", false)));
+}
+
+// --- no import circles: the file-level graph ----------------------------------------
+
+/// `code` (comments and strings already stripped) without its `#[cfg(test)]` modules:
+/// a unit test's `super::` is its own file, and unit tests are no part of the layering.
+fn without_test_modules(code: &str) -> String {
+    let mut out = String::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let is_mod = after
+            .trim_start()
+            .strip_prefix("pub(crate)")
+            .unwrap_or(after.trim_start());
+        let (Some(open), true) = (after.find('{'), is_mod.trim_start().starts_with("mod ")) else {
+            out.push_str("#[cfg(test)]");
+            rest = after;
+            continue;
+        };
+        let mut level = 0;
+        let mut end = after.len();
+        for (i, c) in after[open..].char_indices() {
+            match c {
+                '{' => level += 1,
+                '}' => {
+                    level -= 1;
+                    if level == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every full path a use tree names, with the name it is given as: `a::{b, c::{d, *},
+/// self, e as f}` is `a::b`, `a::c::d`, `a::c::*`, `a` and `a::e` (as `f`). An expression
+/// path (`a::b(1)`) is its segments.
+fn use_paths(rest: &str) -> Vec<(Vec<String>, Option<String>)> {
+    let mut prefix = Vec::new();
+    let mut r = rest.trim_start();
+    loop {
+        if let Some(group) = r.strip_prefix('{') {
+            let (mut level, mut items, mut item) = (0, Vec::new(), String::new());
+            for c in group.chars() {
+                match c {
+                    '{' => level += 1,
+                    '}' if level == 0 => break,
+                    '}' => level -= 1,
+                    ',' if level == 0 => {
+                        items.push(std::mem::take(&mut item));
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            items.push(item);
+            let mut out = Vec::new();
+            for item in items.iter().filter(|i| !i.trim().is_empty()) {
+                for (tail, alias) in use_paths(item) {
+                    let mut p = prefix.clone();
+                    p.extend(tail.into_iter().filter(|s| s != "self"));
+                    out.push((p, alias));
+                }
+            }
+            return out;
+        }
+        if r.starts_with('*') {
+            prefix.push("*".to_string());
+            return vec![(prefix, None)];
+        }
+        let name = ident(r);
+        if name.is_empty() {
+            return vec![(prefix, None)];
+        }
+        r = &r[name.len()..];
+        prefix.push(name);
+        match r.trim_start().strip_prefix("::") {
+            Some(next) => r = next.trim_start(),
+            None => {
+                let alias = r
+                    .trim_start()
+                    .strip_prefix("as ")
+                    .map(|a| ident(a.trim_start()));
+                return vec![(prefix, alias)];
+            }
+        }
+    }
+}
+
+/// The source files as modules: `["config", "load"]` → `config/load.rs`.
+struct Modules {
+    files: BTreeMap<Vec<String>, String>,
+    /// Per module, the names its `pub use` items give and the path each stands for
+    /// (from the module, or from the crate root when it starts with `crate`).
+    reexports: BTreeMap<Vec<String>, BTreeMap<String, Vec<String>>>,
+}
+
+/// The module a file is (`config/mod.rs` → `["config"]`, `lib.rs` → `[]`).
+fn module_path(rel: &str) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(String::from)
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+impl Modules {
+    fn read(codes: &BTreeMap<String, String>) -> Modules {
+        let mut files = BTreeMap::new();
+        let mut reexports = BTreeMap::new();
+        for (rel, code) in codes {
+            if rel == "main.rs" {
+                continue;
+            }
+            let module = module_path(rel);
+            files.insert(module.clone(), rel.clone());
+            let mut names = BTreeMap::new();
+            for (at, _) in code.match_indices("use ") {
+                let before = code[..at].trim_end();
+                let public =
+                    before.ends_with("pub") || before.ends_with(')') && before.contains("pub(");
+                if !public || !code[..at].ends_with(' ') {
+                    continue;
+                }
+                let end = code[at..].find(';').map_or(code.len(), |e| at + e);
+                let tree = &code[at + 4..end];
+                for (path, alias) in use_paths(tree) {
+                    if let Some(last) = path.last().filter(|l| *l != "*") {
+                        names.insert(alias.unwrap_or_else(|| last.clone()), path);
+                    }
+                }
+            }
+            reexports.insert(module, names);
+        }
+        Modules { files, reexports }
+    }
+
+    /// The file that defines what `path` names, from module `from`: its modules
+    /// followed as far as they go, then an item's `pub use` followed to where it is.
+    fn resolve(&self, from: &[String], path: &[String], hops: usize) -> Option<&String> {
+        let mut module = from.to_vec();
+        for (i, seg) in path.iter().enumerate() {
+            match seg.as_str() {
+                "crate" => module.clear(),
+                "super" => {
+                    module.pop();
+                }
+                "self" => {}
+                _ => {
+                    let mut next = module.clone();
+                    next.push(seg.clone());
+                    if self.files.contains_key(&next) {
+                        module = next;
+                        continue;
+                    }
+                    let target = self.reexports.get(&module).and_then(|r| r.get(seg));
+                    if let (Some(target), true) = (target, hops < 8) {
+                        let mut via = target.clone();
+                        via.extend(path[i + 1..].iter().cloned());
+                        if let Some(found) = self.resolve(&module, &via, hops + 1) {
+                            return Some(found);
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        self.files.get(&module)
+    }
+}
+
+/// The source files each source file imports through `crate::` or `super::` paths (the
+/// forms [`imports`] reads), outside its unit tests.
+fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let codes: BTreeMap<String, String> = files
+        .iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let code = without_test_modules(&strip_comments(&fs::read_to_string(f).unwrap()));
+            (rel, code)
+        })
+        .collect();
+    let modules = Modules::read(&codes);
+    let mut graph = BTreeMap::new();
+    for (rel, code) in &codes {
+        let from = module_path(rel);
+        let mut found = BTreeSet::new();
+        let bytes = code.as_bytes();
+        for (at, _) in code
+            .match_indices("crate::")
+            .chain(code.match_indices("super::"))
+        {
+            let prev = at.checked_sub(1).map(|i| bytes[i]);
+            if prev.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':') {
+                continue;
+            }
+            let mut base = from.clone();
+            let mut rest = &code[at..];
+            if let Some(r) = rest.strip_prefix("crate::") {
+                base.clear();
+                rest = r;
+            } else {
+                while let Some(r) = rest.strip_prefix("super::") {
+                    base.pop();
+                    rest = r;
+                }
+            }
+            for (path, _) in use_paths(rest) {
+                if let Some(file) = modules.resolve(&base, &path, 0) {
+                    if file != rel {
+                        found.insert(file.clone());
+                    }
+                }
+            }
+        }
+        graph.insert(rel.clone(), found);
+    }
+    graph
+}
+
+/// The import circles of `graph`: each strongly connected set of two or more files.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    // Reachability by search from each file (a few hundred files): a circle is a set of
+    // files each reaching the other.
+    let reach = |start: &String| -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![start.clone()];
+        while let Some(f) = todo.pop() {
+            for g in graph.get(&f).into_iter().flatten() {
+                if seen.insert(g.clone()) {
+                    todo.push(g.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|f| (f, reach(f))).collect();
+    let mut out: Vec<BTreeSet<String>> = Vec::new();
+    for (f, r) in &reaches {
+        if !r.contains(*f) || out.iter().any(|c| c.contains(*f)) {
+            continue;
+        }
+        let circle: BTreeSet<String> = r
+            .iter()
+            .filter(|g| reaches.get(g).is_some_and(|back| back.contains(*f)))
+            .cloned()
+            .collect();
+        out.push(circle);
+    }
+    out
+}
+
+/// One import circle of `graph` through `circle`'s files, written out (`a.rs → b.rs →
+/// a.rs`), for the message.
+fn one_loop(graph: &BTreeMap<String, BTreeSet<String>>, circle: &BTreeSet<String>) -> String {
+    let start = circle.iter().next().unwrap();
+    // Breadth first from `start` inside the circle, back to it.
+    let mut parent: BTreeMap<&String, &String> = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(f) = queue.pop_front() {
+        for g in graph[f].iter().filter(|g| circle.contains(*g)) {
+            if g == start {
+                let mut back = Vec::new();
+                let mut at = f;
+                while at != start {
+                    back.push(at.as_str());
+                    at = parent[at];
+                }
+                let mut path = vec![start.as_str()];
+                path.extend(back.into_iter().rev());
+                path.push(start);
+                return path.join(" → ");
+            }
+            if !parent.contains_key(g) {
+                parent.insert(g, f);
+                queue.push_back(g);
+            }
+        }
+    }
+    circle.iter().cloned().collect::<Vec<_>>().join(", ")
+}
+
+/// The known import circles docs/architecture.md lists (each a set of files).
+fn documented_circles() -> Vec<BTreeSet<String>> {
+    let doc = fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let mut section = "";
+    let mut out = Vec::new();
+    for line in doc.lines() {
+        if line.starts_with('#') {
+            section = line.trim_start_matches('#').trim();
+            continue;
+        }
+        if section.starts_with("Known import circles") && line.starts_with("- ") {
+            // - `a.rs`, `b.rs`: why
+            let head = line.split("`:").next().unwrap_or("");
+            let files: BTreeSet<String> = head
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(|f| f.trim_start_matches("src/").to_string())
+                .collect();
+            out.push(files);
+        }
+    }
+    out
+}
+
+/// No two source files import each other, directly or in a loop (through `crate::` and
+/// `super::` paths, an item re-exported by a `pub use` counted where it is defined),
+/// but for the known circles docs/architecture.md lists, each of which still exists.
+#[test]
+fn no_source_files_import_each_other() {
+    let graph = file_graph();
+    let known = documented_circles();
+    let found = circles(&graph);
+    let mut broken: Vec<String> = found
+        .iter()
+        .filter(|c| !known.contains(c))
+        .map(|c| format!("an import circle: {}", one_loop(&graph, c)))
+        .collect();
+    for gone in known.iter().filter(|k| !found.contains(k)) {
+        broken.push(format!(
+            "the known import circle of {gone:?} no longer occurs as listed: strike or correct it in docs/architecture.md"
+        ));
+    }
+    assert!(
+        broken.is_empty(),
+        "import circles:\n  {}",
+        broken.join("\n  ")
+    );
+}
+
+#[test]
+fn the_file_graph_reads_paths_and_reexports() {
+    let paths = use_paths("a::{b, c::{d, *}, self, e as f}");
+    let alias = |p: &[&str], a: Option<&str>| -> (Vec<String>, Option<String>) {
+        (
+            p.iter().map(|s| s.to_string()).collect(),
+            a.map(String::from),
+        )
+    };
+    let want = vec![
+        alias(&["a", "b"], None),
+        alias(&["a", "c", "d"], None),
+        alias(&["a", "c", "*"], None),
+        alias(&["a"], None),
+        alias(&["a", "e"], Some("f")),
+    ];
+    assert_eq!(paths, want);
+    assert_eq!(use_paths("x::y(1)"), vec![alias(&["x", "y"], None)]);
+    let code = |s: &str| s.to_string();
+    let codes: BTreeMap<String, String> = [
+        ("lib.rs".to_string(), code("mod m; mod n;")),
+        (
+            "m/mod.rs".to_string(),
+            code("mod a; mod b; pub use self::a::A; pub use b::{B, C as D};"),
+        ),
+        ("m/a.rs".to_string(), code("pub struct A;")),
+        ("m/b.rs".to_string(), code("pub struct B; pub struct C;")),
+        ("n.rs".to_string(), code("pub(crate) use crate::m::D as E;")),
+    ]
+    .into();
+    let m = Modules::read(&codes);
+    let seg = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
+    let at = |from: &str, p: &str| {
+        m.resolve(
+            &seg(from)
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>(),
+            &seg(p),
+            0,
+        )
+        .cloned()
+    };
+    assert_eq!(at("m::b", "super::A"), Some("m/a.rs".into()));
+    assert_eq!(at("", "crate::m::D"), Some("m/b.rs".into()));
+    assert_eq!(at("", "crate::n::E"), Some("m/b.rs".into()));
+    assert_eq!(at("m::a", "super::b::B"), Some("m/b.rs".into()));
+    assert_eq!(at("m::a", "super::nothing"), Some("m/mod.rs".into()));
+    let test = without_test_modules("a #[cfg(test)]\nmod tests { fn f() { super::x(); } } b");
+    assert_eq!(test.split_whitespace().collect::<Vec<_>>(), ["a", "b"]);
+    // A circle, written out.
+    let g: BTreeMap<String, BTreeSet<String>> = [
+        ("a".to_string(), ["b".to_string()].into()),
+        ("b".to_string(), ["c".to_string()].into()),
+        ("c".to_string(), ["a".to_string(), "d".to_string()].into()),
+        ("d".to_string(), BTreeSet::new()),
+    ]
+    .into();
+    let found = circles(&g);
+    assert_eq!(found, vec![["a", "b", "c"].map(String::from).into()]);
+    assert_eq!(one_loop(&g, &found[0]), "a → b → c → a");
 }

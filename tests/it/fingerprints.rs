@@ -90,7 +90,7 @@ fn two_changes_never_share_a_fingerprint_and_one_ignore_suppresses_one() {
             shared_with: None,
             witness_absent: None,
         };
-        mcp_covenant::diff::legacy_fingerprint(&change)
+        mcp_covenant::policy::legacy_fingerprint(&change)
     };
     assert_eq!(old(added[0]), "7af2238cd6c1");
     assert_eq!(old(added[1]), "7af2238cd6c1");

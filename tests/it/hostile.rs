@@ -731,7 +731,7 @@ fn the_fast_and_the_full_path_agree_on_malformed_lockfiles() {
             let bad = (text.as_bytes(), "bad.lock");
             let good = (LOCK_A.as_bytes(), "good.lock");
             for (x, y) in [(bad, good), (good, bad)] {
-                let fast = mcp_covenant::diff::fast::compare_files(&rules, x, y, 1 << 20);
+                let fast = mcp_covenant::diff::lazy::compare_files(&rules, x, y, 1 << 20);
                 assert_eq!(
                     fast.err().map(|e| e.to_string()),
                     full.as_ref().err().map(|e| e.to_string()),

@@ -167,7 +167,7 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
             let a = Lockfile::parse(ta.as_bytes(), "a").unwrap();
             let b = Lockfile::parse(tb.as_bytes(), "b").unwrap();
             let mut full = diff::diff(&rules, &a.surface, &b.surface);
-            let mut fast = diff::fast::compare_files(
+            let mut fast = diff::lazy::compare_files(
                 &rules,
                 (ta.as_bytes(), "a"),
                 (tb.as_bytes(), "b"),
@@ -182,7 +182,7 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
             // elements whose canonical text differs are built; the changes are the full
             // diff's, and the baseline's lines are counted when it is canonical.
             for ((text, name, file), capture) in [((&ta, "a", &a), &b), ((&tb, "b", &b), &a)] {
-                let baseline = diff::fast::read_baseline(text.as_bytes(), name).unwrap();
+                let baseline = diff::lazy::read_baseline(text.as_bytes(), name).unwrap();
                 let live = baseline
                     .compare(
                         &rules,
@@ -221,7 +221,7 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
                     .collect();
                 let squeezed = squeezed.join("\n") + "\n";
                 let file = Lockfile::parse(squeezed.as_bytes(), "a").unwrap();
-                let baseline = diff::fast::read_baseline(squeezed.as_bytes(), "a").unwrap();
+                let baseline = diff::lazy::read_baseline(squeezed.as_bytes(), "a").unwrap();
                 let live = baseline
                     .compare(&rules, &Snapshot::of(&b), diff::DEFAULT_WORK_BUDGET, true)
                     .unwrap();
@@ -239,7 +239,7 @@ fn the_fast_path_finds_exactly_what_the_full_parse_finds() {
             }
             // SARIF and GitHub lines: the files' own lines; in canonical files, the
             // same as the canonical text's.
-            let (la, lb) = diff::fast::compare_files_with_lines(
+            let (la, lb) = diff::lazy::compare_files_with_lines(
                 &rules,
                 (ta.as_bytes(), "a"),
                 (tb.as_bytes(), "b"),
@@ -340,8 +340,8 @@ fn damaged_canonical_files_read_the_same_on_the_fast_path() {
         let full = Lockfile::parse(&a, "a").and_then(|la| Ok((la, Lockfile::parse(&b, "b")?)));
         for with_lines in [false, true] {
             let fast = match with_lines {
-                false => diff::fast::compare_files(&rules, (&a, "a"), (&b, "b"), 1 << 20),
-                true => diff::fast::compare_files_with_lines(&rules, (&a, "a"), (&b, "b"), 1 << 20),
+                false => diff::lazy::compare_files(&rules, (&a, "a"), (&b, "b"), 1 << 20),
+                true => diff::lazy::compare_files_with_lines(&rules, (&a, "a"), (&b, "b"), 1 << 20),
             };
             match (&full, fast) {
                 (Err(e), Err(f)) => assert_eq!(e.to_string(), f.to_string(), "{what}"),
@@ -362,7 +362,7 @@ fn damaged_canonical_files_read_the_same_on_the_fast_path() {
         for (bytes, name) in [(&a, "a"), (&b, "b")] {
             // A live baseline is read as the file is.
             assert_eq!(
-                diff::fast::read_baseline(bytes, name)
+                diff::lazy::read_baseline(bytes, name)
                     .err()
                     .map(|e| e.to_string()),
                 Lockfile::parse(bytes, name).err().map(|e| e.to_string()),
@@ -452,7 +452,7 @@ fn canonical_layout_edge_cases_read_as_the_full_reader_reads_them() {
         let canon = (good.as_bytes(), "c");
         let this = (text.as_bytes(), "x");
         for (a, b) in [(this, canon), (canon, this), (this, this)] {
-            let fast = diff::fast::compare_files(&rules, a, b, 1 << 20);
+            let fast = diff::lazy::compare_files(&rules, a, b, 1 << 20);
             match (&full, fast) {
                 (Err(e), Err(f)) => assert_eq!(e.to_string(), f.to_string(), "case {n}"),
                 (Ok(l), Ok(fast)) => {
@@ -494,7 +494,7 @@ fn a_capture_with_a_repeated_name_is_compared_whole() {
         .unwrap()
         .to_text();
     let mut capture = Lockfile::parse(text.as_bytes(), "x").unwrap();
-    let baseline = diff::fast::read_baseline(text.as_bytes(), "a").unwrap();
+    let baseline = diff::lazy::read_baseline(text.as_bytes(), "a").unwrap();
     let same = baseline
         .compare(&rules, &Snapshot::of(&capture), 1 << 20, false)
         .unwrap();
@@ -531,7 +531,7 @@ fn a_file_not_canonical_gives_its_own_lines() {
     };
     let (ta, tb) = (canon(&x), canon(&y));
     let lines = |ta: &str, tb: &str| {
-        diff::fast::compare_files_with_lines(
+        diff::lazy::compare_files_with_lines(
             &rules,
             (ta.as_bytes(), "a"),
             (tb.as_bytes(), "b"),
@@ -567,7 +567,7 @@ fn a_file_not_canonical_gives_its_own_lines() {
     let end = start + tb[start..].find("\n      }").unwrap() + 8;
     let edited = format!("{}{one_line}{}", &tb[..start], &tb[end..]);
     assert_eq!(
-        diff::fast::compare_files(
+        diff::lazy::compare_files(
             &rules,
             (ta.as_bytes(), "a"),
             (edited.as_bytes(), "b"),
@@ -575,7 +575,7 @@ fn a_file_not_canonical_gives_its_own_lines() {
         )
         .unwrap()
         .changes,
-        diff::fast::compare_files(&rules, (ta.as_bytes(), "a"), (tb.as_bytes(), "b"), 1 << 20)
+        diff::lazy::compare_files(&rules, (ta.as_bytes(), "a"), (tb.as_bytes(), "b"), 1 << 20)
             .unwrap()
             .changes
     );

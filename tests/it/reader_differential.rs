@@ -1,9 +1,10 @@
 //! The lockfile reader's pair reading held against reading each file alone, and each
 //! alone-reading against serde_json, over seeded mutations of a canonical lockfile
 //! (`common/differential.rs` is the check; `fuzz/` runs the same check under
-//! `cargo fuzz`). The mutations aim at the reader's hand-written placement: the one
-//! pass finding each element from its first key, and the other file of a pair placed
-//! beside the baseline's texts and proved by parsing its skeleton.
+//! `cargo fuzz`). The mutations aim at the reader's hand-written placement
+//! (src/lockfile/place.rs): the one pass finding each element from its first key, and
+//! the other file of a pair placed beside the baseline's texts and proved by parsing its
+//! skeleton.
 
 use crate::common::differential;
 

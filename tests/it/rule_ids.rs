@@ -338,9 +338,18 @@ fn an_ignore_on_a_renamed_code_warns_once_and_matches_the_new_id() {
         code: code.to_string(),
         ..example_change()
     };
-    assert!(c.ignore[0].matches(&change("tool.title.added")));
-    assert!(c.ignore[0].matches(&change("tool.title.changed")));
-    assert!(!c.ignore[0].matches(&change("tool.title.removed")));
+    assert!(mcp_covenant::policy::ignores(
+        &c.ignore[0],
+        &change("tool.title.added")
+    ));
+    assert!(mcp_covenant::policy::ignores(
+        &c.ignore[0],
+        &change("tool.title.changed")
+    ));
+    assert!(!mcp_covenant::policy::ignores(
+        &c.ignore[0],
+        &change("tool.title.removed")
+    ));
 }
 
 #[test]

@@ -343,7 +343,7 @@ impl Engine<'_> {
         let (na, nb) = (a.package.display(), b.package.display());
         let policy = Policy::new(self.rules, &self.config.severity);
         let compared =
-            diff::fast::compare_files(&policy, (x, &na), (y, &nb), diff::DEFAULT_WORK_BUDGET)
+            diff::lazy::compare_files(&policy, (x, &na), (y, &nb), diff::DEFAULT_WORK_BUDGET)
                 .map_err(|e| e.to_string())?;
         // With `version`, the releases' own versions say whether a break was declared
         // (a pinned package's semver promise); otherwise they report nothing of their own.

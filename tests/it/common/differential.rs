@@ -3,13 +3,13 @@
 //! target `fuzz/fuzz_targets/read_pair.rs` (which includes this file with `#[path]`).
 //! Public API only.
 //!
-//! For a baseline `a` and another file `b`: reading them as a pair
-//! (`Raw::read_pair`, the baseline in one pass and `b` placed beside it) agrees with
-//! reading each alone (`Raw::read`, `Lockfile::parse`): the same accept or refuse, the
-//! same error, and the same elements (key, text, order). Each alone-reading is itself
+//! For a baseline `a` and another file `b`: reading them as a pair (`Raw::read_pair`,
+//! the baseline in one pass and `b` placed beside it by src/lockfile/place.rs) agrees
+//! with reading each alone (`Raw::read`, `Lockfile::parse`): the same accept or refuse,
+//! the same error, and the same elements (key, text, order). Each alone-reading is itself
 //! held against serde_json: every element's text is exactly the slice of the file that
 //! serde_json's `RawValue` finds for `surface.<list>[i]`, and its key is that element's
-//! key field. When both are valid, the offline check (`diff::fast::compare_files`)
+//! key field. When both are valid, the offline check (`diff::lazy::compare_files`)
 //! finds exactly the changes of the full diff of both files parsed.
 #![allow(dead_code)]
 
@@ -93,7 +93,7 @@ fn rules() -> &'static Rules {
 }
 
 fn fast_changes(a: &[u8], b: &[u8]) -> Result<Vec<diff::Change>, String> {
-    diff::fast::compare_files(rules(), (a, "a"), (b, "b"), diff::DEFAULT_WORK_BUDGET)
+    diff::lazy::compare_files(rules(), (a, "a"), (b, "b"), diff::DEFAULT_WORK_BUDGET)
         .map(|c| c.changes)
         .map_err(|e| e.to_string())
 }
