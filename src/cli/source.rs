@@ -66,7 +66,7 @@ pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Snapshot> 
             (None, false) => mcp::Endpoint::Stdio(source.command.clone()),
             (None, true) => {
                 return Err(Error::new(
-                    "no server to capture: give the command after `--` (e.g. `-- node server.js`) or --http URL, or add [[server]] entries to covenant.toml",
+                    "no server to capture: give the command after `--` (e.g. `-- node server.js`) or --http URL, or name it in covenant.toml (`command = [\"node\", \"server.js\"]`, `url`, or [[server]] entries)",
                 ))
             }
         },
