@@ -21,6 +21,8 @@ use crate::rules::{Rules, Severity};
 /// `--baseline published`: the release before the declared version, from its registry.
 const PUBLISHED: &str = "published";
 
+/// One comparison: the changes, both servers' declarations, every element subject (for
+/// JUnit), and both files' line maps when the format points at lines.
 fn compare(
     policy: &Policy<'_>,
     settings: &CheckSettings<'_>,
@@ -283,7 +285,8 @@ fn lone_server(
         .collect())
 }
 
-pub(super) fn run(
+/// Each comparison `check` makes (one, or one per server), and its report.
+fn run(
     rules: &Rules,
     config: &Config,
     base_config: Option<&Config>,
