@@ -35,37 +35,17 @@ struct Project {
     unbuilt: Option<(PathBuf, String)>,
     /// The semver version the manifest declares, and where (`package.json \`version\``):
     /// with one, the gate is `fail_on = "version"`.
-    version: Option<(String, &'static str)>,
+    version: Option<(String, String)>,
 }
 
 pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Result<u8> {
     let root = Path::new("");
     let project = detect(root)?;
-    let server = match (&settings.source.http, &settings.command, &project.declared) {
-        (Some(url), _, _) => InitServer::Http(url.clone()),
-        (None, Some(argv), _) => InitServer::Command(argv.clone()),
-        (None, None, Some((argv, from))) => {
-            status!(
-                "mcp-covenant: the server command, from {from}: {}",
-                super::shell_line(argv)
-            );
-            InitServer::Command(argv.clone())
-        }
-        (None, None, None) => {
-            let why = project
-                .why_not
-                .as_deref()
-                .map(|w| format!(" ({w})"))
-                .unwrap_or_default();
-            return Err(Error::new(format!(
-                "no server command: the project does not declare one{why}; give it after `--`, e.g. `mcp-covenant init -- node dist/server.js`, or give --http URL"
-            )));
-        }
-    };
+    let server = server(&settings, &project)?;
     let config_path = settings.config.clone();
     // What init writes must read back: a command with a string TOML cannot hold fails
     // here, not at the next `check`.
-    for version in [None, project.version.as_ref().map(|v| v.1)] {
+    for version in [None, project.version.as_ref().map(|v| v.1.as_str())] {
         Config::parse(
             &reference::starter_config(&server, version),
             &config_path.display().to_string(),
@@ -83,30 +63,11 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
     // Below the repository's root (a package of a monorepo), the workflow goes where
     // GitHub reads it, at the root, named for the package, and runs in the package.
     let package = crate::git::prefix().filter(|p| !p.is_empty());
-    if let Some(p) = &package {
-        if p.contains("${{") || p.chars().any(char::is_control) {
-            return Err(Error::new(format!(
-                "this directory's path in the repository, {}, cannot be written into a workflow (it holds `${{{{` or a control character); run init in a directory with a plain name",
-                crate::escape::text(p)
-            )));
-        }
-    }
-    let workflow_path = match &package {
-        Some(p) => crate::git::up_to_root()?.join(format!(
-            ".github/workflows/mcp-covenant-{}.yml",
-            p.chars()
-                .map(|c| match c {
-                    'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '_' | '-' => c,
-                    _ => '-',
-                })
-                .collect::<String>()
-        )),
-        None => root.join(reference::WORKFLOW_PATH),
-    };
+    let workflow_path = workflow_path(root, package.as_deref())?;
     let branch = crate::git::default_branch().unwrap_or_else(|| "main".into());
     // covenant.toml and the workflow, gated by `version` when the manifest declares one.
-    let make = |version: Option<&(String, &'static str)>| {
-        let where_ = version.map(|v| v.1);
+    let make = |version: Option<&(String, String)>| {
+        let where_ = version.map(|v| v.1.as_str());
         vec![
             (
                 config_path.clone(),
@@ -118,7 +79,7 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
             ),
         ]
     };
-    let mut files = make(project.version.as_ref());
+    let files = make(project.version.as_ref());
     let targets: Vec<&Path> = files
         .iter()
         .map(|(p, _)| p.as_path())
@@ -135,84 +96,161 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
             )));
         }
     }
-    // The capture comes first: when the server does not start, nothing is written.
-    if !settings.no_capture {
-        if let (InitServer::Command(_), Some((file, how))) = (&server, &project.unbuilt) {
-            if settings.command.is_none() && !file.exists() {
-                return Err(Error::new(format!(
-                    "the server is {}, which does not exist yet: build it first (`{how}`), then run init again; nothing was written",
-                    file.display()
-                )));
-            }
-        }
-        let mut source = settings.source;
-        if let InitServer::Command(argv) = &server {
-            source.command = argv.clone();
-        }
-        let retry = {
-            let mut words: Vec<String> = vec!["mcp-covenant".into(), "init".into()];
-            if settings.force {
-                words.push("--force".into());
-            }
-            words.push("--no-capture".into());
-            match &server {
-                InitServer::Command(argv) => {
-                    words.push("--".into());
-                    words.extend(argv.iter().cloned());
-                }
-                InitServer::Http(url) => words.extend(["--http".into(), url.clone()]),
-            }
-            super::shell_line(&words)
-        };
-        let mut lock = capture(&Live::Cli, &source).map_err(|e| {
-            Error::new(format!(
-                "{e}\n(init captures the server to write the first lockfile, and wrote nothing; fix the command, or run `{retry}` and capture later with `mcp-covenant snapshot`)"
-            ))
-        })?;
-        // `version` judges the version the server reports: when it is not the manifest's
-        // (an SDK default, a constant in the code), bumping the manifest would pass nothing.
-        if let Some((declared, from)) = &project.version {
-            let served = lock.server.version.as_deref().unwrap_or("");
-            if served != declared {
-                status!(
-                    "note: the server reports version {:?}, not {from} ({declared}), so the gate is fail_on = \"breaking\"; once the server reports its package's version, `fail_on = \"version\"` lets a major release pass",
-                    crate::escape::text(served),
-                );
-                files = make(None);
-            }
-        }
-        let old = std::fs::read(&lockfile).ok();
-        lock.write(&lockfile)?;
-        let new = std::fs::read(&lockfile).ok();
-        let written = match &old {
-            None => Written::Created,
-            Some(o) if Some(o) == new.as_ref() => Written::Unchanged,
-            Some(_) => Written::Replaced,
-        };
-        let report = lock.counts();
-        let result = write_all(&files, settings.force);
-        if result.is_err() {
-            // All or none: the lockfile goes back to what it was.
-            let _ = match &old {
-                Some(bytes) => std::fs::write(&lockfile, bytes),
-                None => std::fs::remove_file(&lockfile),
-            };
-        }
-        let mut done = result?;
-        done.push((lockfile.clone(), written));
-        files.push((lockfile.clone(), report));
-        say(&done, &files);
-    } else {
+    let no_capture = settings.no_capture;
+    if no_capture {
         let done = write_all(&files, settings.force)?;
         say(&done, &files);
+    } else {
+        let ungated = make(None);
+        capture_and_write(settings, &project, &server, &lockfile, files, ungated)?;
     }
+    next(no_capture, &config_path, &lockfile, &workflow_path);
+    Ok(0)
+}
+
+/// The server init sets up: --http, the command after `--`, or the one the project
+/// declares.
+fn server(settings: &InitSettings, project: &Project) -> Result<InitServer> {
+    Ok(
+        match (&settings.source.http, &settings.command, &project.declared) {
+            (Some(url), _, _) => InitServer::Http(url.clone()),
+            (None, Some(argv), _) => InitServer::Command(argv.clone()),
+            (None, None, Some((argv, from))) => {
+                status!(
+                    "mcp-covenant: the server command, from {from}: {}",
+                    super::shell_line(argv)
+                );
+                InitServer::Command(argv.clone())
+            }
+            (None, None, None) => {
+                let why = project
+                    .why_not
+                    .as_deref()
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default();
+                return Err(Error::new(format!(
+                    "no server command: the project does not declare one{why}; give it after `--`, e.g. `mcp-covenant init -- node dist/server.js`, or give --http URL"
+                )));
+            }
+        },
+    )
+}
+
+/// Where the workflow goes: `.github/workflows/` of `root`, or, for a `package` of a
+/// monorepo, of the repository's root, named for the package.
+fn workflow_path(root: &Path, package: Option<&str>) -> Result<PathBuf> {
+    let Some(p) = package else {
+        return Ok(root.join(reference::WORKFLOW_PATH));
+    };
+    if p.contains("${{") || p.chars().any(char::is_control) {
+        return Err(Error::new(format!(
+            "this directory's path in the repository, {}, cannot be written into a workflow (it holds `${{{{` or a control character); run init in a directory with a plain name",
+            crate::escape::text(p)
+        )));
+    }
+    Ok(crate::git::up_to_root()?.join(format!(
+        ".github/workflows/mcp-covenant-{}.yml",
+        p.chars()
+            .map(|c| match c {
+                'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '_' | '-' => c,
+                _ => '-',
+            })
+            .collect::<String>()
+    )))
+}
+/// The capture, then every file, all or none: when the server does not start, nothing
+/// is written; when a file cannot be written, the lockfile goes back to what it was.
+/// `ungated`: covenant.toml and the workflow without the version gate, written instead
+/// of `files` when the server does not report the version its manifest declares.
+fn capture_and_write(
+    settings: InitSettings,
+    project: &Project,
+    server: &InitServer,
+    lockfile: &Path,
+    mut files: Vec<(PathBuf, String)>,
+    ungated: Vec<(PathBuf, String)>,
+) -> Result<()> {
+    if let (InitServer::Command(_), Some((file, how))) = (server, &project.unbuilt) {
+        if settings.command.is_none() && !file.exists() {
+            return Err(Error::new(format!(
+                "the server is {}, which does not exist yet: build it first (`{how}`), then run init again; nothing was written",
+                file.display()
+            )));
+        }
+    }
+    let force = settings.force;
+    let mut source = settings.source;
+    if let InitServer::Command(argv) = server {
+        source.command = argv.clone();
+    }
+    let retry = retry_line(force, server);
+    let mut lock = capture(&Live::Cli, &source).map_err(|e| {
+        Error::new(format!(
+            "{e}\n(init captures the server to write the first lockfile, and wrote nothing; fix the command, or run `{retry}` and capture later with `mcp-covenant snapshot`)"
+        ))
+    })?;
+    // `version` judges the version the server reports: when it is not the manifest's
+    // (an SDK default, a constant in the code), bumping the manifest would pass nothing.
+    if let Some((declared, from)) = &project.version {
+        let served = lock.server.version.as_deref().unwrap_or("");
+        if served != declared {
+            status!(
+                "note: the server reports version {:?}, not {from} ({declared}), so the gate is fail_on = \"breaking\"; once the server reports its package's version, `fail_on = \"version\"` lets a major release pass",
+                crate::escape::text(served),
+            );
+            files = ungated;
+        }
+    }
+    let old = std::fs::read(lockfile).ok();
+    lock.write(lockfile)?;
+    let new = std::fs::read(lockfile).ok();
+    let written = match &old {
+        None => Written::Created,
+        Some(o) if Some(o) == new.as_ref() => Written::Unchanged,
+        Some(_) => Written::Replaced,
+    };
+    let report = lock.counts();
+    let result = write_all(&files, force);
+    if result.is_err() {
+        // All or none: the lockfile goes back to what it was.
+        let _ = match &old {
+            Some(bytes) => std::fs::write(lockfile, bytes),
+            None => std::fs::remove_file(lockfile),
+        };
+    }
+    let mut done = result?;
+    done.push((lockfile.to_path_buf(), written));
+    files.push((lockfile.to_path_buf(), report));
+    say(&done, &files);
+    Ok(())
+}
+
+/// The command that sets the project up without a capture, said when the capture fails.
+fn retry_line(force: bool, server: &InitServer) -> String {
+    let mut words: Vec<String> = vec!["mcp-covenant".into(), "init".into()];
+    if force {
+        words.push("--force".into());
+    }
+    words.push("--no-capture".into());
+    match server {
+        InitServer::Command(argv) => {
+            words.push("--".into());
+            words.extend(argv.iter().cloned());
+        }
+        InitServer::Http(url) => words.extend(["--http".into(), url.clone()]),
+    }
+    super::shell_line(&words)
+}
+
+/// What to do next: capture (with --no-capture) and commit the files.
+fn next(no_capture: bool, config_path: &Path, lockfile: &Path, workflow_path: &Path) {
     let mut paths: Vec<String> = vec![config_path.display().to_string()];
-    if !settings.no_capture {
+    if !no_capture {
         paths.push(lockfile.display().to_string());
     }
     paths.push(workflow_path.display().to_string());
     let paths: Vec<String> = paths.iter().map(|p| super::shell_word(p)).collect();
-    if settings.no_capture {
+    if no_capture {
         status!("next: capture the first lockfile with `mcp-covenant snapshot`, then commit the files: `git add {} {} && git commit -m 'Add the mcp-covenant interface gate'`",
             paths.join(" "), super::shell_word(&lockfile.display().to_string()));
     } else {
@@ -221,7 +259,6 @@ pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Re
             paths.join(" ")
         );
     }
-    Ok(0)
 }
 
 /// One line per file: created, replaced (with --force), or unchanged.
@@ -267,6 +304,10 @@ struct Ecosystem {
     install: Option<String>,
     build: Option<String>,
     command: Option<String>,
+    /// Where the manifest declares the project's version: a key, or `table.key`.
+    version: Option<String>,
+    /// Why no command is read from a manifest init does not read one from.
+    hint: Option<String>,
 }
 
 /// The ecosystem table, in order (init/ecosystems.toml).
@@ -308,21 +349,15 @@ fn detect(root: &Path) -> Result<Project> {
             Some("no package.json, pyproject.toml, uv.lock, Cargo.toml or go.mod here".into());
         return Ok(project);
     };
+    // The manifests a command is read from; another's row says how to give one.
     let build = match eco.manifest.as_str() {
         "package.json" => node(root, &eco, &mut project)?,
         "pyproject.toml" => {
             python(root, &eco, &mut project)?;
             true
         }
-        "Cargo.toml" => {
-            project.why_not = Some(
-                "a Cargo project: give the built binary, e.g. `-- target/release/NAME`".into(),
-            );
-            true
-        }
         _ => {
-            project.why_not =
-                Some("a Go module: give the command, e.g. `-- go run ./cmd/server`".into());
+            project.why_not.clone_from(&eco.hint);
             true
         }
     };
@@ -330,37 +365,46 @@ fn detect(root: &Path) -> Result<Project> {
         name: eco.name.clone(),
         steps: steps(&eco, build),
     };
-    project.version = declared_version(root, &eco.manifest)?;
+    project.version = declared_version(root, &eco)?;
     Ok(project)
 }
 
-/// The version the manifest declares, when it is a semver release line `fail_on =
-/// "version"` can gate by: package.json's `version`, pyproject.toml's `[project]
-/// version`, Cargo.toml's `[package] version`. Not a dynamic or workspace-inherited
-/// one, and not a calendar version (2026.10.19: its first number is a year, and a new
-/// year is not a promise of breaking changes).
-fn declared_version(root: &Path, manifest: &str) -> Result<Option<(String, &'static str)>> {
-    let Some(text) = read(root, manifest)? else {
+/// The version the manifest declares where its row's `version` says (package.json's
+/// `version`, pyproject.toml's `[project] version`, Cargo.toml's `[package] version`),
+/// when it is a semver release line `fail_on = "version"` can gate by, with where it is
+/// (`pyproject.toml \`[project] version\``). Not a dynamic or workspace-inherited one,
+/// and not a calendar version (2026.10.19: its first number is a year, and a new year is
+/// not a promise of breaking changes).
+fn declared_version(root: &Path, eco: &Ecosystem) -> Result<Option<(String, String)>> {
+    let Some(key) = &eco.version else {
         return Ok(None);
     };
-    let (version, from) = match manifest {
-        "package.json" => (
-            serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .and_then(|p| p["version"].as_str().map(String::from)),
-            "package.json `version`",
-        ),
-        "pyproject.toml" | "Cargo.toml" => {
-            let (table, from) = match manifest {
-                "pyproject.toml" => ("project", "pyproject.toml `[project] version`"),
-                _ => ("package", "Cargo.toml `[package] version`"),
+    let Some(text) = read(root, &eco.manifest)? else {
+        return Ok(None);
+    };
+    let (table, name) = match key.split_once('.') {
+        Some((table, name)) => (Some(table), name),
+        None => (None, key.as_str()),
+    };
+    let version = if eco.manifest.ends_with(".json") {
+        serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| {
+                let v = table.map_or(Some(&v), |t| v.get(t))?;
+                Some(v.get(name)?.as_str()?.to_string())
+            })
+    } else {
+        toml::from_str::<toml::Table>(&text).ok().and_then(|t| {
+            let v = match table {
+                Some(table) => t.get(table)?.get(name)?,
+                None => t.get(name)?,
             };
-            let version = toml::from_str::<toml::Table>(&text)
-                .ok()
-                .and_then(|t| Some(t.get(table)?.get("version")?.as_str()?.to_string()));
-            (version, from)
-        }
-        _ => (None, ""),
+            Some(v.as_str()?.to_string())
+        })
+    };
+    let from = match table {
+        Some(table) => format!("{} `[{table}] {name}`", eco.manifest),
+        None => format!("{} `{name}`", eco.manifest),
     };
     Ok(version
         .filter(|v| crate::diff::version::is_semver_release_line(v))

@@ -40,112 +40,7 @@ impl LintRules {
             if !seen.insert(r.id.clone()) {
                 return Err(bad("duplicate id"));
             }
-            let needs_field = matches!(r.predicate, Predicate::Missing | Predicate::TooLong);
-            if needs_field != r.field.is_some() {
-                return Err(bad(
-                    "`field` goes with the missing and too_long predicates, and only with them",
-                ));
-            }
-            let needs_max = matches!(r.predicate, Predicate::TooLong | Predicate::InvalidName);
-            if needs_max != r.max.is_some() {
-                return Err(bad(
-                    "`max` goes with the too_long and invalid_name predicates, and only with them",
-                ));
-            }
-            let schema_pred = matches!(
-                r.predicate,
-                Predicate::RequiredNotInProperties
-                    | Predicate::EnumEmpty
-                    | Predicate::EnumDuplicate
-                    | Predicate::RefUnresolved
-                    | Predicate::ArrayMissingItems
-                    | Predicate::TypeMissing
-                    | Predicate::DefaultInvalid
-            );
-            if schema_pred != (r.target == Target::Schema) {
-                return Err(bad(
-                    "schema predicates go with `target = \"schema\"`, and only they do",
-                ));
-            }
-            let element_only = matches!(
-                r.predicate,
-                Predicate::DuplicateKey
-                    | Predicate::InvalidName
-                    | Predicate::NotObject
-                    | Predicate::McpHeaderInvalid
-            );
-            if element_only && r.target != Target::Tool {
-                return Err(bad(
-                    "duplicate_key, invalid_name, not_object and mcp_header_invalid apply to `target = \"tool\"`",
-                ));
-            }
-            if r.predicate == Predicate::UiReach && r.target != Target::Resource {
-                return Err(bad("ui_reach applies to `target = \"resource\"`"));
-            }
-            // Predicates that compare names across the server: tools', or prompts'.
-            let across_names = match r.predicate {
-                Predicate::NameCollision => Some("name_collision"),
-                Predicate::ConfusableNames => Some("confusable_names"),
-                _ => None,
-            };
-            if let Some(name) =
-                across_names.filter(|_| !matches!(r.target, Target::Tool | Target::Prompt))
-            {
-                return Err(bad(&format!(
-                    "{name} applies to `target = \"tool\"` or `\"prompt\"`"
-                )));
-            }
-            let text_pred = matches!(
-                r.predicate,
-                Predicate::HiddenCharacters | Predicate::Contains
-            );
-            if text_pred != r.fields.is_some() || (text_pred && r.target == Target::Schema) {
-                return Err(bad(
-                    "`fields` goes with the hidden_characters and contains predicates (on any target but schema), and only with them",
-                ));
-            }
-            let list_pred = matches!(
-                r.predicate,
-                Predicate::Contains | Predicate::ConfusableNames | Predicate::SdkVersion
-            );
-            match &r.list {
-                Some(name) if list_pred => match raw.lists.get(name) {
-                    None => return Err(bad(&format!("no list `{name}` in [lists]"))),
-                    Some(words) if r.predicate == Predicate::ConfusableNames
-                        && words.iter().any(|w| w.chars().count() != 2) =>
-                    {
-                        return Err(bad(&format!(
-                            "list `{name}`: each confusable is two characters, the look-alike and what it imitates"
-                        )))
-                    }
-                    Some(_) => {}
-                },
-                None if !list_pred => {}
-                _ => {
-                    return Err(bad(
-                        "`list` goes with the contains, confusable_names and sdk_version predicates, and only with them",
-                    ))
-                }
-            }
-            // The server's fields: what `missing` may name under `target = "server"`.
-            let server_field = r.predicate == Predicate::Missing
-                && r.target == Target::Server
-                && matches!(
-                    r.field.as_deref(),
-                    Some("name" | "title" | "version" | "instructions")
-                );
-            let server_only = r.predicate == Predicate::SdkVersion;
-            let on_server = r.target == Target::Server;
-            if (on_server && !(text_pred || server_only || server_field))
-                || (server_only && !on_server)
-            {
-                return Err(bad(
-                    "`target = \"server\"` goes with the hidden_characters, contains and sdk_version predicates (sdk_version only with it), and with missing on a `field` of name, title, version or instructions",
-                ));
-            }
-            if r.level == Level::None {
-                return Err(bad("a rule's default level is error, warning or info"));
-            }
+            check(r, &raw.lists).map_err(|m| bad(&m))?;
         }
         Ok(LintRules {
             rows: raw.rule,
@@ -157,6 +52,142 @@ impl LintRules {
     pub fn has(&self, id: &str) -> bool {
         self.rows.iter().any(|r| r.id == id)
     }
+}
+
+/// Whether one row holds together: its predicate's arguments, its target, the lists it
+/// names and its level; the first thing wrong, said.
+fn check(r: &LintRule, lists: &HashMap<String, Vec<String>>) -> std::result::Result<(), String> {
+    arguments(r)?;
+    target(r)?;
+    inputs(r, lists)?;
+    server(r)?;
+    if r.level == Level::None {
+        return Err("a rule's default level is error, warning or info".into());
+    }
+    Ok(())
+}
+
+/// The predicates that read the text fields a row names in `fields`.
+fn reads_text(p: &Predicate) -> bool {
+    matches!(p, Predicate::HiddenCharacters | Predicate::Contains)
+}
+
+/// `field` and `max`, with the predicates that take them.
+fn arguments(r: &LintRule) -> std::result::Result<(), String> {
+    let needs_field = matches!(r.predicate, Predicate::Missing | Predicate::TooLong);
+    if needs_field != r.field.is_some() {
+        return Err(
+            "`field` goes with the missing and too_long predicates, and only with them".into(),
+        );
+    }
+    let needs_max = matches!(r.predicate, Predicate::TooLong | Predicate::InvalidName);
+    if needs_max != r.max.is_some() {
+        return Err(
+            "`max` goes with the too_long and invalid_name predicates, and only with them".into(),
+        );
+    }
+    Ok(())
+}
+
+/// The targets a predicate applies to: schema predicates to schemas, element-only ones
+/// to tools, `ui_reach` to resources, name comparisons to tools or prompts.
+fn target(r: &LintRule) -> std::result::Result<(), String> {
+    let schema_pred = matches!(
+        r.predicate,
+        Predicate::RequiredNotInProperties
+            | Predicate::EnumEmpty
+            | Predicate::EnumDuplicate
+            | Predicate::RefUnresolved
+            | Predicate::ArrayMissingItems
+            | Predicate::TypeMissing
+            | Predicate::DefaultInvalid
+    );
+    if schema_pred != (r.target == Target::Schema) {
+        return Err("schema predicates go with `target = \"schema\"`, and only they do".into());
+    }
+    let element_only = matches!(
+        r.predicate,
+        Predicate::DuplicateKey
+            | Predicate::InvalidName
+            | Predicate::NotObject
+            | Predicate::McpHeaderInvalid
+    );
+    if element_only && r.target != Target::Tool {
+        return Err(
+            "duplicate_key, invalid_name, not_object and mcp_header_invalid apply to `target = \"tool\"`".into(),
+        );
+    }
+    if r.predicate == Predicate::UiReach && r.target != Target::Resource {
+        return Err("ui_reach applies to `target = \"resource\"`".into());
+    }
+    // Predicates that compare names across the server: tools', or prompts'.
+    let across_names = match r.predicate {
+        Predicate::NameCollision => Some("name_collision"),
+        Predicate::ConfusableNames => Some("confusable_names"),
+        _ => None,
+    };
+    if let Some(name) = across_names.filter(|_| !matches!(r.target, Target::Tool | Target::Prompt))
+    {
+        return Err(format!(
+            "{name} applies to `target = \"tool\"` or `\"prompt\"`"
+        ));
+    }
+    Ok(())
+}
+
+/// `fields` and `list` (a list of [lists] that exists; a confusable is two
+/// characters), with the predicates that take them.
+fn inputs(r: &LintRule, lists: &HashMap<String, Vec<String>>) -> std::result::Result<(), String> {
+    let text_pred = reads_text(&r.predicate);
+    if text_pred != r.fields.is_some() || (text_pred && r.target == Target::Schema) {
+        return Err(
+            "`fields` goes with the hidden_characters and contains predicates (on any target but schema), and only with them".into(),
+        );
+    }
+    let list_pred = matches!(
+        r.predicate,
+        Predicate::Contains | Predicate::ConfusableNames | Predicate::SdkVersion
+    );
+    match &r.list {
+        Some(name) if list_pred => match lists.get(name) {
+            None => Err(format!("no list `{name}` in [lists]")),
+            Some(words)
+                if r.predicate == Predicate::ConfusableNames
+                    && words.iter().any(|w| w.chars().count() != 2) =>
+            {
+                Err(format!(
+                    "list `{name}`: each confusable is two characters, the look-alike and what it imitates"
+                ))
+            }
+            Some(_) => Ok(()),
+        },
+        None if !list_pred => Ok(()),
+        _ => Err(
+            "`list` goes with the contains, confusable_names and sdk_version predicates, and only with them".into(),
+        ),
+    }
+}
+
+/// `target = "server"`: the text predicates, `sdk_version` (only there), and `missing`
+/// on one of the server's fields.
+fn server(r: &LintRule) -> std::result::Result<(), String> {
+    // The server's fields: what `missing` may name under `target = "server"`.
+    let server_field = r.predicate == Predicate::Missing
+        && r.target == Target::Server
+        && matches!(
+            r.field.as_deref(),
+            Some("name" | "title" | "version" | "instructions")
+        );
+    let server_only = r.predicate == Predicate::SdkVersion;
+    let on_server = r.target == Target::Server;
+    if (on_server && !(reads_text(&r.predicate) || server_only || server_field))
+        || (server_only && !on_server)
+    {
+        return Err(
+            "`target = \"server\"` goes with the hidden_characters, contains and sdk_version predicates (sdk_version only with it), and with missing on a `field` of name, title, version or instructions".into(),
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -89,6 +89,83 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// The keywords on any instance: `type` (with OpenAPI's `nullable`), `enum`, `const`.
+fn any_instance(m: &Map<String, Value>, k: &str, v: &Value, x: &Value) -> Truth {
+    match k {
+        // OpenAPI's `nullable` is not JSON Schema: whether null passes is undecided.
+        "type" if x.is_null() && m.get("nullable") == Some(&Value::Bool(true)) => Truth::Unknown,
+        "type" => match v {
+            Value::String(t) => Truth::of(type_matches(t, x)),
+            Value::Array(ts) => Truth::of(
+                ts.iter()
+                    .any(|t| t.as_str().is_some_and(|t| type_matches(t, x))),
+            ),
+            _ => Truth::Unknown,
+        },
+        "enum" => match v {
+            Value::Array(vs) => Truth::of(vs.iter().any(|e| same(e, x))),
+            _ => Truth::Unknown,
+        },
+        "const" => Truth::of(same(v, x)),
+        // `nullable` widens `type`; handled there as OpenAPI does not
+        _ => Truth::Yes,
+    }
+}
+
+/// The numeric keywords: `multipleOf` and the bounds.
+fn numeric(k: &str, v: &Value, x: &Value) -> Truth {
+    let Some(n) = x.as_f64() else {
+        return Truth::Yes;
+    };
+    if k == "multipleOf" {
+        return match v.as_f64() {
+            Some(d) if d > 0.0 => {
+                let q = n / d;
+                Truth::of((q - q.round()).abs() < 1e-9)
+            }
+            _ => Truth::Unknown,
+        };
+    }
+    let Some(b) = v.as_f64() else {
+        return Truth::Unknown; // draft-04 boolean form
+    };
+    Truth::of(match k {
+        "minimum" => n >= b,
+        "maximum" => n <= b,
+        "exclusiveMinimum" => n > b,
+        _ => n < b,
+    })
+}
+
+/// The string keywords: `minLength`, `maxLength`, `pattern`, `format`.
+fn string(k: &str, v: &Value, x: &Value) -> Truth {
+    let Some(s) = x.as_str() else {
+        return Truth::Yes;
+    };
+    match k {
+        "minLength" | "maxLength" => {
+            let Some(b) = v.as_u64() else {
+                return Truth::Unknown;
+            };
+            let n = s.chars().count() as u64;
+            Truth::of(if k == "minLength" { n >= b } else { n <= b })
+        }
+        "pattern" => match v.as_str().and_then(Pattern::parse) {
+            Some(p) => match p.matches(s) {
+                Some(m) => Truth::of(m),
+                None => Truth::Unknown,
+            },
+            // A feature outside the small engine's subset: undecided.
+            None => Truth::Unknown,
+        },
+        // `format`
+        _ => match v.as_str() {
+            Some(f) => format_check(f, s),
+            None => Truth::Unknown,
+        },
+    }
+}
+
 impl Validator<'_> {
     fn check(&mut self, s: &Value, x: &Value, depth: usize) -> Truth {
         self.steps += 1;
@@ -111,6 +188,9 @@ impl Validator<'_> {
         t
     }
 
+    /// One keyword of `m` on `x`, by its family: each family's keywords constrain one
+    /// kind of instance (numbers, strings, arrays, objects) and pass any other; the
+    /// applicators and `$ref` check subschemas.
     fn keyword(
         &mut self,
         m: &Map<String, Value>,
@@ -119,77 +199,56 @@ impl Validator<'_> {
         x: &Value,
         depth: usize,
     ) -> Truth {
-        let num = |v: &Value| v.as_f64();
         match k {
             "$ref" => match v.as_str().and_then(|r| resolve(self.root, r)) {
                 Some(target) => self.check(target, x, depth + 1),
                 None => Truth::Unknown,
             },
             "$dynamicRef" => Truth::Unknown,
-            // OpenAPI's `nullable` is not JSON Schema: whether null passes is undecided.
-            "type" if x.is_null() && m.get("nullable") == Some(&Value::Bool(true)) => {
-                Truth::Unknown
+            "type" | "enum" | "const" | "nullable" => any_instance(m, k, v, x),
+            "multipleOf" | "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+                numeric(k, v, x)
             }
-            "type" => match v {
-                Value::String(t) => Truth::of(type_matches(t, x)),
-                Value::Array(ts) => Truth::of(
-                    ts.iter()
-                        .any(|t| t.as_str().is_some_and(|t| type_matches(t, x))),
-                ),
-                _ => Truth::Unknown,
-            },
-            "enum" => match v {
-                Value::Array(vs) => Truth::of(vs.iter().any(|e| same(e, x))),
-                _ => Truth::Unknown,
-            },
-            "const" => Truth::of(same(v, x)),
-            "nullable" => Truth::Yes, // widens `type`; handled there as OpenAPI does not
-            "multipleOf" => match (num(v), x.as_f64()) {
-                (Some(d), Some(n)) if d > 0.0 => {
-                    let q = n / d;
-                    Truth::of((q - q.round()).abs() < 1e-9)
+            "minLength" | "maxLength" | "pattern" | "format" => string(k, v, x),
+            "minItems" | "maxItems" | "uniqueItems" | "items" | "prefixItems"
+            | "additionalItems" | "contains" | "minContains" | "maxContains" => {
+                self.array(m, k, v, x, depth)
+            }
+            "minProperties"
+            | "maxProperties"
+            | "required"
+            | "dependentRequired"
+            | "dependentSchemas"
+            | "dependencies"
+            | "properties"
+            | "patternProperties"
+            | "additionalProperties"
+            | "propertyNames" => self.object(m, k, v, x, depth),
+            "unevaluatedProperties" | "unevaluatedItems" => self.unevaluated(m, k, v, x, depth),
+            "allOf" | "anyOf" | "oneOf" | "not" | "if" => self.applicator(m, k, v, x, depth),
+            // Annotations, identifiers, definitions, `then`/`else` (with `if`), and
+            // vendor extensions constrain nothing.
+            _ => {
+                if crate::keywords::get(k).is_some() || k.starts_with("x-") {
+                    Truth::Yes
+                } else {
+                    Truth::Unknown
                 }
-                (_, None) => Truth::Yes,
-                _ => Truth::Unknown,
-            },
-            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
-                let Some(n) = x.as_f64() else {
-                    return Truth::Yes;
-                };
-                let Some(b) = num(v) else {
-                    return Truth::Unknown; // draft-04 boolean form
-                };
-                Truth::of(match k {
-                    "minimum" => n >= b,
-                    "maximum" => n <= b,
-                    "exclusiveMinimum" => n > b,
-                    _ => n < b,
-                })
             }
-            "minLength" | "maxLength" => {
-                let Some(s) = x.as_str() else {
-                    return Truth::Yes;
-                };
-                let Some(b) = v.as_u64() else {
-                    return Truth::Unknown;
-                };
-                let n = s.chars().count() as u64;
-                Truth::of(if k == "minLength" { n >= b } else { n <= b })
-            }
-            "pattern" => match (x.as_str(), v.as_str().and_then(Pattern::parse)) {
-                (None, _) => Truth::Yes,
-                (Some(s), Some(p)) => match p.matches(s) {
-                    Some(m) => Truth::of(m),
-                    None => Truth::Unknown,
-                },
-                // A feature outside the small engine's subset: undecided.
-                (Some(_), None) => Truth::Unknown,
-            },
-            "format" => match (v.as_str(), x.as_str()) {
-                (_, None) => Truth::Yes,
-                (Some(f), Some(s)) => format_check(f, s),
-                _ => Truth::Unknown,
-            },
+        }
+    }
+
+    /// The array keywords: `minItems`, `maxItems`, `uniqueItems`, the item keywords and
+    /// `contains` with its bounds.
+    fn array(
+        &mut self,
+        m: &Map<String, Value>,
+        k: &str,
+        v: &Value,
+        x: &Value,
+        depth: usize,
+    ) -> Truth {
+        match k {
             "minItems" | "maxItems" => {
                 let (Some(a), Some(b)) = (x.as_array(), v.as_u64()) else {
                     return if x.is_array() {
@@ -208,38 +267,58 @@ impl Validator<'_> {
                 _ => Truth::Yes,
             },
             "items" | "prefixItems" | "additionalItems" => self.items(m, k, x, depth),
-            "contains" | "minContains" | "maxContains" => {
+            // `contains`, `minContains`, `maxContains`
+            _ => {
                 if k != "contains" && m.contains_key("contains") {
                     return Truth::Yes; // checked with `contains`
                 }
-                let Some(a) = x.as_array() else {
-                    return Truth::Yes;
-                };
-                let Some(c) = m.get("contains") else {
-                    return Truth::Yes;
-                };
-                let mut yes = 0u64;
-                let mut unknown = 0u64;
-                for item in a {
-                    match self.check(c, item, depth + 1) {
-                        Truth::Yes => yes += 1,
-                        Truth::Unknown => unknown += 1,
-                        Truth::No => {}
-                    }
-                }
-                let min = m.get("minContains").and_then(Value::as_u64).unwrap_or(1);
-                let max = m.get("maxContains").and_then(Value::as_u64);
-                let ok = |n: u64| n >= min && max.is_none_or(|mx| n <= mx);
-                if unknown == 0 {
-                    Truth::of(ok(yes))
-                } else if (yes..=yes + unknown).all(ok) {
-                    Truth::Yes
-                } else if (yes..=yes + unknown).any(ok) {
-                    Truth::Unknown
-                } else {
-                    Truth::No
-                }
+                self.contains(m, x, depth)
             }
+        }
+    }
+
+    /// `contains` with `minContains` and `maxContains`: how many items it accepts.
+    fn contains(&mut self, m: &Map<String, Value>, x: &Value, depth: usize) -> Truth {
+        let Some(a) = x.as_array() else {
+            return Truth::Yes;
+        };
+        let Some(c) = m.get("contains") else {
+            return Truth::Yes;
+        };
+        let mut yes = 0u64;
+        let mut unknown = 0u64;
+        for item in a {
+            match self.check(c, item, depth + 1) {
+                Truth::Yes => yes += 1,
+                Truth::Unknown => unknown += 1,
+                Truth::No => {}
+            }
+        }
+        let min = m.get("minContains").and_then(Value::as_u64).unwrap_or(1);
+        let max = m.get("maxContains").and_then(Value::as_u64);
+        let ok = |n: u64| n >= min && max.is_none_or(|mx| n <= mx);
+        if unknown == 0 {
+            Truth::of(ok(yes))
+        } else if (yes..=yes + unknown).all(ok) {
+            Truth::Yes
+        } else if (yes..=yes + unknown).any(ok) {
+            Truth::Unknown
+        } else {
+            Truth::No
+        }
+    }
+
+    /// The object keywords: property counts, `required`, the dependent keywords, the
+    /// property keywords and `propertyNames`.
+    fn object(
+        &mut self,
+        m: &Map<String, Value>,
+        k: &str,
+        v: &Value,
+        x: &Value,
+        depth: usize,
+    ) -> Truth {
+        match k {
             "minProperties" | "maxProperties" => {
                 let (Some(o), Some(b)) = (x.as_object(), v.as_u64()) else {
                     return if x.is_object() {
@@ -260,6 +339,36 @@ impl Validator<'_> {
                 (None, _) => Truth::Yes,
                 _ => Truth::Unknown,
             },
+            "dependentRequired" | "dependentSchemas" | "dependencies" => {
+                self.dependent(k, v, x, depth)
+            }
+            "properties" | "patternProperties" | "additionalProperties" => {
+                if k != "properties" && m.contains_key("properties") {
+                    return Truth::Yes; // checked with `properties`
+                }
+                if k == "additionalProperties" && m.contains_key("patternProperties") {
+                    return Truth::Yes; // checked with `patternProperties`
+                }
+                self.properties(m, x, depth)
+            }
+            // `propertyNames`
+            _ => match x.as_object() {
+                Some(o) => {
+                    let mut t = Truth::Yes;
+                    for key in o.keys() {
+                        t = t.and(self.check(v, &Value::String(key.clone()), depth + 1));
+                    }
+                    t
+                }
+                None => Truth::Yes,
+            },
+        }
+    }
+
+    /// `dependentRequired`, `dependentSchemas` and draft-07's `dependencies` (either):
+    /// what a present property asks of the object.
+    fn dependent(&mut self, k: &str, v: &Value, x: &Value, depth: usize) -> Truth {
+        match k {
             "dependentRequired" => match (x.as_object(), v.as_object()) {
                 (Some(o), Some(deps)) => {
                     let mut t = Truth::Yes;
@@ -277,7 +386,8 @@ impl Validator<'_> {
                 (None, _) => Truth::Yes,
                 _ => Truth::Unknown,
             },
-            "dependentSchemas" | "dependencies" => match (x.as_object(), v.as_object()) {
+            // `dependentSchemas`, `dependencies`
+            _ => match (x.as_object(), v.as_object()) {
                 (Some(o), Some(deps)) => {
                     let mut t = Truth::Yes;
                     for (name, dep) in deps {
@@ -298,63 +408,64 @@ impl Validator<'_> {
                 (None, _) => Truth::Yes,
                 _ => Truth::Unknown,
             },
-            "properties" | "patternProperties" | "additionalProperties" => {
-                if k != "properties" && m.contains_key("properties") {
-                    return Truth::Yes; // checked with `properties`
-                }
-                if k == "additionalProperties" && m.contains_key("patternProperties") {
-                    return Truth::Yes; // checked with `patternProperties`
-                }
-                self.properties(m, x, depth)
+        }
+    }
+
+    /// `unevaluatedProperties` and `unevaluatedItems`: exact only where nothing but the
+    /// plain keywords evaluates, as `additionalProperties` and the item keywords.
+    fn unevaluated(
+        &mut self,
+        m: &Map<String, Value>,
+        k: &str,
+        v: &Value,
+        x: &Value,
+        depth: usize,
+    ) -> Truth {
+        let composed = ["allOf", "anyOf", "oneOf", "if", "$ref", "dependentSchemas"]
+            .iter()
+            .any(|c| m.contains_key(*c));
+        let trivial = matches!(v, Value::Bool(true)) || v.as_object().is_some_and(|o| o.is_empty());
+        if trivial {
+            Truth::Yes
+        } else if composed {
+            Truth::Unknown
+        } else if k == "unevaluatedProperties" {
+            let mut mm = m.clone();
+            mm.remove("unevaluatedProperties");
+            if !mm.contains_key("additionalProperties") {
+                mm.insert("additionalProperties".into(), v.clone());
             }
-            "propertyNames" => match x.as_object() {
-                Some(o) => {
-                    let mut t = Truth::Yes;
-                    for key in o.keys() {
-                        t = t.and(self.check(v, &Value::String(key.clone()), depth + 1));
-                    }
-                    t
-                }
-                None => Truth::Yes,
-            },
-            "unevaluatedProperties" | "unevaluatedItems" => {
-                // Exact only where nothing but the plain keywords evaluates.
-                let composed = ["allOf", "anyOf", "oneOf", "if", "$ref", "dependentSchemas"]
-                    .iter()
-                    .any(|c| m.contains_key(*c));
-                let trivial =
-                    matches!(v, Value::Bool(true)) || v.as_object().is_some_and(|o| o.is_empty());
-                if trivial {
-                    Truth::Yes
-                } else if composed {
-                    Truth::Unknown
-                } else if k == "unevaluatedProperties" {
-                    let mut mm = m.clone();
-                    mm.remove("unevaluatedProperties");
-                    if !mm.contains_key("additionalProperties") {
-                        mm.insert("additionalProperties".into(), v.clone());
-                    }
-                    self.properties(&mm, x, depth)
-                } else {
-                    let mut mm = m.clone();
-                    mm.remove("unevaluatedItems");
-                    let rest = if mm.contains_key("prefixItems") {
-                        "items"
-                    } else {
-                        "additionalItems"
-                    };
-                    if !mm.contains_key("items") || rest == "additionalItems" {
-                        if mm.contains_key("prefixItems")
-                            || mm.get("items").is_some_and(Value::is_array)
-                        {
-                            mm.entry(rest.to_string()).or_insert_with(|| v.clone());
-                        } else if !mm.contains_key("items") {
-                            mm.insert("items".into(), v.clone());
-                        }
-                    }
-                    self.items(&mm, "items", x, depth)
+            self.properties(&mm, x, depth)
+        } else {
+            let mut mm = m.clone();
+            mm.remove("unevaluatedItems");
+            let rest = if mm.contains_key("prefixItems") {
+                "items"
+            } else {
+                "additionalItems"
+            };
+            if !mm.contains_key("items") || rest == "additionalItems" {
+                if mm.contains_key("prefixItems") || mm.get("items").is_some_and(Value::is_array) {
+                    mm.entry(rest.to_string()).or_insert_with(|| v.clone());
+                } else if !mm.contains_key("items") {
+                    mm.insert("items".into(), v.clone());
                 }
             }
+            self.items(&mm, "items", x, depth)
+        }
+    }
+
+    /// The applicators: `allOf`, `anyOf`, `oneOf`, `not`, and `if` with its `then` and
+    /// `else`.
+    fn applicator(
+        &mut self,
+        m: &Map<String, Value>,
+        k: &str,
+        v: &Value,
+        x: &Value,
+        depth: usize,
+    ) -> Truth {
+        match k {
             "allOf" => match v.as_array() {
                 Some(vs) => {
                     let mut t = Truth::Yes;
@@ -402,7 +513,8 @@ impl Validator<'_> {
                 None => Truth::Unknown,
             },
             "not" => self.check(v, x, depth + 1).not(),
-            "if" => {
+            // `if`
+            _ => {
                 let cond = self.check(v, x, depth + 1);
                 let then = m
                     .get("then")
@@ -420,15 +532,6 @@ impl Validator<'_> {
                             Truth::Unknown
                         }
                     }
-                }
-            }
-            // Annotations, identifiers, definitions, `then`/`else` (with `if`), and
-            // vendor extensions constrain nothing.
-            _ => {
-                if crate::keywords::get(k).is_some() || k.starts_with("x-") {
-                    Truth::Yes
-                } else {
-                    Truth::Unknown
                 }
             }
         }

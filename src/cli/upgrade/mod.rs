@@ -468,6 +468,26 @@ struct Search {
 /// Each pin against the registry's releases above it.
 fn by_registry(engine: &mut Engine<'_>, pins: &[Pin], max: usize) -> Vec<Row> {
     let mut rows: Vec<Row> = pins.iter().map(Row::new).collect();
+    let listed = listings(engine, pins);
+    for (pin, row) in pins.iter().zip(rows.iter_mut()) {
+        if let What::NotChecked(why) = &pin.what {
+            row.status = Status::NotChecked(why.clone());
+        }
+    }
+    let searches = listed
+        .into_iter()
+        .filter_map(|(i, list)| start(&pins[i], &mut rows[i], i, list, max))
+        .collect();
+    search(engine, &mut rows, searches);
+    rows
+}
+
+/// The releases the registry lists for each package pin (by its index in `pins`), or
+/// why it could not say.
+fn listings(
+    engine: &Engine<'_>,
+    pins: &[Pin],
+) -> Vec<(usize, std::result::Result<Vec<String>, String>)> {
     let packages: Vec<(usize, &Package)> = pins
         .iter()
         .enumerate()
@@ -493,108 +513,128 @@ fn by_registry(engine: &mut Engine<'_>, pins: &[Pin], max: usize) -> Vec<Row> {
             answers[at].clone()
         })
         .collect();
-    let mut searches = Vec::new();
-    for (pin, row) in pins.iter().zip(rows.iter_mut()) {
-        if let What::NotChecked(why) = &pin.what {
-            row.status = Status::NotChecked(why.clone());
+    packages.iter().map(|(i, _)| *i).zip(listed).collect()
+}
+
+/// The search for one package pin (row `i`) over the releases above it, filling in
+/// what its listing tells; `None` when nothing is left to compare (the listing failed,
+/// the pin is not listed, it is up to date).
+fn start(
+    pin: &Pin,
+    row: &mut Row,
+    i: usize,
+    list: std::result::Result<Vec<String>, String>,
+    max: usize,
+) -> Option<Search> {
+    let What::Package {
+        package,
+        version,
+        options,
+        ..
+    } = &pin.what
+    else {
+        return None;
+    };
+    row.package = Some(format!("{}:{}", package.registry.word(), package.name));
+    let list = match list {
+        Ok(list) => list,
+        Err(e) => {
+            row.status = Status::Failed(e);
+            return None;
         }
+    };
+    let Some(latest) = registry::version::newest(package.registry, &list) else {
+        row.status = Status::Failed(format!(
+            "{}: the registry lists no release",
+            package.display()
+        ));
+        return None;
+    };
+    row.latest = Some(latest.clone());
+    let from = current(row, package, version, &latest, &list);
+    row.current = Some(from.clone());
+    // A pin the registry does not list (a typo, a release taken down) has nothing
+    // to be compared from: an error, never "up to date".
+    let listed = V::parse(package.registry, &from).is_some_and(|f| {
+        list.iter()
+            .any(|r| V::parse(package.registry, r).as_ref() == Some(&f))
+    });
+    if !listed {
+        row.status = Status::Failed(format!(
+            "{}: the registry does not list this release",
+            package.display_at(&from)
+        ));
+        return None;
     }
-    for ((i, _), list) in packages.iter().zip(listed) {
-        let (pin, row) = (&pins[*i], &mut rows[*i]);
-        let What::Package {
-            package,
-            version,
-            options,
-            ..
-        } = &pin.what
-        else {
-            continue;
-        };
-        row.package = Some(format!("{}:{}", package.registry.word(), package.name));
-        let list = match list {
-            Ok(list) => list,
-            Err(e) => {
-                row.status = Status::Failed(e);
-                continue;
-            }
-        };
-        let Some(latest) = registry::version::newest(package.registry, &list) else {
-            row.status = Status::Failed(format!(
-                "{}: the registry lists no release",
-                package.display()
-            ));
-            continue;
-        };
-        row.latest = Some(latest.clone());
-        let from = match version {
-            Version::Exact(v) => {
-                row.pinned = Some(v.clone());
-                v.clone()
-            }
-            Version::Newest => {
-                row.unpinned = true;
-                latest.clone()
-            }
-            Version::Range(r) => {
-                row.unpinned = true;
-                match package.registry {
-                    Registry::Npm => match pins::npm_range_newest(r, &list) {
-                        Some(v) => v,
-                        None => {
-                            row.notes.push(format!(
-                                "the range `{r}` is not one mcp-covenant reads; taken as the newest release"
-                            ));
-                            latest.clone()
-                        }
-                    },
-                    Registry::Pypi => {
+    if row.unpinned {
+        row.notes.push(format!(
+            "unpinned: it runs whatever release is newest when it starts, so its interface can change on any start; pin it exactly ({})",
+            exact_spec(pin, &from)
+        ));
+    }
+    let all = above(package, &from, &latest, &list);
+    if all.is_empty() {
+        row.status = Status::UpToDate;
+        row.compatible = Some(from.clone());
+        row.latest_bump = Some(Severity::None);
+        return None;
+    }
+    let cut = all.len().saturating_sub(max);
+    Some(Search {
+        row: i,
+        package: package.clone(),
+        options: (**options).clone(),
+        from,
+        candidates: all.into_iter().take(max).collect(),
+        next: 0,
+        cut,
+    })
+}
+
+/// The release a pin stands at: its exact version, or, unpinned, the newest release
+/// (the newest in an npm range mcp-covenant reads), said in the row's notes.
+fn current(
+    row: &mut Row,
+    package: &Package,
+    version: &Version,
+    latest: &str,
+    list: &[String],
+) -> String {
+    match version {
+        Version::Exact(v) => {
+            row.pinned = Some(v.clone());
+            v.clone()
+        }
+        Version::Newest => {
+            row.unpinned = true;
+            latest.to_string()
+        }
+        Version::Range(r) => {
+            row.unpinned = true;
+            match package.registry {
+                Registry::Npm => match pins::npm_range_newest(r, list) {
+                    Some(v) => v,
+                    None => {
                         row.notes.push(format!(
                             "the range `{r}` is not one mcp-covenant reads; taken as the newest release"
                         ));
-                        latest.clone()
+                        latest.to_string()
                     }
+                },
+                Registry::Pypi => {
+                    row.notes.push(format!(
+                        "the range `{r}` is not one mcp-covenant reads; taken as the newest release"
+                    ));
+                    latest.to_string()
                 }
             }
-        };
-        row.current = Some(from.clone());
-        // A pin the registry does not list (a typo, a release taken down) has nothing
-        // to be compared from: an error, never "up to date".
-        let listed = V::parse(package.registry, &from).is_some_and(|f| {
-            list.iter()
-                .any(|r| V::parse(package.registry, r).as_ref() == Some(&f))
-        });
-        if !listed {
-            row.status = Status::Failed(format!(
-                "{}: the registry does not list this release",
-                package.display_at(&from)
-            ));
-            continue;
         }
-        if row.unpinned {
-            row.notes.push(format!(
-                "unpinned: it runs whatever release is newest when it starts, so its interface can change on any start; pin it exactly ({})",
-                exact_spec(pin, &from)
-            ));
-        }
-        let all = above(package, &from, &latest, &list);
-        if all.is_empty() {
-            row.status = Status::UpToDate;
-            row.compatible = Some(from.clone());
-            row.latest_bump = Some(Severity::None);
-            continue;
-        }
-        let cut = all.len().saturating_sub(max);
-        searches.push(Search {
-            row: *i,
-            package: package.clone(),
-            options: (**options).clone(),
-            from,
-            candidates: all.into_iter().take(max).collect(),
-            next: 0,
-            cut,
-        });
     }
-    // Rounds: every open search's next candidate (and its pin) captured together.
+}
+
+/// The searches, in rounds: every open search's next candidate (and its pin) captured
+/// together, until each finds a compatible release or runs out.
+fn search(engine: &mut Engine<'_>, rows: &mut [Row], mut searches: Vec<Search>) {
     while !searches.is_empty() {
         let needed: Vec<Release> = searches
             .iter()
@@ -647,7 +687,6 @@ fn by_registry(engine: &mut Engine<'_>, pins: &[Pin], max: usize) -> Vec<Row> {
         }
         searches = open;
     }
-    rows
 }
 
 /// The exact pin to write for `pin` at `version`, as its file spells it.
