@@ -350,6 +350,11 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             }
         }
         let cost = size_up_to(a, self.overlap_budget) + 2 * size_up_to(node, self.overlap_budget);
+        // Building the candidates reads both nodes too: charged once before.
+        let Some(left) = self.overlap_budget.checked_sub(cost) else {
+            return;
+        };
+        self.overlap_budget = left;
         let roots = self.roots;
         for x in crate::diff::witness::overlap_candidates(roots, a, b, list) {
             let Some(left) = self.overlap_budget.checked_sub(cost) else {
