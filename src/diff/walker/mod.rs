@@ -82,6 +82,7 @@ pub(crate) fn compare_schemas<'v>(
         unevaluated: [a, b].into_iter().flatten().any(mentions_unevaluated),
         cover_budget: budget,
         cover_depth: 0,
+        overlap_budget: budget,
     };
     walk.run();
 }
@@ -189,6 +190,9 @@ struct Walk<'w, 'r, 'v> {
     /// How many `anyOf` variant brackets that may fold their changes into a patch line
     /// ([`Mark::Cover`]) the walk is inside.
     cover_depth: usize,
+    /// Schema values the search for a value two new `oneOf` variants both accept
+    /// (`overlap`) may still read.
+    overlap_budget: usize,
 }
 
 impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
@@ -345,6 +349,8 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         if self.unmodelled_ref(&va, &vb, &task) {
             return;
         }
+
+        self.overlap(&va, &vb, &task);
 
         let lift = self.lift(&va, &vb, &task);
 

@@ -9,6 +9,7 @@ use crate::diff::Change;
 use crate::keywords::{Descent, Polarity};
 use crate::path::Rest;
 use crate::rules::Scope;
+use crate::schema::validate::{validate_in, Truth};
 
 /// The most variants a plain schema is tested against for containment (`within`,
 /// `split_into`).
@@ -314,6 +315,71 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         }
     }
 
+    /// A `oneOf` the old node does not have, whose variants may overlap: when a value
+    /// the old node accepts is found that two of the new variants both accept (and the
+    /// new node with `anyOf` in place of its `oneOf` accepts too, so only the count of
+    /// matching variants refuses it), the overlap is reported at the node as a change of
+    /// its own (`overlap`). The witness module finds that instance again in the whole
+    /// schema. Bounded: at most `SMALL_UNION` variants, `MAX_OVERLAP_CANDIDATES`
+    /// candidates, and what the validations read counts against `overlap_budget`.
+    pub(super) fn overlap(&mut self, va: &View<'v>, vb: &View<'v>, task: &Task<'v>) {
+        if vb.values_only || va.get("oneOf").is_some() {
+            return;
+        }
+        let (Some(a), Some(b)) = (task.a, task.b) else {
+            return;
+        };
+        let node = through_refs(self.roots[1], b);
+        let Some(Value::Array(list)) = node.get("oneOf") else {
+            return;
+        };
+        if list.len() < 2 || list.len() > SMALL_UNION || node.get("anyOf").is_some() {
+            return;
+        }
+        let resolved: Vec<&Value> = list
+            .iter()
+            .map(|v| through_refs(self.roots[1], v))
+            .collect();
+        if disjoint(self.roots[1], &resolved) {
+            return;
+        }
+        let mut any = node.clone();
+        if let Some(m) = any.as_object_mut() {
+            if let Some(l) = m.remove("oneOf") {
+                m.insert("anyOf".into(), l);
+            }
+        }
+        let cost = size_up_to(a, self.overlap_budget) + 2 * size_up_to(node, self.overlap_budget);
+        // Building the candidates reads both nodes too: charged once before.
+        let Some(left) = self.overlap_budget.checked_sub(cost) else {
+            return;
+        };
+        self.overlap_budget = left;
+        let roots = self.roots;
+        for x in crate::diff::witness::overlap_candidates(roots, a, b, list) {
+            let Some(left) = self.overlap_budget.checked_sub(cost) else {
+                return;
+            };
+            self.overlap_budget = left;
+            if validate_in(roots[0], a, &x) != Truth::Yes
+                || validate_in(roots[1], &any, &x) != Truth::Yes
+            {
+                continue;
+            }
+            let matched: Vec<usize> = (0..list.len())
+                .filter(|&i| validate_in(roots[1], &list[i], &x) == Truth::Yes)
+                .take(2)
+                .collect();
+            if let [i, j] = matched[..] {
+                let mut ev = Event::new("overlap");
+                ev.hint = Some(format!(
+                    "`oneOf[{i}]` and `oneOf[{j}]` both accept a value the old schema accepted"
+                ));
+                return self.classify("oneOf", task.path, ev);
+            }
+        }
+    }
+
     /// One side is a plain schema, the other a list of variants: pair the plain schema
     /// with its most similar variant, and report the other variants as added (or removed).
     pub(super) fn lifted(
@@ -347,6 +413,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         // it; otherwise the most similar, each seen through its `$ref`s.
         let best = (0..variants.len())
             .find(|&j| same_resolved(roots, plain_value, &variants[j]))
+            .or_else(|| (0..variants.len()).find(|&j| holds(roots, plain_value, &variants[j])))
             .or_else(|| {
                 (0..variants.len())
                     .max_by_key(|&j| (similarity(plain_seen, resolved[j]), std::cmp::Reverse(j)))
@@ -882,6 +949,23 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                 }
             }
         }
+        // Then a variant that is only a union holding the other (`X` against `oneOf: [X,
+        // Y]`, which the lists do not open when its variants may overlap): the same
+        // alternative, wrapped.
+        let roots = self.roots;
+        let swapped = [roots[1], roots[0]];
+        for j in 0..ys.len() {
+            if pair_of_b[j].is_some() {
+                continue;
+            }
+            let wrapped = (0..xs.len()).find(|&i| {
+                !used_a[i] && (holds(roots, xs[i], ys[j]) || holds(swapped, ys[j], xs[i]))
+            });
+            if let Some(i) = wrapped {
+                used_a[i] = true;
+                pair_of_b[j] = Some(i);
+            }
+        }
         // The rest pair by structure (same type, shared keywords), not by position: every
         // left-over pair is scored, and that work counts against the walk budget.
         let left_a = used_a.iter().filter(|u| !**u).count();
@@ -1020,6 +1104,22 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         ev.hint = Some(format!("{whole} (inside: {})", said.join("; ")));
         self.classify("anyOf", path, ev);
     }
+}
+
+/// `union` is (through its `$ref`s) nothing but an `anyOf` / `oneOf` one of whose
+/// variants is `plain` (through `$ref`s on either side; `roots`: `plain`'s, then
+/// `union`'s).
+fn holds(roots: [&Value; 2], plain: &Value, union: &Value) -> bool {
+    let Some(m) = through_refs(roots[1], union).as_object() else {
+        return false;
+    };
+    ["anyOf", "oneOf"].into_iter().any(|k| {
+        let only = m.keys().all(|x| x == k || keywords::is_annotation(x));
+        match m.get(k) {
+            Some(Value::Array(vs)) if only => vs.iter().any(|v| same_resolved(roots, plain, v)),
+            _ => false,
+        }
+    })
 }
 
 /// How many values `v` holds, itself included, counted up to `limit`.

@@ -1,7 +1,8 @@
 //! Undoing one change where the keyword it is about holds several: one value of an
 //! `enum` (three values removed are three changes, each with its own witness), one
 //! variant of a union (a `null` variant removed beside a bound added to its sibling),
-//! and the path of a change under a union the new schema no longer has.
+//! the path of a change under a union the new schema no longer has, and a `oneOf` whose
+//! variants overlap (read as `anyOf`).
 
 use serde_json::{Map, Value};
 
@@ -136,5 +137,23 @@ pub(super) fn one_variant(
         Value::Array(vec![Value::Object(plain), old.clone()]),
     );
     *slot = Value::Object(wrapped);
+    Some(out)
+}
+
+/// `after` with the `oneOf` at the node a `oneOf` overlap names (the `variants`
+/// comparator's `overlap` event) read as `anyOf`: the same variants, a value that
+/// matches two of them accepted. `None` when the node also holds an `anyOf`.
+pub(super) fn overlap(rule: &Rule, after: &Value, segs: &[Seg]) -> Option<Value> {
+    if rule.comparator != Comparator::Variants || rule.event != "overlap" {
+        return None;
+    }
+    let kw = keyword(rule)?;
+    let mut out = after.clone();
+    let node = lookup_mut(&mut out, after, segs)?.as_object_mut()?;
+    if node.contains_key("anyOf") {
+        return None;
+    }
+    let list = node.remove(kw)?;
+    node.insert("anyOf".into(), list);
     Some(out)
 }
