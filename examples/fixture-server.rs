@@ -3,6 +3,8 @@
 //!     fixture-server SPEC.json              # stdio
 //!     fixture-server SPEC.json --http PORT  # Streamable HTTP on 127.0.0.1 (0 = any port;
 //!                                           # prints `listening on PORT` first)
+//!     fixture-server --peak-rss FILE CMD... # run CMD, write its peak RSS (KiB, with
+//!                                           # what it reaped) to FILE, exit as it did
 //!
 //! SPEC lists the surface (`tools`, `resources`, `resourceTemplates`, `prompts`) and how
 //! to misbehave; every key is optional:
@@ -755,8 +757,35 @@ fn handle_http(server: &mut Server, stream: TcpStream) {
     respond(&mut stream, "200 OK", session, "application/json", &body);
 }
 
+/// Run `cmd`, write its peak RSS in KiB to `file`, exit with its code. From a process
+/// of its own: a process forked from a large one (a test binary) starts out with that
+/// one's peak, which wait4(2) would report as the child's.
+fn peak_rss(file: &str, cmd: &[String]) -> ! {
+    let child = std::process::Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .spawn()
+        .expect("spawn");
+    let pid = child.id() as i32;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4(2) on our own child, writing an int and a rusage we own; the Child
+    // is forgotten, never waited for again.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    std::mem::forget(child);
+    std::fs::write(file, usage.ru_maxrss.to_string()).expect("peak RSS file");
+    std::process::exit(match libc::WIFEXITED(status) {
+        true => libc::WEXITSTATUS(status),
+        false => 128,
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--peak-rss") && args.len() > 3 {
+        peak_rss(&args[2], &args[3..]);
+    }
     if args.get(2).map(String::as_str) == Some("--sleep") {
         std::thread::sleep(Duration::from_secs(3600));
         return;

@@ -2,7 +2,8 @@
 //! capture's peak RSS stays within a small multiple of its largest message. Each test
 //! captures the fixture server while it sends one 64 MiB message of a kind (streamed
 //! from a file, so the server stays small), and reads the peak RSS of the spawned
-//! `mcp-covenant` (and the server it reaps) from wait4(2): a count, not a timing. The
+//! `mcp-covenant` (and the server it reaps) from wait4(2) (the fixture server's
+//! `--peak-rss`): a count, not a timing. The
 //! bound, 10x, is generous (bench/memory.sh measures the release build at 1.1-2.1x for
 //! these kinds); holding such a message as a `serde_json::Value` takes 17x and more.
 #![cfg(target_os = "linux")]
@@ -36,27 +37,27 @@ fn objects(size: usize) -> String {
 }
 
 /// Run `cmd` to its end; its exit code and the peak RSS in bytes of it and of the
-/// processes it reaped (wait4's rusage).
-fn peak_rss(mut cmd: Command, dir: &Path) -> (Option<i32>, u64, String) {
+/// processes it reaped, measured by the fixture server's `--peak-rss` (wait4's rusage
+/// from a small process: one forked from this test binary would start out with the
+/// binary's own peak).
+fn peak_rss(args: &[&std::ffi::OsStr], dir: &Path) -> (Option<i32>, u64, String) {
     let err = fs::File::create(dir.join("stderr")).unwrap();
-    let child = cmd
+    let rss = dir.join("rss");
+    let o = Command::new(fixture())
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .arg("--peak-rss")
+        .arg(&rss)
+        .arg(env!("CARGO_BIN_EXE_mcp-covenant"))
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(err)
-        .spawn()
+        .status()
         .unwrap();
-    let pid = i32::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4(2) on our own child, writing an int and a rusage we own. The Child
-    // is never waited for again (it is forgotten, not dropped into a second wait).
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(r, pid, "wait4 failed");
-    std::mem::forget(child);
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    let rss = u64::try_from(usage.ru_maxrss).unwrap() * 1024;
-    (code, rss, fs::read_to_string(dir.join("stderr")).unwrap())
+    let kib: u64 = fs::read_to_string(&rss).unwrap().trim().parse().unwrap();
+    let stderr = fs::read_to_string(dir.join("stderr")).unwrap();
+    (o.code(), kib * 1024, stderr)
 }
 
 /// A capture of the fixture server with `spec`, over stdio; its peak RSS must stay
@@ -64,11 +65,13 @@ fn peak_rss(mut cmd: Command, dir: &Path) -> (Option<i32>, u64, String) {
 fn within_bound(name: &str, dir: &Path, spec: serde_json::Value, file: &Path) {
     let size = fs::metadata(file).unwrap().len();
     let spec = write_spec(dir, &spec);
-    let mut cmd = bin();
-    cmd.current_dir(dir)
-        .args(["snapshot", "--timeout", "600", "-o", "out.lock", "--"]);
-    cmd.arg(fixture()).arg(&spec);
-    let (code, rss, stderr) = peak_rss(cmd, dir);
+    let fixture = fixture();
+    let args: Vec<&std::ffi::OsStr> = ["snapshot", "--timeout", "600", "-o", "out.lock", "--"]
+        .iter()
+        .map(std::ffi::OsStr::new)
+        .chain([fixture.as_os_str(), spec.as_os_str()])
+        .collect();
+    let (code, rss, stderr) = peak_rss(&args, dir);
     assert_eq!(code, Some(0), "{name}: {stderr}");
     let ratio = rss as f64 / size as f64;
     eprintln!("{name}: {size} bytes, peak RSS {rss} bytes ({ratio:.1}x)");
