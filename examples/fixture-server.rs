@@ -3,6 +3,8 @@
 //!     fixture-server SPEC.json              # stdio
 //!     fixture-server SPEC.json --http PORT  # Streamable HTTP on 127.0.0.1 (0 = any port;
 //!                                           # prints `listening on PORT` first)
+//!     fixture-server --peak-rss FILE CMD... # run CMD, write its peak RSS (KiB, with
+//!                                           # what it reaped) to FILE, exit as it did
 //!
 //! SPEC lists the surface (`tools`, `resources`, `resourceTemplates`, `prompts`) and how
 //! to misbehave; every key is optional:
@@ -54,6 +56,11 @@
 //!   descriptionBytes  pad each generated tool's description with this many bytes
 //!   toolsListFile  answer tools/list with this file's bytes as the result, streamed
 //!                  as they are (for memory benchmarks: the server stays small)
+//!   rawAnswers     { METHOD: FILE }: answer METHOD with `{"jsonrpc":"2.0","id":ID,`, the
+//!                  file's bytes (`"result":{...}` or `"error":{...}`) and `}`, streamed
+//!   rawBefore      a file streamed to stdout as it is before each answer to a request
+//!                  (its lines: notifications, one huge or many); over HTTP the answer is
+//!                  then an event stream, an event for each of the file's lines first
 //!   deepSchema     add a tool whose input schema nests this deep
 //!   deepDefaultItems  give that schema's innermost level a `default` of this many zeros
 //!                  (small on the wire, large once indented in a lockfile)
@@ -429,6 +436,23 @@ fn raw_tools_list(spec: &Value, msg: &Value) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The answer `rawAnswers` gives `msg`: the bytes before the file's, and the file.
+fn raw_answer<'s>(spec: &'s Value, msg: &Value) -> Option<(Vec<u8>, &'s str)> {
+    let method = msg.get("method").and_then(Value::as_str)?;
+    let file = spec.get("rawAnswers")?.get(method)?.as_str()?;
+    let prefix = format!(r#"{{"jsonrpc":"2.0","id":{},"#, msg.get("id")?);
+    Some((prefix.into_bytes(), file))
+}
+
+/// Over HTTP, the whole answer `rawAnswers` gives `msg` (the server's memory is not
+/// what the benchmarks measure there).
+fn raw_answer_bytes(spec: &Value, msg: &Value) -> Option<Vec<u8>> {
+    let (mut out, file) = raw_answer(spec, msg)?;
+    out.extend(std::fs::read(file).expect("rawAnswers"));
+    out.push(b'}');
+    Some(out)
+}
+
 fn write_line(out: &mut impl Write, v: &Value) {
     let _ = writeln!(out, "{v}");
     let _ = out.flush();
@@ -476,6 +500,24 @@ fn stdio(mut server: Server) {
             // As rmcp 0.6 does: anything before `initialize` ends the connection.
             eprintln!("Error: ConnectionClosed(\"initialized request\")");
             std::process::exit(1);
+        }
+        if msg.get("id").is_some() && method.is_some() {
+            if let Some(file) = spec.get("rawBefore").and_then(Value::as_str) {
+                let mut f = std::fs::File::open(file).expect("rawBefore");
+                let _ = std::io::copy(&mut f, &mut stdout);
+                let _ = stdout.flush();
+            }
+        }
+        if let Some((prefix, file)) = raw_answer(&spec, &msg) {
+            let mut f = std::fs::File::open(file).expect("rawAnswers");
+            let _ = stdout.write_all(&prefix);
+            let _ = std::io::copy(&mut f, &mut stdout);
+            let _ = stdout.write_all(b"}\n");
+            let _ = stdout.flush();
+            if method == Some("initialize") {
+                answered_initialize = true;
+            }
+            continue;
         }
         if let Some(raw) = raw_tools_list(&spec, &msg) {
             let _ = stdout.write_all(&raw);
@@ -606,6 +648,57 @@ fn handle_http(server: &mut Server, stream: TcpStream) {
         return respond(&mut stream, "400 Bad Request", "", "application/json",
             &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}).to_string());
     }
+    let before = spec
+        .get("rawBefore")
+        .and_then(Value::as_str)
+        .filter(|_| msg.get("id").is_some() && !method.is_empty());
+    let raw = raw_answer_bytes(&spec, &msg);
+    if before.is_some() || raw.is_some() {
+        // An event for each line of `rawBefore`, then the answer; or the answer alone.
+        let answer = match raw {
+            Some(raw) => Some(raw),
+            None if method == "server/discover" && server.era() == "legacy" => None,
+            None => Some(
+                server
+                    .handle(&msg)
+                    .last()
+                    .map(|r| r.to_string().into_bytes())
+                    .unwrap_or_default(),
+            ),
+        };
+        if let Some(answer) = answer {
+            let mut body = Vec::new();
+            let ctype = match before {
+                Some(file) => {
+                    let text = std::fs::read(file).expect("rawBefore");
+                    for line in text.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+                        body.extend_from_slice(b"data: ");
+                        body.extend_from_slice(line);
+                        body.extend_from_slice(b"\n\n");
+                    }
+                    body.extend_from_slice(b"data: ");
+                    body.extend_from_slice(&answer);
+                    body.extend_from_slice(b"\n\n");
+                    "text/event-stream"
+                }
+                None => {
+                    body = answer;
+                    "application/json"
+                }
+            };
+            let session = match method.as_str() {
+                "initialize" => "Mcp-Session-Id: fixture-session\r\n",
+                _ => "",
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n{session}\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(&body);
+            return;
+        }
+    }
     if method == "server/discover" && server.era() == "legacy" {
         // What the TypeScript SDK's stateful transport does with a request before initialize.
         return respond(&mut stream, "400 Bad Request", "", "application/json",
@@ -664,8 +757,35 @@ fn handle_http(server: &mut Server, stream: TcpStream) {
     respond(&mut stream, "200 OK", session, "application/json", &body);
 }
 
+/// Run `cmd`, write its peak RSS in KiB to `file`, exit with its code. From a process
+/// of its own: a process forked from a large one (a test binary) starts out with that
+/// one's peak, which wait4(2) would report as the child's.
+fn peak_rss(file: &str, cmd: &[String]) -> ! {
+    let child = std::process::Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .spawn()
+        .expect("spawn");
+    let pid = child.id() as i32;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4(2) on our own child, writing an int and a rusage we own; the Child
+    // is forgotten, never waited for again.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    std::mem::forget(child);
+    std::fs::write(file, usage.ru_maxrss.to_string()).expect("peak RSS file");
+    std::process::exit(match libc::WIFEXITED(status) {
+        true => libc::WEXITSTATUS(status),
+        false => 128,
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--peak-rss") && args.len() > 3 {
+        peak_rss(&args[2], &args[3..]);
+    }
     if args.get(2).map(String::as_str) == Some("--sleep") {
         std::thread::sleep(Duration::from_secs(3600));
         return;

@@ -150,12 +150,26 @@ impl HttpTransport {
                 Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
                 None => (text, ""),
             };
-            if field == "data" {
-                let d = data.get_or_insert_with(String::new);
-                if !d.is_empty() {
-                    d.push('\n');
+            if field != "data" {
+                continue;
+            }
+            match &mut data {
+                Some(d) => {
+                    if !d.is_empty() {
+                        d.push('\n');
+                    }
+                    d.push_str(value);
                 }
-                d.push_str(value);
+                None => {
+                    // The first data line becomes the data, not a copy of it: one
+                    // event's message is held once.
+                    let start = value.as_ptr() as usize - line.as_ptr() as usize;
+                    let end = start + value.len();
+                    line.truncate(end);
+                    line.drain(..start);
+                    line.shrink_to_fit();
+                    data = Some(std::mem::take(&mut line));
+                }
             }
         }
     }

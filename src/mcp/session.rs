@@ -35,7 +35,7 @@ fn max_pages_bytes() -> u64 {
 }
 
 /// The lists we read: method, capability that gates it, result field.
-const LISTS: &[(&str, &str, &str)] = &[
+pub(super) const LISTS: &[(&str, &str, &str)] = &[
     ("tools/list", "tools", "tools"),
     ("resources/list", "resources", "resources"),
     ("resources/templates/list", "resources", "resourceTemplates"),
@@ -95,7 +95,7 @@ fn identity_of(result: &Value) -> Option<&Value> {
 }
 
 /// Where the 2026-07-28 schema puts the server's `Implementation`.
-const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
+pub(super) const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
 /// JSON-RPC "method not found".
 const METHOD_NOT_FOUND: i64 = -32601;

@@ -374,10 +374,6 @@ async fn read_stdout(
     let mut noise = 0usize;
     let mut number = 0usize;
     loop {
-        if line.capacity() > 1 << 20 {
-            // A big message's buffer is not kept for the small ones after it.
-            line = Vec::new();
-        }
         line.clear();
         // A bounded read: a server that never ends its line cannot exhaust memory.
         match (&mut reader)
@@ -429,7 +425,17 @@ async fn read_stdout(
             warn(&mut noise, "not valid UTF-8");
             continue;
         }
-        match message::parse(text) {
+        let parsed = message::parse(text);
+        let shown: String = match parsed {
+            Err(_) => String::from_utf8_lossy(text).chars().take(60).collect(),
+            Ok(_) => String::new(),
+        };
+        if line.capacity() > 1 << 20 {
+            // A big message's buffer is not kept while it waits in the queue, nor for
+            // the small ones after it.
+            line = Vec::new();
+        }
+        match parsed {
             Ok(Incoming::Batch(batch)) => {
                 for msg in batch {
                     if tx.send(Ok(msg)).await.is_err() {
@@ -458,7 +464,6 @@ async fn read_stdout(
                 return;
             }
             Err(_) => {
-                let shown: String = String::from_utf8_lossy(text).chars().take(60).collect();
                 warn(&mut noise, &format!("not JSON ({shown:?})"));
             }
         }

@@ -30,6 +30,7 @@ mod ignore_until;
 mod init;
 mod install_action;
 mod jsoncompat;
+mod memory;
 mod pre_commit;
 mod properties;
 mod published_schemas;

@@ -1,0 +1,151 @@
+//! Peak memory per kind of message (issue 36.8): whatever a hostile server sends, a
+//! capture's peak RSS stays within a small multiple of its largest message. Each test
+//! captures the fixture server while it sends one 64 MiB message of a kind (streamed
+//! from a file, so the server stays small), and reads the peak RSS of the spawned
+//! `mcp-covenant` (and the server it reaps) from wait4(2) (the fixture server's
+//! `--peak-rss`): a count, not a timing. The
+//! bound, 10x, is generous (bench/memory.sh measures the release build at 1.1-2.1x for
+//! these kinds); holding such a message as a `serde_json::Value` takes 17x and more.
+#![cfg(target_os = "linux")]
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::json;
+
+use crate::common::*;
+
+/// The message size: large enough that start-up memory is noise beside it.
+const SIZE: usize = 64 << 20;
+
+/// `[{"a":0},{"a":1},...]` of about `size` bytes: many small objects, the worst shape
+/// per byte for a `Value`.
+fn objects(size: usize) -> String {
+    let mut out = String::with_capacity(size + 32);
+    out.push('[');
+    let mut i = 0u64;
+    while out.len() < size {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&format!("{{\"a\":{i}}}"));
+        i += 1;
+    }
+    out.push(']');
+    out
+}
+
+/// Run `cmd` to its end; its exit code and the peak RSS in bytes of it and of the
+/// processes it reaped, measured by the fixture server's `--peak-rss` (wait4's rusage
+/// from a small process: one forked from this test binary would start out with the
+/// binary's own peak).
+fn peak_rss(args: &[&std::ffi::OsStr], dir: &Path) -> (Option<i32>, u64, String) {
+    let err = fs::File::create(dir.join("stderr")).unwrap();
+    let rss = dir.join("rss");
+    let o = Command::new(fixture())
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .arg("--peak-rss")
+        .arg(&rss)
+        .arg(env!("CARGO_BIN_EXE_mcp-covenant"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(err)
+        .status()
+        .unwrap();
+    let kib: u64 = fs::read_to_string(&rss).unwrap().trim().parse().unwrap();
+    let stderr = fs::read_to_string(dir.join("stderr")).unwrap();
+    (o.code(), kib * 1024, stderr)
+}
+
+/// A capture of the fixture server with `spec`, over stdio; its peak RSS must stay
+/// under 10x the message in `file`.
+fn within_bound(name: &str, dir: &Path, spec: serde_json::Value, file: &Path) {
+    let size = fs::metadata(file).unwrap().len();
+    let spec = write_spec(dir, &spec);
+    let fixture = fixture();
+    let args: Vec<&std::ffi::OsStr> = ["snapshot", "--timeout", "600", "-o", "out.lock", "--"]
+        .iter()
+        .map(std::ffi::OsStr::new)
+        .chain([fixture.as_os_str(), spec.as_os_str()])
+        .collect();
+    let (code, rss, stderr) = peak_rss(&args, dir);
+    assert_eq!(code, Some(0), "{name}: {stderr}");
+    let ratio = rss as f64 / size as f64;
+    eprintln!("{name}: {size} bytes, peak RSS {rss} bytes ({ratio:.1}x)");
+    assert!(
+        rss < 10 * size,
+        "{name}: peak RSS {rss} bytes is {ratio:.1}x the {size}-byte message"
+    );
+    let lock = fs::read_to_string(dir.join("out.lock")).unwrap();
+    assert!(lock.contains("\"name\": \"t\""), "{name}: {lock}");
+}
+
+/// The answers every case but one gives as they are: a handshake with the `tools`
+/// capability and one tool.
+fn plain(dir: &Path) -> serde_json::Value {
+    let init = dir.join("init.json");
+    fs::write(&init, r#""result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"m","version":"1"}}"#).unwrap();
+    let tools = dir.join("tools.json");
+    fs::write(
+        &tools,
+        r#""result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}"#,
+    )
+    .unwrap();
+    json!({"tools": [], "rawAnswers": {"initialize": init, "tools/list": tools}})
+}
+
+#[test]
+fn a_huge_notification_is_not_kept() {
+    let d = tmpdir("notification");
+    let file = d.join("notification");
+    fs::write(
+        &file,
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":{}}}}}\n",
+            objects(SIZE)
+        ),
+    )
+    .unwrap();
+    let mut spec = plain(&d);
+    spec["rawBefore"] = json!(file);
+    within_bound("notification", &d, spec, &file);
+}
+
+#[test]
+fn a_huge_initialize_result_keeps_only_what_is_read() {
+    let d = tmpdir("initialize");
+    let file = d.join("initialize.json");
+    fs::write(
+        &file,
+        format!(
+            r#""result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}},"experimental":{{"x":{}}}}},"serverInfo":{{"name":"m","version":"1"}}}}"#,
+            objects(SIZE)
+        ),
+    )
+    .unwrap();
+    let mut spec = plain(&d);
+    spec["rawAnswers"]["initialize"] = json!(file);
+    within_bound("initialize", &d, spec, &file);
+}
+
+#[test]
+fn huge_error_data_is_not_kept() {
+    let d = tmpdir("error");
+    let file = d.join("error.json");
+    let message = "m".repeat(1 << 20);
+    fs::write(
+        &file,
+        format!(
+            r#""error":{{"code":-32601,"message":"{message}","data":{}}}"#,
+            objects(SIZE)
+        ),
+    )
+    .unwrap();
+    let mut spec = plain(&d);
+    // The era probe: refused with the error, then the handshake era.
+    spec["rawAnswers"]["server/discover"] = json!(file);
+    within_bound("error", &d, spec, &file);
+}
