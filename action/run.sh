@@ -28,8 +28,9 @@
 # says of itself, so it runs where no token is, and comment and approve-label (which need
 # the token) are refused in this mode.
 #
-# Without INPUT_COMMAND and INPUT_HTTP, and with [[server]] entries in covenant.toml,
-# both parts run on every entry (each with its own lockfile). INPUT_WORKING_DIRECTORY
+# Without INPUT_COMMAND and INPUT_HTTP, the server is covenant.toml's: its `command` or
+# `url`, or with [[server]] entries both parts run on every entry (each with its own
+# lockfile). INPUT_WORKING_DIRECTORY
 # (default: .) is where covenant.toml and the lockfiles live (a package of a monorepo).
 #
 # MCP_COVENANT_BIN is the absolute path of the binary action/install.sh verified and
@@ -145,10 +146,9 @@ ran=0
 
 # --- part 1: the committed lockfile is up to date ---------------------------------------
 up_to_date() {
-  if [ "$single" = 1 ] && [ ${#live[@]} -eq 0 ]; then
-    echo "error: the up-to-date check needs the server: give the action a \`command\` (stdio) or an \`http\` URL, add [[server]] entries to covenant.toml, or set \`up-to-date: false\`" >&2
-    exit 2
-  fi
+  # Without a `command` or `http` input, the server is covenant.toml's (`command` or
+  # `url`, as `init` writes it): mcp-covenant reads it, and says what to do when there is
+  # none.
   if [ "$single" = 1 ]; then
     mcp snapshot --check -o "$lock" "${extra[@]}" "${live[@]}"
   else

@@ -66,7 +66,7 @@ pub(super) fn capture(live: &Live<'_>, source: &LiveSource) -> Result<Snapshot> 
             (None, false) => mcp::Endpoint::Stdio(source.command.clone()),
             (None, true) => {
                 return Err(Error::new(
-                    "no server to capture: give the command after `--` (e.g. `-- node server.js`) or --http URL, or add [[server]] entries to covenant.toml",
+                    "no server to capture: give the command after `--` (e.g. `-- node server.js`) or --http URL, or name it in covenant.toml (`command = [\"node\", \"server.js\"]`, `url`, or [[server]] entries)",
                 ))
             }
         },
@@ -518,17 +518,16 @@ fn declared(server: Option<&Server>, config: &Config) -> Result<(Package, String
         .and_then(Path::parent)
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let read = |name: &str| -> Result<Option<(PathBuf, String)>> {
-        let path = dir.join(name);
+    for manifest in [Manifest::PackageJson, Manifest::Pyproject] {
+        let path = dir.join(manifest.file());
         if !path.is_file() {
-            return Ok(None);
+            continue;
         }
-        let bytes = crate::io::read_input(&path, name)?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::new(format!("{} is not UTF-8", path.display())))?;
-        Ok(Some((path, text)))
-    };
-    let parse = |path: &Path, spec: String| -> Result<(Package, String)> {
+        let bytes = crate::io::read_input(&path, manifest.file())?;
+        let (name, version) = manifest.read(&bytes).map_err(|why| {
+            Error::new(format!("--baseline published: {}: {why}", path.display()))
+        })?;
+        let spec = manifest.spec(&name, &version);
         let package = Package::parse(&spec)
             .unwrap_or_else(|| Err(Error::new("no package")))
             .map_err(|e| {
@@ -538,40 +537,119 @@ fn declared(server: Option<&Server>, config: &Config) -> Result<(Package, String
                     e.message()
                 ))
             })?;
-        Ok((package, path.display().to_string()))
-    };
-    if let Some((path, text)) = read("package.json")? {
-        let doc: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
-        let field = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_string);
-        let (Some(name), Some(version)) = (field("name"), field("version")) else {
-            return Err(Error::new(format!(
-                "--baseline published: {} has no `name` and `version` to look up",
-                path.display()
-            )));
-        };
-        return parse(&path, format!("npm:{name}@{version}"));
-    }
-    if let Some((path, text)) = read("pyproject.toml")? {
-        let doc: toml::Table = toml::from_str(&text)
-            .map_err(|e| Error::new(format!("{}: {}", path.display(), e.message().trim())))?;
-        let project = doc.get("project").and_then(|p| p.as_table());
-        let field = |k: &str| {
-            project
-                .and_then(|p| p.get(k))
-                .and_then(|v| v.as_str())
-                .map(str::to_string)
-        };
-        let (Some(name), Some(version)) = (field("name"), field("version")) else {
-            return Err(Error::new(format!(
-                "--baseline published: {} has no static [project] `name` and `version` to look up (a dynamic version: give `package = \"pypi:NAME==VERSION\"` in the [[server]])",
-                path.display()
-            )));
-        };
-        return parse(&path, format!("pypi:{name}=={version}"));
+        warn_if_renamed(manifest, &path, &name);
+        return Ok((package, path.display().to_string()));
     }
     Err(Error::new(format!(
         "--baseline published: no package to look up: no [[server]] `package`, and no package.json or pyproject.toml in {}",
         dir.display()
     )))
+}
+
+/// A project manifest that declares the package `--baseline published` looks up.
+#[derive(Clone, Copy)]
+enum Manifest {
+    PackageJson,
+    Pyproject,
+}
+
+impl Manifest {
+    fn file(self) -> &'static str {
+        match self {
+            Manifest::PackageJson => "package.json",
+            Manifest::Pyproject => "pyproject.toml",
+        }
+    }
+
+    fn spec(self, name: &str, version: &str) -> String {
+        match self {
+            Manifest::PackageJson => format!("npm:{name}@{version}"),
+            Manifest::Pyproject => format!("pypi:{name}=={version}"),
+        }
+    }
+
+    /// The declared name and version, or why there are none.
+    fn read(self, bytes: &[u8]) -> std::result::Result<(String, String), String> {
+        let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
+        let (name, version) = match self {
+            Manifest::PackageJson => {
+                let doc: serde_json::Value =
+                    serde_json::from_str(text).map_err(|e| e.to_string())?;
+                let field = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_string);
+                (field("name"), field("version"))
+            }
+            Manifest::Pyproject => {
+                let doc: toml::Table =
+                    toml::from_str(text).map_err(|e| e.message().trim().to_string())?;
+                let project = doc.get("project").and_then(|p| p.as_table());
+                let field = |k: &str| {
+                    project
+                        .and_then(|p| p.get(k))
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                };
+                (field("name"), field("version"))
+            }
+        };
+        match (name, version) {
+            (Some(name), Some(version)) => Ok((name, version)),
+            _ => Err(match self {
+                Manifest::PackageJson => "no `name` and `version` to look up".into(),
+                Manifest::Pyproject => "no static [project] `name` and `version` to look up (a dynamic version: give `package = \"pypi:NAME==VERSION\"` in the [[server]])".into(),
+            }),
+        }
+    }
+}
+
+/// A pull request controls the manifest `--baseline published` reads, so renaming the
+/// package to a look-alike would choose its own baseline. Where the base is known (the
+/// pull request's base branch, `GITHUB_BASE_REF`, else `origin/HEAD`), a name that
+/// differs there is warned about. The base is read from git's object store
+/// ([`GitFile`]); a base without the manifest (a new package) says nothing.
+fn warn_if_renamed(manifest: Manifest, path: &Path, name: &str) {
+    let Some(relative) = in_work_tree(path) else {
+        return;
+    };
+    let pr_base = std::env::var("GITHUB_BASE_REF")
+        .ok()
+        .filter(|b| !b.is_empty())
+        .map(|b| format!("origin/{b}"));
+    for rev in pr_base.into_iter().chain(["origin/HEAD".to_string()]) {
+        let Some(Ok(file)) = GitFile::parse(&format!("git:{rev}:{relative}")) else {
+            continue;
+        };
+        let exists = match file.exists() {
+            Ok(exists) => exists,
+            Err(_) => continue, // no such revision here: the next candidate
+        };
+        if !exists {
+            return;
+        }
+        let Ok(Ok((base_name, _))) = file.read().map(|bytes| manifest.read(&bytes)) else {
+            return;
+        };
+        if base_name != name {
+            super::warn(&format!(
+                "--baseline published: {} names the package {name} here but {base_name} at {rev}: the baseline is a release of {name}, the name this change wrote; to compare with what {base_name}'s users install, give --baseline {}",
+                path.display(),
+                manifest.spec(&base_name, "VERSION"),
+            ));
+        }
+        return;
+    }
+}
+
+/// `path` as `git:REF:PATH` reads it from the current directory (`./package.json`).
+fn in_work_tree(path: &Path) -> Option<String> {
+    let relative = if path.is_absolute() {
+        path.strip_prefix(std::env::current_dir().ok()?).ok()?
+    } else {
+        path
+    };
+    let text = relative.to_str()?;
+    Some(if text.starts_with("./") || text.starts_with("../") {
+        text.to_string()
+    } else {
+        format!("./{text}")
+    })
 }

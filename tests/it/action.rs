@@ -1415,3 +1415,124 @@ fn the_working_directory_is_where_the_lockfile_lives() {
     assert_eq!(o.status.code(), Some(0), "{}", both(&o));
     assert!(stderr(&o).contains("a new lockfile"), "{}", both(&o));
 }
+
+/// The first pull request of a new user: a repository with nothing but a README on
+/// `main`, and a branch holding what `init` wrote (covenant.toml, the lockfile, the
+/// workflow) as `init` says to commit it. Both jobs of that workflow run as the runner
+/// runs them: each `uses:` of this Action with the workflow's own `with:` inputs, every
+/// other `uses:` stood in for by the checkout, and any `run:` step as bash. Both are
+/// green (the base has no lockfile: every element is new, a minor change). The time from
+/// the empty repository to both jobs passing is printed (`--nocapture`), not asserted.
+#[test]
+fn the_first_pull_request_after_init_is_green_in_both_jobs() {
+    let started = std::time::Instant::now();
+    let dir = tmpdir("action-first-run");
+    let origin = dir.join("origin");
+    fs::create_dir(&origin).unwrap();
+    git_init(&origin);
+    fs::write(origin.join("README"), "server\n").unwrap();
+    git_commit(&origin, "start");
+    git(&origin, &["checkout", "-q", "-b", "add-the-gate"]);
+    let spec = dir.join("server.json");
+    let tool = |n: &str| json!({"name": n, "description": n, "inputSchema": {"type": "object"}});
+    fs::write(&spec, json!({"tools": [tool("a"), tool("b")]}).to_string()).unwrap();
+    let o = bin()
+        .current_dir(&origin)
+        .arg("init")
+        .arg("--")
+        .arg(fixture())
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", both(&o));
+    let add = stderr(&o)
+        .lines()
+        .find_map(|l| l.split("`git add ").nth(1))
+        .and_then(|l| l.split(" && ").next())
+        .map(|files| files.split(' ').map(String::from).collect::<Vec<_>>())
+        .unwrap_or_else(|| panic!("init names no `git add`: {}", both(&o)));
+    let mut args = vec!["add".to_string()];
+    args.extend(add);
+    git(
+        &origin,
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    git(
+        &origin,
+        &["commit", "-q", "-m", "Add the mcp-covenant interface gate"],
+    );
+    let after_init = started.elapsed();
+    let workflow: serde_json::Value = serde_yaml_ng::from_str(
+        &fs::read_to_string(origin.join(".github/workflows/mcp-covenant.yml")).unwrap(),
+    )
+    .unwrap();
+    let url = format!("file://{}", origin.display());
+    let gh = FakeGitHub::start(Api::default());
+    let mut times = Vec::new();
+    for (name, job) in workflow["jobs"].as_object().unwrap() {
+        let job_started = std::time::Instant::now();
+        let steps = job["steps"].as_array().unwrap();
+        // actions/checkout: a clone of the pull request's branch, as deep as it asks.
+        let checkout = &steps[0];
+        assert!(checkout["uses"]
+            .as_str()
+            .unwrap()
+            .starts_with("actions/checkout@"));
+        let pr = Pr {
+            dir: dir.join(name),
+            work: dir.join(name).join("work"),
+            old_spec: spec.clone(),
+            new_spec: spec.clone(),
+        };
+        fs::create_dir(&pr.dir).unwrap();
+        let mut clone = vec!["clone", "-q", "--branch", "add-the-gate"];
+        if checkout["with"]["fetch-depth"] != 0 {
+            clone.extend(["--depth", "1"]);
+        }
+        git(&pr.dir, &[clone, vec![url.as_str(), "work"]].concat());
+        let runner = Runner::new(&pr);
+        let mut outcome = None;
+        for step in &steps[1..] {
+            if let Some(script) = step["run"].as_str() {
+                let o = Command::new("bash")
+                    .args(["-eo", "pipefail", "-c", script])
+                    .current_dir(&pr.work)
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{name}: `{script}`: {}", both(&o));
+                continue;
+            }
+            let uses = step["uses"].as_str().unwrap();
+            if !uses.starts_with("mcp-covenant/mcp-covenant@") {
+                continue; // setup-node and the like: this machine has what they install
+            }
+            let with: Vec<(String, String)> = step["with"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.as_str().map_or(v.to_string(), String::from)))
+                .collect();
+            let inputs: Vec<(&str, &str)> =
+                with.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            outcome = Some(runner.job(&pr, &inputs, &[], Some(&gh)));
+        }
+        let job_run = outcome.unwrap_or_else(|| panic!("{name}: no step uses the Action"));
+        assert_eq!(
+            job_run.worst(),
+            0,
+            "{name}: {:?}\n{}",
+            job_run.steps,
+            job_run.out
+        );
+        times.push(format!(
+            "{name} {:.1} s",
+            job_started.elapsed().as_secs_f64()
+        ));
+    }
+    eprintln!(
+        "first pull request: init and commit {:.1} s, {}; from the empty repository {:.1} s",
+        after_init.as_secs_f64(),
+        times.join(", "),
+        started.elapsed().as_secs_f64()
+    );
+}

@@ -751,3 +751,72 @@ fn published_below_every_release_says_so() {
     assert_fails_cleanly(&o, "below every release");
     assert!(stderr(&o).contains("the lowest is 1.0.0"), "{}", stderr(&o));
 }
+
+/// `--baseline published` reads the package name from a file the pull request controls:
+/// a pull request renaming the package to a look-alike chooses its own baseline. When
+/// the base is known (`GITHUB_BASE_REF` on a pull request, else `origin/HEAD`), a name
+/// that differs there is warned about, naming both.
+#[cfg(feature = "http")]
+#[test]
+fn published_warns_when_the_package_name_differs_from_the_base_revision() {
+    use crate::common::git;
+    let dir = tmpdir("registry-published-renamed");
+    git(&dir, &["init", "-q", "-b", "main"]);
+    let manifest = |name: &str| format!(r#"{{"name": "{name}", "version": "2.0.0"}}"#);
+    fs::write(dir.join("package.json"), manifest("@acme/server")).unwrap();
+    git(&dir, &["add", "package.json"]);
+    git(&dir, &["commit", "-q", "-m", "base"]);
+    git(&dir, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    let versions = r#"{"versions": {"1.0.0": {}}}"#;
+    let url = registry("200 OK", versions.to_string());
+    let run = |base: Option<&str>| {
+        let mut c = bin();
+        c.current_dir(&dir)
+            .env("MCP_COVENANT_CACHE", dir.join("cache"))
+            .env("MCP_COVENANT_NPM_REGISTRY", &url)
+            .env("npm_config_registry", "http://127.0.0.1:1/")
+            .env("npm_config_fetch_retries", "0")
+            .env_remove("GITHUB_BASE_REF")
+            .args(["check", "--baseline", "published", "--against", "x.lock"]);
+        if let Some(base) = base {
+            c.env("GITHUB_BASE_REF", base);
+        }
+        stderr(&c.output().unwrap())
+    };
+    // The same name: nothing to say.
+    let err = run(Some("main"));
+    assert!(!err.contains("warning"), "{err}");
+    // Renamed in the work tree (the pull request): a warning naming both and the base.
+    fs::write(dir.join("package.json"), manifest("@acme/servre")).unwrap();
+    let err = run(Some("main"));
+    let warning = err
+        .lines()
+        .find(|l| l.starts_with("warning: ") && l.contains("origin/main"))
+        .unwrap_or_else(|| panic!("no warning naming the base: {err}"));
+    assert!(
+        warning.contains("@acme/servre") && warning.contains("@acme/server"),
+        "{warning}"
+    );
+    // No pull request: the base is origin/HEAD when the remote names one.
+    git(
+        &dir,
+        &[
+            "symbolic-ref",
+            "refs/remotes/origin/HEAD",
+            "refs/remotes/origin/main",
+        ],
+    );
+    let err = run(None);
+    assert!(
+        err.contains("warning: ") && err.contains("@acme/server"),
+        "{err}"
+    );
+    // A base revision without the file (a new package): nothing to compare, no warning.
+    fs::rename(dir.join("package.json"), dir.join("package.json.bak")).unwrap();
+    git(&dir, &["rm", "-q", "--cached", "package.json"]);
+    git(&dir, &["commit", "-q", "-m", "no manifest"]);
+    git(&dir, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    fs::rename(dir.join("package.json.bak"), dir.join("package.json")).unwrap();
+    let err = run(Some("main"));
+    assert!(!err.contains("warning"), "{err}");
+}
