@@ -137,33 +137,27 @@ fn write_scalar(out: &mut String, value: &Value) {
     }
 }
 
-/// A JSON string literal, escaped exactly as serde_json escapes it.
+/// A JSON string literal, as serde_json escapes it (its own writer).
 fn write_json_string(out: &mut String, text: &str) {
-    out.push('"');
-    let mut start = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let escaped = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&text[start..i]);
-        if escaped.is_empty() {
-            use std::fmt::Write as _;
-            let _ = write!(out, "\\u{b:04x}");
-        } else {
-            out.push_str(escaped);
-        }
-        start = i + 1;
+    // Writing to a String cannot fail: the escaper writes whole UTF-8 pieces.
+    let _ = serde_json::to_writer(Sink(out), text);
+}
+
+/// `io::Write` onto a `String`: serde_json's escaper writes the unescaped runs of the
+/// text (split only before ASCII bytes) and ASCII escapes, each valid UTF-8.
+struct Sink<'a>(&'a mut String);
+
+impl std::io::Write for Sink<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        self.0.push_str(text);
+        Ok(bytes.len())
     }
-    out.push_str(&text[start..]);
-    out.push('"');
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Records the lines each value spans while a document is written, keyed by its path

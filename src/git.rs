@@ -10,11 +10,11 @@
 //! [`MAX_BYTES`]. A REF that starts with `-` or holds a control character is refused
 //! before git runs.
 
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
+use crate::process::{Failure, Keep, Run};
+use crate::process_env::Kind;
 
 /// The largest lockfile read from git (a 5,000-tool lockfile is about 10 MiB).
 pub const MAX_BYTES: u64 = 256 << 20;
@@ -203,23 +203,18 @@ fn is_hex(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Run `git ARGS` in the current directory with `stdin`, returning at most `limit`
-/// bytes of stdout; a failure is one line: git's own first `fatal:`/`error:` line, or
-/// what to do about it.
+/// Run `git ARGS` in `dir` (default: the current directory) with `stdin`, returning
+/// at most `limit` bytes of stdout; a failure is one line: git's own first
+/// `fatal:`/`error:` line, or what to do about it.
 fn run(
     dir: Option<&Path>,
     args: &[&str],
     stdin: Option<&[u8]>,
     limit: u64,
 ) -> std::result::Result<Vec<u8>, String> {
-    let mut cmd = Command::new("git");
     // No `GIT_*` of the environment (GIT_DIR, GIT_INDEX_FILE, GIT_CONFIG_*, ...) chooses
-    // what a revision reads as, and no token reaches git.
-    crate::process_env::apply(&mut cmd, crate::process_env::Kind::Git, &[]);
-    if let Some(dir) = dir {
-        cmd.current_dir(dir);
-    }
-    let mut child = cmd
+    // what a revision reads as, and no token reaches git (process_env's Kind::Git).
+    let mut git = Run::new("git", Kind::Git)
         .arg("--no-pager")
         // Never reach for a remote: no lazy fetch of a partial clone's missing object
         // (which would run the remote's upload-pack and could hang), on any git version.
@@ -231,83 +226,32 @@ fn run(
         // `refs/replace/*` in the repository cannot swap a revision's lockfile for
         // another blob.
         .env("GIT_NO_REPLACE_OBJECTS", "1")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => {
-                "cannot run `git`: it is not installed or not on PATH".to_string()
-            }
-            _ => format!("cannot run `git`: {e}"),
-        })?;
-    let feeder = stdin.map(|bytes| {
-        let mut pipe = child.stdin.take().expect("stdin is piped");
-        let bytes = bytes.to_vec();
-        std::thread::spawn(move || {
-            let _ = pipe.write_all(&bytes);
-        })
-    });
-    let mut err_pipe = child.stderr.take().expect("stderr is piped");
-    let stderr = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = (&mut err_pipe).take(1 << 16).read_to_end(&mut buf);
-        // Drain the rest so git never blocks on a full pipe.
-        let _ = std::io::copy(&mut err_pipe, &mut std::io::sink());
-        buf
-    });
-    // A deadline: git that does not finish in time is killed (nothing here should take
-    // long: the objects are local; a stuck filesystem or a wrapper script could).
-    let deadline = deadline();
-    let pid = child.id();
-    let (done, finished) = std::sync::mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        let expired = finished.recv_timeout(deadline).is_err();
-        #[cfg(unix)]
-        if expired {
-            // SAFETY: kill(2) on the child's own pid, which is not reaped before this
-            // thread is joined below.
-            unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGKILL);
-            }
-        }
-        expired
-    });
-    let mut out = Vec::new();
-    let mut pipe = child.stdout.take().expect("stdout is piped");
-    let read = (&mut pipe).take(limit + 1).read_to_end(&mut out);
-    let over = out.len() as u64 > limit;
-    if over {
-        let _ = child.kill();
+        .stdout(Keep::Head(usize::try_from(limit).unwrap_or(usize::MAX)))
+        // Nothing here should take long (the objects are local); a stuck filesystem or
+        // a wrapper script could.
+        .deadline(deadline());
+    if let Some(dir) = dir {
+        git = git.cwd(dir);
     }
-    drop(pipe);
-    // Stop the watchdog before reaping, so it never signals a reused pid.
-    let _ = done.send(());
-    let expired = watchdog.join().unwrap_or(false);
-    let status = child.wait();
-    if let Some(f) = feeder {
-        let _ = f.join();
+    if let Some(bytes) = stdin {
+        git = git.stdin(bytes);
     }
-    let err = stderr.join().unwrap_or_default();
-    if over {
-        return Err(too_big(limit));
+    let out = git.output().map_err(|e| match e {
+        Failure::NotFound(_) => "cannot run `git`: it is not installed or not on PATH".into(),
+        Failure::Spawn(_, e) => format!("cannot run `git`: {e}"),
+        Failure::TooMuch(..) => too_big(limit),
+        e => e.to_string(),
+    })?;
+    if out.status.success() {
+        return Ok(out.stdout);
     }
-    if expired {
-        return Err(format!(
-            "git did not finish within {} s, and was stopped",
-            deadline.as_secs()
-        ));
-    }
-    read.map_err(|e| format!("cannot read git's output: {e}"))?;
-    let status = status.map_err(|e| format!("git did not finish: {e}"))?;
-    if status.success() {
-        return Ok(out);
-    }
-    let err = String::from_utf8_lossy(&err);
+    Err(failed(out.status, &out.stderr))
+}
+
+/// The one line for a git that failed: its first `fatal:`/`error:` line, else its
+/// first line, else its status.
+fn failed(status: std::process::ExitStatus, stderr: &[u8]) -> String {
+    let err = String::from_utf8_lossy(stderr);
     let line = err
         .lines()
         .find(|l| l.starts_with("fatal:") || l.starts_with("error:"))
@@ -315,14 +259,13 @@ fn run(
         .unwrap_or("")
         .trim();
     if line.contains("not a git repository") {
-        return Err(
-            "not inside a git repository (run mcp-covenant from the repository's work tree)".into(),
-        );
+        return "not inside a git repository (run mcp-covenant from the repository's work tree)"
+            .into();
     }
-    Err(match line {
+    match line {
         "" => format!("git failed ({status})"),
         l => format!("git failed: {}", l.escape_debug()),
-    })
+    }
 }
 
 /// The repository's default branch, for the workflow `init` writes: what
@@ -395,7 +338,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let git = |args: &[&str]| {
-            let o = Command::new("git")
+            let o = std::process::Command::new("git")
                 .current_dir(&dir)
                 .env("GIT_CONFIG_NOSYSTEM", "1")
                 .env("GIT_CONFIG_GLOBAL", "/dev/null")

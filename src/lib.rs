@@ -39,15 +39,13 @@ pub(crate) mod error;
 pub(crate) mod escape;
 pub(crate) mod git;
 pub(crate) mod keywords;
+pub(crate) mod mcp;
 pub(crate) mod notice;
+pub(crate) mod process;
 pub(crate) mod process_env;
+pub(crate) mod redact;
 pub(crate) mod reference;
 pub(crate) mod schema;
 pub(crate) mod stdout;
 #[cfg(feature = "http")]
 pub(crate) mod tls;
-// Parts of these serve only HTTP capture (feature `http`).
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) mod mcp;
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) mod redact;

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 
 static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
+#[cfg(feature = "http")]
 /// Shorter values are too likely to occur by chance in ordinary text to be replaced
 /// everywhere (and a credential that short is no secret).
 const MIN_SECRET: usize = 4;
@@ -46,6 +47,7 @@ fn lock() -> std::sync::MutexGuard<'static, Vec<String>> {
     SECRETS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+#[cfg(feature = "http")]
 /// Never show `value` again: the whole value, and each of its words (the token of
 /// `Bearer TOKEN`, the parts of `Basic ...`).
 pub fn register(value: &str) {
@@ -67,6 +69,7 @@ pub fn register(value: &str) {
     all.sort_by_key(|s| std::cmp::Reverse(s.len()));
 }
 
+#[cfg(feature = "http")]
 /// Register what is secret in an HTTP endpoint: every header value, and the URL's
 /// userinfo and token-like query values.
 pub fn register_endpoint(url: &str, headers: &[(String, String)]) {
@@ -87,6 +90,7 @@ pub fn register_endpoint(url: &str, headers: &[(String, String)]) {
     }
 }
 
+#[cfg(feature = "http")]
 /// The userinfo of an absolute URL (`user:password` of `http://user:password@host/`).
 fn userinfo(url: &str) -> Option<&str> {
     let rest = &url[url.find("://")? + 3..];
@@ -94,6 +98,7 @@ fn userinfo(url: &str) -> Option<&str> {
     Some(&authority[..authority.rfind('@')?])
 }
 
+#[cfg(feature = "http")]
 /// `%XX` escapes decoded (as UTF-8, lossily); anything else kept.
 fn percent_decoded(s: &str) -> String {
     let b = s.as_bytes();
@@ -119,8 +124,8 @@ fn percent_decoded(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Standard base64 with padding. Twelve lines instead of a dependency: this module is
-/// in the stdio-only build too, where no base64 crate is in the tree.
+#[cfg(feature = "http")]
+/// Standard base64 with padding. Twelve lines instead of a dependency.
 fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
@@ -312,6 +317,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn registered_values_are_masked_everywhere() {
         register_endpoint(
@@ -325,6 +331,7 @@ mod tests {
         assert_eq!(secrets("nothing here"), "nothing here");
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn echoed_forms_of_a_secret_are_masked_too() {
         assert_eq!(base64(b""), "");

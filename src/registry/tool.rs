@@ -2,13 +2,13 @@
 //! stderr kept (our stdout carries the report) and shown as the last lines on failure,
 //! and a time limit (`MCP_COVENANT_INSTALL_TIMEOUT` seconds, 600 by default).
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::notice::{Notice, Notices};
+use crate::process::{Failure, Keep, Run};
+use crate::process_env::Kind;
 
 const KEEP: usize = 64 * 1024;
 
@@ -26,9 +26,9 @@ pub(super) fn run(argv: &[String], cwd: &Path, what: &str, notices: &Notices) ->
     run_within(argv, cwd, what, notices, limit())
 }
 
-/// [`run`] with its time limit. On Unix the tool leads a process group of its own, and
-/// at the limit the whole group is killed: npm's and pip's children (a build backend,
-/// node-gyp) do not outlive it.
+/// [`run`] with its time limit ([`crate::process`]: on Unix the whole process group is
+/// killed at the limit, so npm's and pip's children, a build backend or node-gyp, do not
+/// outlive it).
 pub(super) fn run_within(
     argv: &[String],
     cwd: &Path,
@@ -36,89 +36,36 @@ pub(super) fn run_within(
     notices: &Notices,
     limit: Duration,
 ) -> Result<String> {
-    let mut cmd = Command::new(&argv[0]);
+    let Some((program, args)) = argv.split_first() else {
+        return Err(Error::new(format!("{what}: no command")));
+    };
     // Its registry, proxy and certificate settings, never a token it is not given.
-    crate::process_env::apply(&mut cmd, crate::process_env::Kind::Install, &[]);
-    cmd.args(&argv[1..])
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child = cmd.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::new(format!(
-            "{what}: `{}` not found (is it installed and on PATH?)",
-            argv[0]
-        )),
-        _ => Error::new(format!("{what}: cannot start `{}`: {e}", argv[0])),
-    })?;
-    let drain = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut kept = Vec::new();
-            if let Some(mut r) = r {
-                let mut buf = [0u8; 8192];
-                while let Ok(n) = r.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    kept.extend_from_slice(&buf[..n]);
-                    if kept.len() > 2 * KEEP {
-                        kept.drain(..kept.len() - KEEP);
-                    }
-                }
-            }
-            kept
-        })
-    };
-    let out = drain(
-        child
-            .stdout
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
-    let err = drain(
-        child
-            .stderr
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                kill_group(&mut child);
-                let _ = child.wait();
-                return Err(Error::timeout(format!(
-                    "{what}: `{}` took longer than {} s (MCP_COVENANT_INSTALL_TIMEOUT)",
-                    argv[0],
-                    limit.as_secs()
-                )));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => {
-                return Err(Error::new(format!(
-                    "{what}: waiting for `{}`: {e}",
-                    argv[0]
-                )))
-            }
-        }
-    };
-    let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
-    if status.success() {
+    let out = Run::new(program, Kind::Install)
+        .args(args)
+        .cwd(cwd)
+        .stdout(Keep::Tail(KEEP))
+        .deadline(limit)
+        .output()
+        .map_err(|e| match e {
+            Failure::Deadline(..) => Error::timeout(format!(
+                "{what}: `{program}` took longer than {} s (MCP_COVENANT_INSTALL_TIMEOUT)",
+                limit.as_secs()
+            )),
+            e => Error::new(format!("{what}: {e}")),
+        })?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if out.status.success() {
         return Ok(stdout);
     }
     // The tool's own words, before our one `error:` line.
-    let text = format!("{stdout}\n{stderr}");
+    let text = format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     for line in &lines[lines.len().saturating_sub(20)..] {
         notices.send(Notice::Tool(line.to_string()));
     }
     Err(Error::new(format!(
-        "{what}: `{}` failed ({status})",
-        argv[0]
+        "{what}: `{program}` failed ({})",
+        out.status
     )))
 }
 
@@ -139,18 +86,6 @@ pub(super) fn interpreter_version(
     run_within(&argv, &cwd, "interpreter", &quiet, Duration::from_secs(30))
         .map(|out| out.trim().chars().take(200).collect())
         .unwrap_or_default()
-}
-
-/// Kill `child` and every process of its group.
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: kill(2) on the group the child leads (process_group(0) above).
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-    let _ = child.kill();
 }
 
 /// Whether `program` can be found on PATH.

@@ -61,8 +61,8 @@ struct RawRule {
     input: Option<Severity>,
     output: Option<Severity>,
     severity: Option<Severity>,
-    absent: Option<toml::Value>,
-    value: Option<toml::Value>,
+    absent: Option<Value>,
+    value: Option<Value>,
     message: String,
     help: Option<String>,
     reason: Option<String>,
@@ -119,22 +119,6 @@ impl Rules {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn toml_to_json(v: toml::Value) -> Value {
-    match v {
-        toml::Value::String(s) => Value::String(s),
-        toml::Value::Integer(i) => Value::from(i),
-        toml::Value::Float(f) => serde_json::Number::from_f64(f)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        toml::Value::Boolean(b) => Value::Bool(b),
-        toml::Value::Datetime(d) => Value::String(d.to_string()),
-        toml::Value::Array(a) => Value::Array(a.into_iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => {
-            Value::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect())
-        }
-    }
 }
 
 fn valid_id(id: &str) -> bool {
@@ -269,8 +253,8 @@ fn convert(r: RawRule, source: &'static str) -> Result<Rule> {
         input: r.input,
         output: r.output,
         severity: r.severity,
-        absent: r.absent.map(toml_to_json),
-        value: r.value.map(toml_to_json),
+        absent: r.absent,
+        value: r.value,
         message: r.message,
         reason: r.reason,
         certainty: r.certainty,
