@@ -83,7 +83,8 @@ until = "2026-12-31"
     of 0.2 still matches, with a warning: two changes can share it). `reason` is required; an entry
     must give at least one pattern. `until` (a quoted "YYYY-MM-DD" or a bare TOML date)
     is the last day, UTC, the entry applies: after it the change is reported again and
-    `check` warns, naming the entry.
+    `check` warns, naming the entry. `check` also warns about an entry that matches
+    no change; `check --prune-ignores` removes those and the expired ones.
 
 [[server]]
 name = "orders"

@@ -436,6 +436,14 @@ pub struct CheckArgs {
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
 
+    /// Remove from covenant.toml each [[ignore]] that matches no change of this
+    /// comparison, and each whose `until` has passed (ruff's `--fix` for an unused
+    /// `noqa`), keeping the file's comments and layout; each removal is a warning
+    /// naming its line. Needs every server compared (not with --server); nothing is
+    /// removed when a comparison cannot be made.
+    #[arg(long, conflicts_with = "server")]
+    pub prune_ignores: bool,
+
     #[command(flatten)]
     pub source: LiveSource,
 }

@@ -108,7 +108,7 @@ pub(super) fn command(
     verbose: bool,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
-    for w in config.ignore_warnings() {
+    for w in config.ignore_warnings(!args.prune_ignores) {
         super::warn(&w);
     }
     // Compared with a revision: this covenant.toml is held to that revision's, so a pull
@@ -309,9 +309,7 @@ fn run(
         let base = base_lockfile(&settings, base.as_ref(), server.copied(), &baseline);
         let target = target(&settings, config, &baseline, &base, live)?;
         let report = check_one(rules, config, &settings, &target)?;
-        if !settings.picked {
-            unused_ignores(config, &[&report]);
-        }
+        idle_ignores(rules, config, &settings, Some(&[&report]))?;
         emit(
             out,
             settings.output.as_deref(),
@@ -368,9 +366,7 @@ fn check_each(
         }
     }
     let all: Option<Vec<&Report<'_>>> = reports.iter().map(|(_, r)| r.as_ref()).collect();
-    if let (Some(all), false) = (all, settings.picked) {
-        unused_ignores(config, &all);
-    }
+    idle_ignores(rules, config, settings, all.as_deref())?;
     let grouped: Vec<(&str, &Path, Option<&Report<'_>>)> = servers
         .iter()
         .zip(&reports)
@@ -494,20 +490,43 @@ pub(super) fn base_config(
     Ok(None)
 }
 
-/// A warning for each `[[ignore]]` that matched no change of any server compared (as
-/// ruff's RUF100 reports a `noqa` that suppresses nothing): it can be removed.
-fn unused_ignores(config: &Config, reports: &[&Report<'_>]) {
-    for i in config.ignore.iter().filter(|i| !i.expired) {
+/// The `[[ignore]]` entries that set nothing aside, once every server's comparison is
+/// in `reports`: a warning for each that matched no change of any server compared (as
+/// ruff's RUF100 reports a `noqa` that suppresses nothing), or, with `--prune-ignores`,
+/// those and the expired ones removed from covenant.toml.
+fn idle_ignores(
+    rules: &Rules,
+    config: &Config,
+    settings: &CheckSettings<'_>,
+    reports: Option<&[&Report<'_>]>,
+) -> Result<()> {
+    let Some(reports) = reports.filter(|_| !settings.picked) else {
+        if settings.prune_ignores {
+            super::warn("--prune-ignores removed nothing: not every comparison was made");
+        }
+        return Ok(());
+    };
+    let mut idle = Vec::new();
+    for i in &config.ignore {
         let used = reports
             .iter()
             .any(|r| r.ignored.iter().any(|(c, _)| policy::ignores(i, c)));
-        if !used {
-            super::warn(&format!(
-                "{}: this [[ignore]] ({}) matches no change; remove it",
-                i.origin, i.reason
-            ));
+        match (&i.until, i.expired, used) {
+            (Some(day), true, _) => idle.push((i, format!("it expired on {day}"))),
+            (_, false, false) => idle.push((i, "it matches no change".to_string())),
+            _ => {}
         }
     }
+    if settings.prune_ignores {
+        return super::ignore::prune(config, rules, &idle);
+    }
+    for (i, _) in idle.iter().filter(|(i, _)| !i.expired) {
+        super::warn(&format!(
+            "{}: this [[ignore]] ({}) matches no change; remove it",
+            i.origin, i.reason
+        ));
+    }
+    Ok(())
 }
 
 /// Whether `path` (relative) is in revision `rev`.

@@ -1,12 +1,13 @@
 //! `ignore`: append an `[[ignore]]` entry to covenant.toml, keeping its comments and
 //! layout (toml_edit edits the document as written). The new file is read back as
 //! covenant.toml is read before it is written, so an entry `check` would refuse is
-//! refused here, and nothing is written.
+//! refused here, and nothing is written. `check --prune-ignores` removes entries the
+//! same way (`prune`).
 
 use std::path::PathBuf;
 
 use super::args::IgnoreArgs;
-use crate::config::Config;
+use crate::config::{Config, Ignore};
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
 use crate::rules::Rules;
@@ -114,6 +115,79 @@ fn finish(
         status!("mcp-covenant: the change is reported again after {until} (UTC)");
     }
     Ok(0)
+}
+
+/// `check --prune-ignores`: remove `idle` (entries of `config`'s file, each with why it
+/// goes) from that file, keeping everything else as written, and say so for each. The
+/// file is read again and each entry found where it was (same place, same reason), and
+/// the new text is read back as covenant.toml is read, before anything is written.
+pub(super) fn prune(config: &Config, rules: &Rules, idle: &[(&Ignore, String)]) -> Result<()> {
+    let Some(path) = config.file.as_deref().filter(|_| !idle.is_empty()) else {
+        return Ok(());
+    };
+    let name = path.display().to_string();
+    let text = crate::config::read_text(path)?;
+    let changed = || {
+        Error::new(format!(
+            "{name} changed while it was checked; nothing was pruned (run the check again)"
+        ))
+    };
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|_| changed())?;
+    let mut gone: Vec<usize> = idle.iter().map(|(i, _)| i.index).collect();
+    gone.sort_unstable();
+    gone.dedup();
+    let reason_at = |item: &toml_edit::Item, n: usize| -> Option<String> {
+        let reason = match item {
+            toml_edit::Item::ArrayOfTables(a) => a.get(n)?.get("reason")?.as_str(),
+            toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
+                a.get(n)?.as_inline_table()?.get("reason")?.as_str()
+            }
+            _ => None,
+        };
+        reason.map(str::to_string)
+    };
+    let list = doc.get_mut("ignore").ok_or_else(changed)?;
+    for (i, _) in idle {
+        if reason_at(list, i.index).as_deref() != Some(i.reason.as_str()) {
+            return Err(changed());
+        }
+    }
+    for &n in gone.iter().rev() {
+        match list {
+            toml_edit::Item::ArrayOfTables(a) => {
+                a.remove(n);
+            }
+            toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
+                a.remove(n);
+            }
+            _ => return Err(changed()),
+        }
+    }
+    if list.as_array_of_tables().is_some_and(|a| a.is_empty())
+        || list.as_array().is_some_and(|a| a.is_empty())
+    {
+        doc.remove("ignore");
+    }
+    let new_text = doc.to_string();
+    let lint = LintRules::embedded()?;
+    let parsed = Config::parse(&new_text, &name, rules, &lint).map_err(|e| {
+        Error::new(format!(
+            "{name} would not read back without the entries --prune-ignores removes, so nothing was removed: {}",
+            without_place(e.message(), &name)
+        ))
+    })?;
+    let before = Config::parse(&text, &name, rules, &lint).map_err(|_| changed())?;
+    if parsed.ignore.len() + gone.len() != before.ignore.len() {
+        return Err(changed());
+    }
+    crate::io::write_atomic(path, new_text.as_bytes())?;
+    for (i, why) in idle {
+        super::warn(&format!(
+            "{}: removed this [[ignore]] ({}): {why}",
+            i.origin, i.reason
+        ));
+    }
+    Ok(())
 }
 
 /// `message` without the `FILE:LINE:COLUMN: ` it starts with.

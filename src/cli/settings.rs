@@ -79,6 +79,8 @@ pub(super) struct CheckSettings<'c> {
     pub walk_budget: usize,
     /// `--output`.
     pub output: Option<PathBuf>,
+    /// `--prune-ignores`.
+    pub prune_ignores: bool,
     pub source: LiveSource,
     config: &'c Config,
 }
@@ -105,6 +107,7 @@ impl<'c> CheckSettings<'c> {
             format: args.format.into(),
             walk_budget: args.walk_budget,
             output: args.output,
+            prune_ignores: args.prune_ignores,
             source: args.source,
             config,
         })

@@ -47,6 +47,7 @@ pub(super) fn entry(
     change_ids: &[&str],
     at: At<'_>,
     today: i64,
+    index: usize,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Ignore>> {
     let origin_line = at(entry.span());
@@ -103,6 +104,7 @@ pub(super) fn entry(
         ),
         reason,
         origin: origin_line,
+        index,
         expired: until.as_ref().is_some_and(|(_, day)| today > *day),
         until: until.map(|(text, _)| text),
     }))

@@ -115,8 +115,9 @@ impl Config {
         }
         config.lint = validate::lint_levels(&raw.lint, lint, &change_ids, &at)?;
         globs_bounded(&raw.ignore, &at)?;
-        for entry in &raw.ignore {
-            let entry = ignore::entry(entry, rules, &change_ids, &at, today, &mut config.warnings)?;
+        for (index, entry) in raw.ignore.iter().enumerate() {
+            let warnings = &mut config.warnings;
+            let entry = ignore::entry(entry, rules, &change_ids, &at, today, index, warnings)?;
             config.ignore.extend(entry);
         }
         config.servers = servers::resolve(&raw, &at)?;

@@ -55,6 +55,9 @@ pub struct Ignore {
     pub reason: String,
     /// `covenant.toml:12` — where the entry is, for --verbose.
     pub origin: String,
+    /// Its place among the file's `ignore` entries (0: the first), which
+    /// `check --prune-ignores` removes it by.
+    pub index: usize,
     /// What the entry says (its patterns, fingerprint and `until`), to tell whether
     /// another covenant.toml has the same entry.
     pub(super) identity: String,
@@ -214,9 +217,11 @@ impl Config {
     /// One warning line (without the `warning: ` the command line prints before it)
     /// per `[[ignore]]` entry that no longer applies, and per fingerprint in the old
     /// 48-bit form.
-    pub fn ignore_warnings(&self) -> Vec<String> {
+    /// `with_expired: false` leaves the expired entries out (`check --prune-ignores`
+    /// says it removes them instead).
+    pub fn ignore_warnings(&self, with_expired: bool) -> Vec<String> {
         let mut out = Vec::new();
-        for i in self.expired() {
+        for i in self.expired().filter(|_| with_expired) {
             out.push(format!(
                 "{}: [[ignore]] expired on {} and no longer applies (its reason: {})",
                 i.origin,

@@ -94,3 +94,115 @@ fn an_invalid_until_is_exit_2_with_its_place() {
         );
     }
 }
+
+/// `check --prune-ignores` removes the `[[ignore]]` entries that set nothing aside: one
+/// that matches no change (stale) and one whose `until` has passed (the removal was
+/// agreed), each named with its line; the used entry and the file's comments stay, a
+/// second run changes nothing, and a comparison that could not be made prunes nothing.
+#[test]
+fn prune_ignores_removes_the_entries_that_match_nothing_and_keeps_the_rest() {
+    let d = tmpdir("until-prune");
+    let config = d.join("covenant.toml");
+    let text = r#"# Our gate.
+fail_on = "breaking"
+
+# The SDK fills limit in.
+[[ignore]]
+subject = "tool:search"
+reason = "limit is filled in by the SDK"
+
+[[ignore]]
+subject = "tool:gone"
+reason = "stale"
+
+[[ignore]]
+subject = "tool:legacy"
+reason = "removal agreed"
+until = "2000-01-31"
+
+# The end.
+"#;
+    fs::write(&config, text).unwrap();
+    let prune = |baseline: &Path| {
+        bin()
+            .arg("--config")
+            .arg(&config)
+            .args(["check", "--prune-ignores", "--baseline"])
+            .arg(baseline)
+            .arg("--against")
+            .arg(golden("after.lock"))
+            .output()
+            .unwrap()
+    };
+    // A comparison that cannot be made (exit 2) prunes nothing.
+    let o = prune(&d.join("missing.lock"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&config).unwrap(), text);
+
+    let o = prune(&golden("before.lock"));
+    // tool:legacy's removal is reported again (its entry expired): exit 1.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr_unhinted(&o);
+    let name = config.display();
+    assert!(
+        err.contains(&format!(
+            "warning: {name}:9:1: removed this [[ignore]] (stale): it matches no change"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "warning: {name}:13:1: removed this [[ignore]] (removal agreed): it expired on 2000-01-31"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("matches no change; remove it"), "{err}");
+    let pruned = fs::read_to_string(&config).unwrap();
+    assert_eq!(
+        pruned,
+        r#"# Our gate.
+fail_on = "breaking"
+
+# The SDK fills limit in.
+[[ignore]]
+subject = "tool:search"
+reason = "limit is filled in by the SDK"
+
+# The end.
+"#
+    );
+    // Nothing is left to prune.
+    let o = prune(&golden("before.lock"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("removed this"), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&config).unwrap(), pruned);
+}
+
+/// `--prune-ignores` needs every server's comparison: with `--server` it is refused.
+#[test]
+fn prune_ignores_is_refused_with_server() {
+    let d = tmpdir("until-prune-server");
+    let config = d.join("covenant.toml");
+    fs::write(
+        &config,
+        "[[server]]\nname = \"a\"\ncommand = [\"x\"]\nlockfile = \"a.lock\"\n\n[[server]]\nname = \"b\"\ncommand = [\"x\"]\nlockfile = \"b.lock\"\n",
+    )
+    .unwrap();
+    let o = bin()
+        .arg("--config")
+        .arg(&config)
+        .args(["check", "--prune-ignores", "--server", "a"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr_unhinted(&o);
+    // The command line's own refusal (clap's, as for every conflicting pair): one
+    // `error:` line naming both, then the usage.
+    let first = err.lines().next().unwrap_or_default();
+    assert!(first.starts_with("error: "), "{err}");
+    assert!(
+        first.contains("--prune-ignores") && first.contains("--server"),
+        "{err}"
+    );
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+}
