@@ -223,6 +223,7 @@ fn explain(rules: &Rules, lint_rules: &LintRules, id: &str, config: &str) -> Str
             ),
             _ => format!("\"{id}\" = \"minor\"   # breaking, minor, patch or none"),
         };
+        t.push_str(&self::example(id, false));
         t.push_str(&format!(
             "  Change it in covenant.toml ({config} now):\n      [severity]\n      {example}\n  Accept one change of it instead: `mcp-covenant ignore FINGERPRINT --reason WHY` (`check -v` shows each fingerprint).\n"
         ));
@@ -246,11 +247,83 @@ fn explain(rules: &Rules, lint_rules: &LintRules, id: &str, config: &str) -> Str
             "  Says: {said}\n  Default level {}.\n",
             r.level.word()
         ));
+        t.push_str(&example(id, true));
         t.push_str(&format!(
             "  Change it in covenant.toml ({config} now):\n      [lint]\n      \"{id}\" = \"info\"   # error, warning, info or none\n"
         ));
     }
     t
+}
+
+/// rules/examples.toml: one example per rule id, generated from the golden cases
+/// (tests/it/rule_examples.rs), read only when `rules ID` explains a rule.
+const EXAMPLES: &str = include_str!("../../rules/examples.toml");
+
+#[derive(serde::Deserialize)]
+struct Examples {
+    example: Vec<Example>,
+}
+
+/// A change (or lint finding) of one rule as a golden case reports it, with the
+/// fragment at its path on both sides.
+#[derive(serde::Deserialize)]
+struct Example {
+    id: String,
+    case: String,
+    direction: Option<String>,
+    severity: String,
+    subject: String,
+    path: String,
+    before: Option<String>,
+    after: Option<String>,
+    message: String,
+    witness: Option<String>,
+}
+
+/// `id`'s example, as the lines `rules ID` ends its explanation with.
+fn example(id: &str, lint: bool) -> String {
+    let Ok(all) = toml::from_str::<Examples>(EXAMPLES) else {
+        return String::new();
+    };
+    let Some(e) = all.example.into_iter().find(|e| e.id == id) else {
+        return "  Example: no golden case reports it yet.\n".to_string();
+    };
+    let t = |s: &str| crate::escape::text(s).into_owned();
+    let at = match e.path.as_str() {
+        "" => t(&e.subject),
+        p => format!("{} → {}", t(&e.subject), t(p)),
+    };
+    let mut out = format!("  Example (test case golden/{}), at {at}:\n", t(&e.case));
+    let absent = if lint { "" } else { "absent" };
+    for (side, value) in [("before:", &e.before), ("after: ", &e.after)] {
+        let side = if lint { "lockfile:" } else { side };
+        match value.as_deref() {
+            Some(v) => out.push_str(&format!("      {side} {}\n", t(v))),
+            None if !lint => out.push_str(&format!("      {side} ({absent})\n")),
+            None => {}
+        }
+    }
+    let output = e.direction.as_deref() == Some("output");
+    let place = match e.direction.as_deref() {
+        Some("input") => " in what a caller sends",
+        Some("output") => " in what a caller receives",
+        _ => "",
+    };
+    out.push_str(&format!(
+        "      reported {}{place}: {}\n",
+        t(&e.severity),
+        t(&e.message)
+    ));
+    if let Some(w) = &e.witness {
+        out.push_str(&match output {
+            true => format!(
+                "      e.g. the server may now return {}, which the old schema rejects\n",
+                t(w)
+            ),
+            _ => format!("      e.g. {} was accepted, now rejected\n", t(w)),
+        });
+    }
+    out
 }
 
 /// The comparators as a markdown table (CONTRIBUTING.md's is generated from it).
@@ -449,6 +522,8 @@ mod tests {
             t.contains("\"schema.enum.value.removed\" = { input = \"minor\" }"),
             "{t}"
         );
+        assert!(t.contains("  Example (test case golden/"), "{t}");
+        assert!(t.contains("was accepted, now rejected"), "{t}");
         // Every rule, change or lint: something is said, and no `{value}` blank.
         for id in rules
             .rows
@@ -458,11 +533,27 @@ mod tests {
         {
             let t = explain(&rules, &lint, id, "covenant.toml");
             assert!(t.starts_with(&format!("{id}: a ")), "{t}");
+            assert!(t.contains("  Example"), "{t}");
             for blank in [
                 "{value}", "{before}", "{after}", "{name}", "{field}", "{max}",
             ] {
                 assert!(!t.contains(blank), "{id}: {t}");
             }
+        }
+    }
+
+    /// rules/examples.toml reads, and names only rules that exist.
+    #[test]
+    fn every_example_is_of_a_rule() {
+        let (rules, lint) = (Rules::embedded().unwrap(), LintRules::embedded().unwrap());
+        let all: super::Examples = toml::from_str(super::EXAMPLES).unwrap();
+        assert!(all.example.len() > 250, "{}", all.example.len());
+        for e in &all.example {
+            assert!(
+                rules.rows.iter().any(|r| r.id == e.id) || lint.rows.iter().any(|r| r.id == e.id),
+                "{}",
+                e.id
+            );
         }
     }
 }

@@ -39,6 +39,7 @@ mod readme;
 mod real_servers;
 mod registry;
 mod release_workflow;
+mod rule_examples;
 mod rule_ids;
 mod sarif;
 mod servers;
