@@ -276,6 +276,14 @@ pub struct InitArgs {
     #[arg(long)]
     pub no_capture: bool,
 
+    /// Set up a repository that consumes servers instead of serving one: from the
+    /// packages this agent client config pins (.mcp.json, .cursor/mcp.json,
+    /// .vscode/mcp.json, claude_desktop_config.json), write the workflow that gates a
+    /// pull request moving a pin and reports weekly what each could move to
+    /// (`mcp-covenant upgrade`, the Action's `mode: upgrade`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["no_capture", "http", "command"])]
+    pub from_client: Option<PathBuf>,
+
     #[command(flatten)]
     pub source: LiveSource,
 }

@@ -7,6 +7,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod consumer;
+
 use super::settings::InitSettings;
 use super::source::{capture, Live};
 use crate::config::Config;
@@ -39,6 +41,9 @@ struct Project {
 }
 
 pub(super) fn run(settings: InitSettings, rules: &Rules, lint: &LintRules) -> Result<u8> {
+    if let Some(client) = &settings.from_client {
+        return consumer::run(client, settings.force);
+    }
     let root = Path::new("");
     let project = detect(root)?;
     let server = server(&settings, &project)?;
@@ -139,9 +144,15 @@ fn server(settings: &InitSettings, project: &Project) -> Result<InitServer> {
 /// Where the workflow goes: `.github/workflows/` of `root`, or, for a `package` of a
 /// monorepo, of the repository's root, named for the package.
 fn workflow_path(root: &Path, package: Option<&str>) -> Result<PathBuf> {
-    let Some(p) = package else {
-        return Ok(root.join(reference::WORKFLOW_PATH));
-    };
+    match package {
+        None => Ok(root.join(reference::WORKFLOW_PATH)),
+        Some(p) => package_workflow_path("mcp-covenant", p),
+    }
+}
+
+/// `.github/workflows/STEM-PACKAGE.yml` at the repository's root, for the `package`
+/// directory of a monorepo (its path in the repository).
+fn package_workflow_path(stem: &str, p: &str) -> Result<PathBuf> {
     if p.contains("${{") || p.chars().any(char::is_control) {
         return Err(Error::new(format!(
             "this directory's path in the repository, {}, cannot be written into a workflow (it holds `${{{{` or a control character); run init in a directory with a plain name",
@@ -149,7 +160,7 @@ fn workflow_path(root: &Path, package: Option<&str>) -> Result<PathBuf> {
         )));
     }
     Ok(crate::git::up_to_root()?.join(format!(
-        ".github/workflows/mcp-covenant-{}.yml",
+        ".github/workflows/{stem}-{}.yml",
         p.chars()
             .map(|c| match c {
                 'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '_' | '-' => c,

@@ -206,6 +206,8 @@ pub(super) struct InitSettings {
     pub force: bool,
     /// Write covenant.toml and the workflow only, without capturing the server.
     pub no_capture: bool,
+    /// `--from-client`: the upgrade workflow of a repository that consumes servers.
+    pub from_client: Option<PathBuf>,
     pub source: LiveSource,
 }
 
@@ -216,6 +218,7 @@ impl InitSettings {
             command: (!args.source.command.is_empty()).then(|| args.source.command.clone()),
             force: args.force,
             no_capture: args.no_capture,
+            from_client: args.from_client,
             source: args.source,
         })
     }

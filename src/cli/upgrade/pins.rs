@@ -20,7 +20,7 @@ use crate::registry::version::Semver;
 use crate::registry::{Package, PackageOptions, Registry, Requested};
 
 /// The client configs read when `--from-client` names none, from the project directory.
-pub(super) const CLIENT_CONFIGS: [&str; 4] = [
+pub(in crate::cli) const CLIENT_CONFIGS: [&str; 4] = [
     ".mcp.json",
     ".cursor/mcp.json",
     ".vscode/mcp.json",
@@ -29,7 +29,7 @@ pub(super) const CLIENT_CONFIGS: [&str; 4] = [
 
 /// One server of a file.
 #[derive(Clone, Debug)]
-pub(super) struct Pin {
+pub(in crate::cli) struct Pin {
     /// As the file names it.
     pub name: String,
     /// The file it came from, as given (relative to the project directory).
@@ -38,7 +38,7 @@ pub(super) struct Pin {
 }
 
 #[derive(Clone, Debug)]
-pub(super) enum What {
+pub(in crate::cli) enum What {
     /// A package server: the package (its `requested` is `Latest`: the version is in
     /// `version`), how it is started, and where the version is written.
     Package {
@@ -54,7 +54,7 @@ pub(super) enum What {
 
 /// The version a pin asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Version {
+pub(in crate::cli) enum Version {
     Exact(String),
     /// No version, or `latest`: the newest release, on every start.
     Newest,
@@ -73,7 +73,7 @@ impl Version {
 
 /// Where a pin's version is written.
 #[derive(Clone, Debug)]
-pub(super) enum Place {
+pub(in crate::cli) enum Place {
     /// The `package` of covenant.toml's `[[server]]` of this name.
     Toml,
     /// A JSON string literal: its byte span in the file (quotes included), its value,
@@ -123,7 +123,7 @@ pub(super) fn from_config(config: &Config) -> Vec<Pin> {
 }
 
 /// The servers of a client config's text (`origin` names it in messages).
-pub(super) fn from_client(text: &str, source: &Path) -> Result<Vec<Pin>> {
+pub(in crate::cli) fn from_client(text: &str, source: &Path) -> Result<Vec<Pin>> {
     let origin = source.display().to_string();
     let bad = |e: serde_json::Error| Error::new(format!("{origin}: not a JSON client config: {e}"));
     let top: std::collections::BTreeMap<String, &RawValue> =
