@@ -119,6 +119,8 @@ pub enum Command {
     /// (package.json `bin` or `main`, pyproject.toml `[project.scripts]`). The
     /// ecosystem (npm, pnpm, yarn, bun; uv, pip; cargo; go) is read from the project's
     /// files. Never overwrites without --force: when a file exists, nothing is written.
+    /// With --from-client FILE, a repository that pins others' servers gets the
+    /// workflow that gates moving a pin (`upgrade`) instead.
     Init(InitArgs),
     /// Acknowledge a change: append an [[ignore]] entry to covenant.toml (its comments
     /// and layout kept).

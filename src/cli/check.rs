@@ -108,7 +108,7 @@ pub(super) fn command(
     verbose: bool,
     out: &mut dyn WriteColor,
 ) -> Result<u8> {
-    for w in config.ignore_warnings(!args.prune_ignores) {
+    for w in config.ignore_warnings() {
         super::warn(&w);
     }
     // Compared with a revision: this covenant.toml is held to that revision's, so a pull
@@ -500,9 +500,12 @@ fn idle_ignores(
     settings: &CheckSettings<'_>,
     reports: Option<&[&Report<'_>]>,
 ) -> Result<()> {
-    let Some(reports) = reports.filter(|_| !settings.picked) else {
+    // Every comparison covenant.toml configures was made: not one picked by --server,
+    // nor a server or lockfile of the command line beside [[server]] entries.
+    let all_made = !settings.picked && (settings.servers.is_some() || config.servers.is_empty());
+    let Some(reports) = reports.filter(|_| all_made) else {
         if settings.prune_ignores {
-            super::warn("--prune-ignores removed nothing: not every comparison was made");
+            super::warn("--prune-ignores removed nothing: not every comparison covenant.toml configures was made (a server or lockfile given on the command line, or a comparison that failed), and an [[ignore]] may be for one that was not");
         }
         return Ok(());
     };

@@ -157,9 +157,7 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[(&Ignore, String)]) 
             toml_edit::Item::ArrayOfTables(a) => {
                 a.remove(n);
             }
-            toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
-                a.remove(n);
-            }
+            toml_edit::Item::Value(toml_edit::Value::Array(a)) => remove_inline(a, n),
             _ => return Err(changed()),
         }
     }
@@ -188,6 +186,34 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[(&Ignore, String)]) 
         ));
     }
     Ok(())
+}
+
+/// Element `n` of an inline array removed with its own comment. toml_edit keeps what
+/// follows an element's comma (`{...}, # why`) as the next element's prefix (the last
+/// one's as the array's trailing text): the removed element's prefix, which holds its
+/// predecessor's comment, moves to its successor (or to the end), and its own comment
+/// goes with it.
+fn remove_inline(a: &mut toml_edit::Array, n: usize) {
+    let prefix = a
+        .get(n)
+        .and_then(|v| v.decor().prefix())
+        .and_then(|p| p.as_str())
+        .map(str::to_string);
+    a.remove(n);
+    let Some(prefix) = prefix else { return };
+    match a.get_mut(n) {
+        Some(next) => next.decor_mut().set_prefix(prefix),
+        None => {
+            // The closing bracket keeps its own indentation.
+            let old = a.trailing().as_str().unwrap_or_default().to_string();
+            let indent = old.rfind('\n').map_or("", |o| &old[o + 1..]);
+            let trailing = match prefix.rfind('\n') {
+                Some(p) => format!("{}{indent}", &prefix[..=p]),
+                None => old.clone(),
+            };
+            a.set_trailing(trailing);
+        }
+    }
 }
 
 /// `message` without the `FILE:LINE:COLUMN: ` it starts with.

@@ -274,6 +274,8 @@ struct Example {
     severity: String,
     subject: String,
     path: String,
+    /// Where the fragments are from when not `path` (the schema holding a composition).
+    around: Option<String>,
     before: Option<String>,
     after: Option<String>,
     message: String,
@@ -294,6 +296,12 @@ fn example(id: &str, lint: bool) -> String {
         p => format!("{} → {}", t(&e.subject), t(p)),
     };
     let mut out = format!("  Example (test case golden/{}), at {at}:\n", t(&e.case));
+    if let Some(around) = &e.around {
+        out.push_str(&format!(
+            "      (the schema around it, at {}:)\n",
+            t(around)
+        ));
+    }
     let absent = if lint { "" } else { "absent" };
     for (side, value) in [("before:", &e.before), ("after: ", &e.after)] {
         let side = if lint { "lockfile:" } else { side };

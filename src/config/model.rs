@@ -217,11 +217,9 @@ impl Config {
     /// One warning line (without the `warning: ` the command line prints before it)
     /// per `[[ignore]]` entry that no longer applies, and per fingerprint in the old
     /// 48-bit form.
-    /// `with_expired: false` leaves the expired entries out (`check --prune-ignores`
-    /// says it removes them instead).
-    pub fn ignore_warnings(&self, with_expired: bool) -> Vec<String> {
+    pub fn ignore_warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for i in self.expired().filter(|_| with_expired) {
+        for i in self.expired() {
             out.push(format!(
                 "{}: [[ignore]] expired on {} and no longer applies (its reason: {})",
                 i.origin,

@@ -206,3 +206,55 @@ fn prune_ignores_is_refused_with_server() {
     );
     assert_eq!(err.matches("error:").count(), 1, "{err}");
 }
+
+/// An inline `ignore = [...]` array: the removed entries' comments go with them, the
+/// kept one's stays (toml_edit keeps a comment after a comma as the next element's).
+#[test]
+fn prune_ignores_in_an_inline_array_keeps_the_kept_entrys_comment() {
+    let d = tmpdir("until-prune-inline");
+    let config = d.join("covenant.toml");
+    fs::write(
+        &config,
+        "ignore = [\n  { subject = \"tool:gone\", reason = \"stale\" }, # stale one\n  { subject = \"tool:search\", reason = \"sdk\" }, # used\n  { subject = \"tool:legacy\", reason = \"old\", until = \"2000-01-01\" }, # expired\n]\n",
+    )
+    .unwrap();
+    let o = bin()
+        .arg("--config")
+        .arg(&config)
+        .args(["check", "--prune-ignores", "--baseline"])
+        .arg(golden("before.lock"))
+        .arg("--against")
+        .arg(golden("after.lock"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        "ignore = [\n  { subject = \"tool:search\", reason = \"sdk\" }, # used\n]\n"
+    );
+}
+
+/// With [[server]] entries, a comparison of the command line's lockfiles is not all of
+/// them: an [[ignore]] may be for a server it did not compare, so nothing is removed
+/// (or called unused).
+#[test]
+fn prune_ignores_removes_nothing_when_a_configured_server_was_not_compared() {
+    let d = tmpdir("until-prune-servers");
+    let config = d.join("covenant.toml");
+    let text = "[[server]]\nname = \"a\"\ncommand = [\"x\"]\nlockfile = \"a.lock\"\n\n[[server]]\nname = \"b\"\ncommand = [\"x\"]\nlockfile = \"b.lock\"\n\n[[ignore]]\nsubject = \"tool:gone\"\nreason = \"b's\"\n";
+    fs::write(&config, text).unwrap();
+    let o = bin()
+        .arg("--config")
+        .arg(&config)
+        .args(["check", "--prune-ignores", "--baseline"])
+        .arg(golden("before.lock"))
+        .arg("--against")
+        .arg(golden("after.lock"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("--prune-ignores removed nothing"), "{err}");
+    assert!(!err.contains("matches no change"), "{err}");
+    assert_eq!(fs::read_to_string(&config).unwrap(), text);
+}

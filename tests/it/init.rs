@@ -733,21 +733,34 @@ fn init_from_client_writes_the_upgrade_workflow() {
     let o = run_in(&d, &["init", "--force", "--from-client", "agents/mcp.json"]);
     assert!(exited(&o, 0).contains("kept (unchanged)"), "{}", stderr(&o));
 
-    // .mcp.json, which upgrade reads by itself, with only an npm pin: no args, no uv.
+    // .mcp.json, with only an npm pin: no uv.
     let e = tmpdir("init-from-client-default");
     fs::write(
         e.join(".mcp.json"),
         r#"{"mcpServers": {"ctx": {"command": "npx", "args": ["-y", "@upstash/context7-mcp@2.2.0"]}}}"#,
     )
     .unwrap();
-    exited(&run_in(&e, &["init", "--from-client", ".mcp.json"]), 0);
+    let err = exited(&run_in(&e, &["init", "--from-client", ".mcp.json"]), 0);
+    assert!(err.contains("pins 1 package (npm: 1, PyPI: 0)"), "{err}");
     let text = fs::read_to_string(e.join(".github/workflows/mcp-upgrades.yml")).unwrap();
     parse_workflow(&text);
+    // Named even so: upgrade would also read other client configs, which the setup
+    // was not chosen for.
+    assert!(text.contains("args: --from-client .mcp.json\n"), "{text}");
     assert!(
-        !text.contains("args:") && !text.contains("setup-uv"),
+        !text.contains("setup-uv") && text.contains("setup-node"),
         "{text}"
     );
-    assert!(text.contains("setup-node"), "{text}");
+    // A path the workflow cannot carry is refused, writing nothing.
+    for bad in ["./-x.json", "a b.json", "x#y.json"] {
+        fs::write(e.join(bad.trim_start_matches("./")), "{}").unwrap();
+        let o = run_in(&e, &["init", "--force", "--from-client", bad]);
+        let err = exited(&o, 2);
+        assert!(
+            err.contains("the workflow could not name this file"),
+            "{bad}: {err}"
+        );
+    }
 
     // No package pinned: nothing for upgrade to check.
     let f = tmpdir("init-from-client-none");
@@ -764,6 +777,34 @@ fn init_from_client_writes_the_upgrade_workflow() {
         "{err}"
     );
     assert!(!f.join(".github").exists());
+}
+
+/// In a monorepo directory below a covenant.toml: the workflow goes to the repository's
+/// root, runs in the directory and names the client config (from the covenant.toml's
+/// directory, `upgrade` would not find it).
+#[test]
+fn init_from_client_in_a_monorepo_directory_names_its_file() {
+    let root = tmpdir("init-from-client-monorepo");
+    git_init(&root);
+    fs::write(root.join("covenant.toml"), "fail_on = \"breaking\"\n").unwrap();
+    let pkg = root.join("agents/team a");
+    fs::create_dir_all(&pkg).unwrap();
+    fs::write(
+        pkg.join(".mcp.json"),
+        r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time==2025.7.1"]}}}"#,
+    )
+    .unwrap();
+    exited(&run_in(&pkg, &["init", "--from-client", ".mcp.json"]), 0);
+    let path = root.join(".github/workflows/mcp-upgrades-agents-team-a.yml");
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let w = parse_workflow(&text);
+    let action = &w["jobs"]["upgrade"]["steps"].as_array().unwrap()[2];
+    assert_eq!(
+        action["with"]["working-directory"], "agents/team a",
+        "{text}"
+    );
+    assert_eq!(action["with"]["args"], "--from-client .mcp.json", "{text}");
+    assert_eq!(w["name"], "mcp-upgrades (agents/team a)", "{text}");
 }
 
 /// actionlint's findings for each workflow, as `line:column: kind: message` lines (the

@@ -1,13 +1,16 @@
 //! `init --from-client FILE`: set up a repository that consumes servers instead of
 //! serving one. The packages FILE pins decide the workflow's setup (node for npm pins,
 //! uv for PyPI ones); the workflow runs the Action's `mode: upgrade` on pull requests
-//! (the pins a change moves, gated) and weekly (what each pin could move to). Nothing
-//! else is written: `upgrade` reads the client config itself, and needs no lockfile.
+//! (the pins a change moves, gated) and weekly (what each pin could move to), always
+//! naming FILE (`upgrade` would otherwise read every client config it finds, and
+//! covenant.toml's packages, from the covenant.toml's directory, which in a monorepo may
+//! be above FILE's): what it checks is what the setup was chosen for. Nothing else is
+//! written: `upgrade` reads the client config itself, and needs no lockfile.
 
 use std::path::{Path, PathBuf};
 
 use super::{package_workflow_path, say, write_all};
-use crate::cli::upgrade::pins::{self, What, CLIENT_CONFIGS};
+use crate::cli::upgrade::pins::{self, What};
 use crate::error::{Error, Result};
 use crate::registry::Registry;
 
@@ -15,8 +18,10 @@ use crate::registry::Registry;
 const WORKFLOW: &str = ".github/workflows/mcp-upgrades.yml";
 
 pub(super) fn run(client: &Path, force: bool) -> Result<u8> {
+    let name = client_arg(client)?;
+    let shown = crate::escape::text(&client.display().to_string()).into_owned();
     let text = String::from_utf8(crate::io::read_input(client, "client config")?)
-        .map_err(|_| Error::new(format!("{}: not UTF-8", client.display())))?;
+        .map_err(|_| Error::new(format!("{shown}: not UTF-8")))?;
     let pins = pins::from_client(&text, client)?;
     let mut registries = Vec::new();
     let mut skipped = Vec::new();
@@ -28,11 +33,9 @@ pub(super) fn run(client: &Path, force: bool) -> Result<u8> {
     }
     if registries.is_empty() {
         return Err(Error::new(format!(
-            "{} pins no published package (npx/uvx servers with a version), so `mcp-covenant upgrade` has nothing to check; to gate a server's own interface, run `mcp-covenant init -- COMMAND` in its repository",
-            client.display()
+            "{shown} pins no published package (npx/uvx servers with a version), so `mcp-covenant upgrade` has nothing to check; to gate a server's own interface, run `mcp-covenant init -- COMMAND` in its repository"
         )));
     }
-    let name = client_arg(client)?;
     let package = crate::git::prefix().filter(|p| !p.is_empty());
     let path = match &package {
         Some(p) => package_workflow_path("mcp-upgrades", p)?,
@@ -40,7 +43,7 @@ pub(super) fn run(client: &Path, force: bool) -> Result<u8> {
     };
     let files = vec![(
         path.clone(),
-        workflow(&registries, name.as_deref(), package.as_deref()),
+        workflow(&registries, &name, package.as_deref()),
     )];
     let done = write_all(&files, force).map_err(|e| {
         Error::new(format!(
@@ -56,9 +59,11 @@ pub(super) fn run(client: &Path, force: bool) -> Result<u8> {
     say(&done, &files);
     let count = |r: Registry| registries.iter().filter(|x| **x == r).count();
     status!(
-        "mcp-covenant: {} pins {} packages (npm: {}, PyPI: {}), which the workflow checks",
-        client.display(),
-        registries.len(),
+        "mcp-covenant: {shown} pins {} (npm: {}, PyPI: {}), which the workflow checks",
+        match registries.len() {
+            1 => "1 package".to_string(),
+            n => format!("{n} packages"),
+        },
         count(Registry::Npm),
         count(Registry::Pypi)
     );
@@ -66,42 +71,39 @@ pub(super) fn run(client: &Path, force: bool) -> Result<u8> {
         status!("mcp-covenant: not checked: {}", crate::escape::text(s));
     }
     status!(
-        "next: commit it: `git add {} && git commit -m 'Check MCP server upgrades with mcp-covenant'`; `mcp-covenant upgrade` shows now what each pin could move to",
+        "next: commit it: `git add {} && git commit -m 'Check MCP server upgrades with mcp-covenant'`; `mcp-covenant upgrade --from-client {name}` shows now what each pin could move to",
         crate::cli::shell_word(&path.display().to_string())
     );
     Ok(0)
 }
 
-/// `--from-client FILE` for the workflow's `args`, when `upgrade` would not read the
-/// file by itself (`None`: it is one of the client configs it looks for). The Action
-/// splits `args` on white space and the workflow must not evaluate it: such a path is
-/// refused.
-fn client_arg(client: &Path) -> Result<Option<String>> {
+/// FILE as the workflow's `args` give it to `--from-client`. The Action splits `args`
+/// on white space and the workflow must not evaluate it, so a path with white space,
+/// quotes, `#`, `:` or `${{`, an absolute one or one that reads as a flag is refused.
+fn client_arg(client: &Path) -> Result<String> {
     let plain: PathBuf = client
         .components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .collect();
     let text = plain.to_str().unwrap_or_default();
-    if CLIENT_CONFIGS.contains(&text) {
-        return Ok(None);
-    }
     if text.is_empty()
         || plain.is_absolute()
+        || text.starts_with('-')
         || text.contains("${{")
         || text.contains(['\'', '"', '#', ':'])
         || text.chars().any(|c| c.is_whitespace() || c.is_control())
     {
         return Err(Error::new(format!(
-            "{}: the workflow could not name this file (give a path relative to the project, without spaces, quotes, `#`, `:` or `${{{{`), or move it to .mcp.json, which `upgrade` reads by itself",
+            "{}: the workflow could not name this file (give a path relative to the project, not starting with `-`, without spaces, quotes, `#`, `:` or `${{{{`)",
             crate::escape::text(&client.display().to_string())
         )));
     }
-    Ok(Some(text.to_string()))
+    Ok(text.to_string())
 }
 
-/// The workflow for pins of `registries`, naming the client config when `upgrade` would
-/// not find it, running in `package` (a monorepo's directory) when given.
-fn workflow(registries: &[Registry], client: Option<&str>, package: Option<&str>) -> String {
+/// The workflow for pins of `registries` in the client config `client`, running in
+/// `package` (a monorepo's directory) when given.
+fn workflow(registries: &[Registry], client: &str, package: Option<&str>) -> String {
     let mut setup = String::new();
     if registries.contains(&Registry::Npm) {
         setup.push_str(
@@ -114,10 +116,7 @@ fn workflow(registries: &[Registry], client: Option<&str>, package: Option<&str>
         );
     }
     let quoted = |s: &str| format!("'{}'", s.replace('\'', "''"));
-    let mut with = String::new();
-    if let Some(c) = client {
-        with.push_str(&format!("          args: --from-client {c}\n"));
-    }
+    let mut with = format!("          args: --from-client {client}\n");
     if let Some(p) = package {
         with.push_str(&format!("          working-directory: {}\n", quoted(p)));
     }

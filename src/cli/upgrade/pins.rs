@@ -20,7 +20,7 @@ use crate::registry::version::Semver;
 use crate::registry::{Package, PackageOptions, Registry, Requested};
 
 /// The client configs read when `--from-client` names none, from the project directory.
-pub(in crate::cli) const CLIENT_CONFIGS: [&str; 4] = [
+pub(super) const CLIENT_CONFIGS: [&str; 4] = [
     ".mcp.json",
     ".cursor/mcp.json",
     ".vscode/mcp.json",
