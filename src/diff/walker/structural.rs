@@ -356,7 +356,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         };
         self.overlap_budget = left;
         let roots = self.roots;
-        for x in crate::diff::witness::overlap_candidates(roots, a, b, list) {
+        for x in crate::diff::witness::overlap::overlap_candidates(roots, a, b, list) {
             let Some(left) = self.overlap_budget.checked_sub(cost) else {
                 return;
             };

@@ -4,9 +4,12 @@
 
 use serde_json::Value;
 
-use super::MAX_CANDIDATES;
 use crate::diff::walker::resolve;
 use crate::schema::pattern::{Pattern, MAX_INCLUSION_STEPS};
+
+/// Candidates tried per change, and validator steps per candidate: a witness is a
+/// convenience, never a reason for a slow or unbounded check.
+pub(super) const MAX_CANDIDATES: usize = 400;
 
 /// Builds the candidates for one change: the roots of the source (0) and the target
 /// (1), and how many nodes it has made candidates for (bounded by `MAX_CANDIDATES`).
