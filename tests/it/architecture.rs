@@ -934,7 +934,6 @@ fn functions(code: &str) -> Vec<(String, usize, usize)> {
 #[test]
 fn no_function_is_over_120_lines() {
     let exceptions: BTreeSet<(&str, &str)> = [
-        ("diff/witness/instance.rs", "embed"),
         ("diff/witness/mod.rs", "attach"),
     ]
     .into();
