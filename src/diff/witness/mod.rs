@@ -90,23 +90,22 @@ pub(crate) fn attach(
 ) {
     let empty = Value::Object(Map::new());
     let (a, b) = (before.unwrap_or(&empty), after.unwrap_or(&empty));
+    let field = Field {
+        rules,
+        name: field,
+        form,
+        a,
+        b,
+    };
     // Undoing a change copies the new schema: that copy is charged to the same budget,
     // one step per node, so thousands of changes in one huge schema stay bounded.
     let mut copy_cost = None;
-    let segs_of = |change: &Change| -> Option<Vec<Seg>> {
-        let mut segs = after_field(change, field)?.to_vec();
-        // A list of named arguments is compared as an object schema's properties.
-        if form == Form::Arguments && !segs.is_empty() {
-            segs.insert(0, Seg::Name("properties".into()));
-        }
-        Some(segs)
-    };
     for i in 0..changes.len() {
         let change = &changes[i];
         if change.severity != Severity::Breaking {
             continue;
         }
-        let (Some(direction), Some(segs)) = (change.direction, segs_of(change)) else {
+        let (Some(direction), Some(segs)) = (change.direction, field.segs_of(change)) else {
             continue;
         };
         let Some(rule) = rules.rows.get(change.rule) else {
@@ -156,35 +155,7 @@ pub(crate) fn attach(
             // none: a witness that another change of this field, undone alone on its
             // own node, explains is that change's, and says so.
             Search::Found(w) if !checked => {
-                let mut by = None;
-                let mut tried = 0;
-                for (j, other) in changes.iter().enumerate() {
-                    if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
-                        continue;
-                    }
-                    let Some(other_segs) = segs_of(other) else {
-                        continue;
-                    };
-                    // A change above or below this one is part of it.
-                    if other.direction != Some(direction)
-                        || other_segs.starts_with(&segs)
-                        || segs.starts_with(&other_segs)
-                    {
-                        continue;
-                    }
-                    let undone = rules.rows.get(other.rule).and_then(|row| {
-                        revert_exact(row, a, b, &other_segs, (&other.before, &other.after))
-                    });
-                    let Some((undone, true)) = undone else {
-                        continue;
-                    };
-                    tried += 1;
-                    *budget -= cost;
-                    if validate_counted(&undone, &w, budget) == Some(expect) {
-                        by = Some(other.fingerprint.clone());
-                        break;
-                    }
-                }
+                let by = field.explained_by(changes, i, &segs, &w, (expect, cost), budget);
                 (Some(w), by, None)
             }
             Search::Found(w) => (Some(w), None, None),
@@ -192,26 +163,9 @@ pub(crate) fn attach(
                 // The other change that rejects it: undone too (on top of this one),
                 // the new schema judges it as the old one does.
                 let undone_here = reverted.as_ref().unwrap_or(b);
-                let mut by = None;
-                let mut tried = 0;
-                for (j, other) in changes.iter().enumerate() {
-                    if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
-                        continue;
-                    }
-                    let undone = segs_of(other).and_then(|segs| {
-                        let row = rules.rows.get(other.rule)?;
-                        revert(row, a, undone_here, &segs, (&other.before, &other.after))
-                    });
-                    let Some(undone) = undone else { continue };
-                    tried += 1;
-                    *budget -= cost;
-                    if validate_counted(&undone, &w, budget) == Some(expect) {
-                        by = Some(other.fingerprint.clone());
-                        break;
-                    }
-                }
+                let by = field.rejected_by(changes, i, undone_here, &w, (expect, cost), budget);
                 match by {
-                    Some(f) => (Some(w), Some(f), None),
+                    Some(by) => (Some(w), Some(by), None),
                     None if *budget == 0 => (None, None, Some(Absent::Budget)),
                     None => (None, None, Some(Absent::NoSpecific)),
                 }
@@ -227,6 +181,116 @@ pub(crate) fn attach(
         change.witness = witness;
         change.shared_with = shared_with;
         change.witness_absent = absent;
+    }
+}
+
+/// One schema field's changes as `attach` reads them: the rules that name them, the
+/// field (`inputSchema`) and its form, and its two schemas compared, `a` → `b`.
+struct Field<'f> {
+    rules: &'f Rules,
+    name: &'f str,
+    form: Form,
+    a: &'f Value,
+    b: &'f Value,
+}
+
+impl Field<'_> {
+    /// The segments of `change`'s path inside the field's schema.
+    fn segs_of(&self, change: &Change) -> Option<Vec<Seg>> {
+        let mut segs = after_field(change, self.name)?.to_vec();
+        // A list of named arguments is compared as an object schema's properties.
+        if self.form == Form::Arguments && !segs.is_empty() {
+            segs.insert(0, Seg::Name("properties".into()));
+        }
+        Some(segs)
+    }
+
+    /// For a witness `w` of change `i` (at `segs`) checked only against an undo wider
+    /// than this change (a whole union), or none: the fingerprint of another change of
+    /// this field that, undone alone on its own node, explains it (the new schema with
+    /// it undone says `expect` of `w`). At most `MAX_SIBLINGS` tried, each charged `cost`.
+    fn explained_by(
+        &self,
+        changes: &[Change],
+        i: usize,
+        segs: &[Seg],
+        w: &Value,
+        (expect, cost): (Truth, usize),
+        budget: &mut usize,
+    ) -> Option<String> {
+        let direction = changes[i].direction;
+        let mut tried = 0;
+        for (j, other) in changes.iter().enumerate() {
+            if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
+                continue;
+            }
+            let Some(other_segs) = self.segs_of(other) else {
+                continue;
+            };
+            // A change above or below this one is part of it.
+            if other.direction != direction
+                || other_segs.starts_with(segs)
+                || segs.starts_with(&other_segs)
+            {
+                continue;
+            }
+            let undone = self.rules.rows.get(other.rule).and_then(|row| {
+                revert_exact(
+                    row,
+                    self.a,
+                    self.b,
+                    &other_segs,
+                    (&other.before, &other.after),
+                )
+            });
+            let Some((undone, true)) = undone else {
+                continue;
+            };
+            tried += 1;
+            *budget -= cost;
+            if validate_counted(&undone, w, budget) == Some(expect) {
+                return Some(other.fingerprint.clone());
+            }
+        }
+        None
+    }
+
+    /// For a witness `w` of change `i` borrowed from another change (one that rejects
+    /// it too): the fingerprint of the change that, undone on top of this one
+    /// (`undone_here`), makes the new schema say `expect` of `w`. At most
+    /// `MAX_SIBLINGS` tried, each charged `cost`.
+    fn rejected_by(
+        &self,
+        changes: &[Change],
+        i: usize,
+        undone_here: &Value,
+        w: &Value,
+        (expect, cost): (Truth, usize),
+        budget: &mut usize,
+    ) -> Option<String> {
+        let mut tried = 0;
+        for (j, other) in changes.iter().enumerate() {
+            if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
+                continue;
+            }
+            let undone = self.segs_of(other).and_then(|segs| {
+                let row = self.rules.rows.get(other.rule)?;
+                revert(
+                    row,
+                    self.a,
+                    undone_here,
+                    &segs,
+                    (&other.before, &other.after),
+                )
+            });
+            let Some(undone) = undone else { continue };
+            tried += 1;
+            *budget -= cost;
+            if validate_counted(&undone, w, budget) == Some(expect) {
+                return Some(other.fingerprint.clone());
+            }
+        }
+        None
     }
 }
 
