@@ -24,127 +24,16 @@ pub(crate) fn events<'e>(
     if a == b {
         return Some(Vec::new());
     }
-    let presence = |a: Option<&Value>, b: Option<&Value>| -> Option<Vec<Event<'e>>> {
-        match (a, b) {
-            (None, Some(_)) => Some(vec![Event::new("added").values(a, b)]),
-            (Some(_), None) => Some(vec![Event::new("removed").values(a, b)]),
-            _ => None,
-        }
-    };
     match comparator {
         Comparator::Presence => presence(a, b).or(Some(Vec::new())),
-        Comparator::Text | Comparator::Value => {
-            if comparator == Comparator::Text
-                && !(a.is_none_or(Value::is_string) && b.is_none_or(Value::is_string))
-            {
-                return None;
-            }
-            presence(a, b).or_else(|| Some(vec![Event::new("changed").values(a, b)]))
-        }
-        Comparator::Number => {
-            if let Some(evs) = presence(a, b) {
-                return Some(evs);
-            }
-            let (x, y) = (a?.as_f64()?, b?.as_f64()?);
-            let event = if y > x {
-                "increased"
-            } else if y < x {
-                "decreased"
-            } else {
-                // 5 vs 5.0: the same bound written differently.
-                return Some(Vec::new());
-            };
-            Some(vec![Event::new(event).values(a, b)])
-        }
-        Comparator::Bool => {
-            let flag = |v: Option<&Value>| match v {
-                None => Some(false),
-                Some(v) => v.as_bool(),
-            };
-            match (flag(a)?, flag(b)?) {
-                (false, true) => Some(vec![Event::new("to_true").values(a, b)]),
-                (true, false) => Some(vec![Event::new("to_false").values(a, b)]),
-                _ => Some(Vec::new()),
-            }
-        }
-        Comparator::Values => {
-            if let Some(evs) = presence(a, b) {
-                return Some(evs);
-            }
-            let (xs, ys) = (a?.as_array()?, b?.as_array()?);
-            let key = |v: &Value| serde_json::to_string(v).unwrap_or_default();
-            let in_a: HashSet<String> = xs.iter().map(key).collect();
-            let in_b: HashSet<String> = ys.iter().map(key).collect();
-            let mut out = Vec::new();
-            for x in xs {
-                if !in_b.contains(&key(x)) {
-                    let mut ev = Event::new("value_removed");
-                    ev.value = Some(x.clone());
-                    out.push(ev);
-                }
-            }
-            for y in ys {
-                if !in_a.contains(&key(y)) {
-                    let mut ev = Event::new("value_added");
-                    ev.value = Some(y.clone());
-                    out.push(ev);
-                }
-            }
-            Some(out)
-        }
-        Comparator::Typeset => {
-            let (x, y) = (TypeSet::parse(a)?, TypeSet::parse(b)?);
-            let event = match (x.within(&y), y.within(&x)) {
-                (true, true) => return Some(Vec::new()),
-                (false, true) => "narrowed",
-                (true, false) => "widened",
-                (false, false) => "changed",
-            };
-            Some(vec![Event::new(event).values(a, b)])
-        }
-        Comparator::Divisor => {
-            if let Some(evs) = presence(a, b) {
-                return Some(evs);
-            }
-            let (x, y) = (a?.as_f64()?, b?.as_f64()?);
-            let multiple = |n: f64, d: f64| d != 0.0 && ((n / d) - (n / d).round()).abs() < 1e-9;
-            let event = if multiple(y, x) {
-                "tightened"
-            } else if multiple(x, y) {
-                "loosened"
-            } else {
-                "changed"
-            };
-            Some(vec![Event::new(event).values(a, b)])
-        }
-        Comparator::Format => {
-            if let Some(evs) = presence(a, b) {
-                return Some(evs);
-            }
-            let (x, y) = (a?.as_str()?, b?.as_str()?);
-            let event = if format_within(x, y) {
-                "widened"
-            } else if format_within(y, x) {
-                "narrowed"
-            } else {
-                "changed"
-            };
-            Some(vec![Event::new(event).values(a, b)])
-        }
-        Comparator::Pattern => {
-            if let Some(evs) = presence(a, b) {
-                return Some(evs);
-            }
-            let (x, y) = (a?.as_str()?, b?.as_str()?);
-            let event = match pattern::relation(x, y) {
-                Relation::Equal => "rewritten",
-                Relation::Wider(_) => "widened",
-                Relation::Narrower(_) => "narrowed",
-                Relation::Neither(..) => "changed",
-                Relation::Unknown => "undecided",
-            };
-            Some(vec![Event::new(event).values(a, b)])
-        }
+        Comparator::Text | Comparator::Value => texts(comparator, a, b),
+        Comparator::Number => numbers(a, b),
+        Comparator::Bool => bools(a, b),
+        Comparator::Values => value_sets(a, b),
+        Comparator::Typeset => typesets(a, b),
+        Comparator::Divisor => divisors(a, b),
+        Comparator::Format => formats(a, b),
+        Comparator::Pattern => patterns(a, b),
         Comparator::Unhandled => Some(vec![Event::new("changed").values(a, b)]),
         // Structural comparators are the walker's; they never reach here.
         Comparator::Fields
@@ -155,6 +44,148 @@ pub(crate) fn events<'e>(
         | Comparator::Subschema
         | Comparator::Entries => None,
     }
+}
+
+/// `added` or `removed` when one side is absent; `None` when both are there.
+fn presence<'e>(a: Option<&Value>, b: Option<&Value>) -> Option<Vec<Event<'e>>> {
+    match (a, b) {
+        (None, Some(_)) => Some(vec![Event::new("added").values(a, b)]),
+        (Some(_), None) => Some(vec![Event::new("removed").values(a, b)]),
+        _ => None,
+    }
+}
+
+/// `Text` (strings only) and `Value`: any difference is `changed`.
+fn texts<'e>(
+    comparator: Comparator,
+    a: Option<&Value>,
+    b: Option<&Value>,
+) -> Option<Vec<Event<'e>>> {
+    if comparator == Comparator::Text
+        && !(a.is_none_or(Value::is_string) && b.is_none_or(Value::is_string))
+    {
+        return None;
+    }
+    presence(a, b).or_else(|| Some(vec![Event::new("changed").values(a, b)]))
+}
+
+/// `Number`: a bound `increased` or `decreased`.
+fn numbers<'e>(a: Option<&Value>, b: Option<&Value>) -> Option<Vec<Event<'e>>> {
+    if let Some(evs) = presence(a, b) {
+        return Some(evs);
+    }
+    let (x, y) = (a?.as_f64()?, b?.as_f64()?);
+    let event = if y > x {
+        "increased"
+    } else if y < x {
+        "decreased"
+    } else {
+        // 5 vs 5.0: the same bound written differently.
+        return Some(Vec::new());
+    };
+    Some(vec![Event::new(event).values(a, b)])
+}
+
+/// `Bool`: a flag (absent is false) turned `to_true` or `to_false`.
+fn bools<'e>(a: Option<&Value>, b: Option<&Value>) -> Option<Vec<Event<'e>>> {
+    let flag = |v: Option<&Value>| match v {
+        None => Some(false),
+        Some(v) => v.as_bool(),
+    };
+    match (flag(a)?, flag(b)?) {
+        (false, true) => Some(vec![Event::new("to_true").values(a, b)]),
+        (true, false) => Some(vec![Event::new("to_false").values(a, b)]),
+        _ => Some(Vec::new()),
+    }
+}
+
+/// `Values`: each value of a list `value_removed` or `value_added`.
+fn value_sets<'e>(a: Option<&Value>, b: Option<&Value>) -> Option<Vec<Event<'e>>> {
+    if let Some(evs) = presence(a, b) {
+        return Some(evs);
+    }
+    let (xs, ys) = (a?.as_array()?, b?.as_array()?);
+    let key = |v: &Value| serde_json::to_string(v).unwrap_or_default();
+    let in_a: HashSet<String> = xs.iter().map(key).collect();
+    let in_b: HashSet<String> = ys.iter().map(key).collect();
+    let mut out = Vec::new();
+    for x in xs {
+        if !in_b.contains(&key(x)) {
+            let mut ev = Event::new("value_removed");
+            ev.value = Some(x.clone());
+            out.push(ev);
+        }
+    }
+    for y in ys {
+        if !in_a.contains(&key(y)) {
+            let mut ev = Event::new("value_added");
+            ev.value = Some(y.clone());
+            out.push(ev);
+        }
+    }
+    Some(out)
+}
+
+/// `Typeset`: the set of types `narrowed`, `widened` or `changed`.
+fn typesets<'e>(a: Option<&Value>, b: Option<&Value>) -> Option<Vec<Event<'e>>> {
+    let (x, y) = (TypeSet::parse(a)?, TypeSet::parse(b)?);
+    let event = match (x.within(&y), y.within(&x)) {
+        (true, true) => return Some(Vec::new()),
+        (false, true) => "narrowed",
+        (true, false) => "widened",
+        (false, false) => "changed",
+    };
+    Some(vec![Event::new(event).values(a, b)])
+}
+
+/// `Divisor`: a `multipleOf` `tightened` (a multiple of the old) or `loosened`.
+fn divisors<'e>(a: Option<&Value>, b: Option<&Value>) -> Option<Vec<Event<'e>>> {
+    if let Some(evs) = presence(a, b) {
+        return Some(evs);
+    }
+    let (x, y) = (a?.as_f64()?, b?.as_f64()?);
+    let multiple = |n: f64, d: f64| d != 0.0 && ((n / d) - (n / d).round()).abs() < 1e-9;
+    let event = if multiple(y, x) {
+        "tightened"
+    } else if multiple(x, y) {
+        "loosened"
+    } else {
+        "changed"
+    };
+    Some(vec![Event::new(event).values(a, b)])
+}
+
+/// `Format`: a format `widened` or `narrowed` by the formats one contains.
+fn formats<'e>(a: Option<&Value>, b: Option<&Value>) -> Option<Vec<Event<'e>>> {
+    if let Some(evs) = presence(a, b) {
+        return Some(evs);
+    }
+    let (x, y) = (a?.as_str()?, b?.as_str()?);
+    let event = if format_within(x, y) {
+        "widened"
+    } else if format_within(y, x) {
+        "narrowed"
+    } else {
+        "changed"
+    };
+    Some(vec![Event::new(event).values(a, b)])
+}
+
+/// `Pattern`: a regex `rewritten`, `widened`, `narrowed`, `changed` or `undecided`, by
+/// the languages the two accept.
+fn patterns<'e>(a: Option<&Value>, b: Option<&Value>) -> Option<Vec<Event<'e>>> {
+    if let Some(evs) = presence(a, b) {
+        return Some(evs);
+    }
+    let (x, y) = (a?.as_str()?, b?.as_str()?);
+    let event = match pattern::relation(x, y) {
+        Relation::Equal => "rewritten",
+        Relation::Wider(_) => "widened",
+        Relation::Narrower(_) => "narrowed",
+        Relation::Neither(..) => "changed",
+        Relation::Unknown => "undecided",
+    };
+    Some(vec![Event::new(event).values(a, b)])
 }
 
 /// Every string valid in `format` `small` is also valid in `big` (the 2020-12 format

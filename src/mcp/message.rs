@@ -273,7 +273,7 @@ enum Part {
 impl Part {
     /// How the field `key` of an object read as `self` is read; `None`: skipped.
     fn field(self, key: &str) -> Option<Part> {
-        let gates_a_list = || super::session::LISTS.iter().any(|(_, c, _)| *c == key);
+        let gates_a_list = || super::fields::LISTS.iter().any(|(_, c, _)| *c == key);
         match (self, key) {
             (Part::Error, "code") => Some(Part::Kept),
             (Part::Error, "message") => Some(Part::Text),
@@ -285,7 +285,7 @@ impl Part {
             (Part::Result, "contents") => Some(Part::Contents),
             (Part::Capabilities, _) if gates_a_list() => Some(Part::Kept),
             (Part::Identity, "name" | "title" | "version") => Some(Part::Kept),
-            (Part::Meta, super::session::SERVER_INFO_META) => Some(Part::Identity),
+            (Part::Meta, super::fields::SERVER_INFO_META) => Some(Part::Identity),
             (Part::Content, "uri" | "name" | "title" | "description" | "mimeType") => {
                 Some(Part::Kept)
             }

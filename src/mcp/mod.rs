@@ -7,6 +7,7 @@
 //! MCP Apps `ui://` templates tools name and `resources/list` leaves out (`apps`).
 
 pub mod apps;
+mod fields;
 pub mod message;
 pub mod session;
 pub mod stdio;

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
+use super::fields::{LISTS, SERVER_INFO_META};
 use super::message::Listed;
 use super::{
     CaptureOptions, Captured, Outgoing, Protocol, Transport, LEGACY_VERSIONS, MODERN_VERSIONS,
@@ -33,14 +34,6 @@ const MAX_CURSOR: usize = 4096;
 fn max_pages_bytes() -> u64 {
     crate::io::max_read_bytes()
 }
-
-/// The lists we read: method, capability that gates it, result field.
-pub(super) const LISTS: &[(&str, &str, &str)] = &[
-    ("tools/list", "tools", "tools"),
-    ("resources/list", "resources", "resources"),
-    ("resources/templates/list", "resources", "resourceTemplates"),
-    ("prompts/list", "prompts", "prompts"),
-];
 
 pub struct Session<'t> {
     transport: &'t mut dyn Transport,
@@ -93,9 +86,6 @@ fn identity_of(result: &Value) -> Option<&Value> {
         .filter(|v| v.is_object())
         .or_else(|| result.get("serverInfo").filter(|v| v.is_object()))
 }
-
-/// Where the 2026-07-28 schema puts the server's `Implementation`.
-pub(super) const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
 /// JSON-RPC "method not found".
 const METHOD_NOT_FOUND: i64 = -32601;

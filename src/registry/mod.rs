@@ -28,7 +28,8 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 use crate::notice::Notices;
 
-pub use self::spec::{Package, Registry, Requested};
+pub use self::spec::{Package, Requested};
+pub use self::version::Registry;
 
 /// How a package server is installed and started (the `[[server]]` keys beside
 /// `package`).

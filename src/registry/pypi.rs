@@ -93,16 +93,6 @@ pub(super) fn install(
     Ok(vec![path.to_string_lossy().into_owned()])
 }
 
-/// The interpreter to make the environment with: `python3.12` for `python = "3.12"`,
-/// else `python3` (or `python` where there is no `python3`).
-pub(super) fn interpreter(opts: &PackageOptions) -> String {
-    match &opts.python {
-        Some(v) => format!("python{v}"),
-        None if !tool::on_path("python3") && tool::on_path("python") => "python".into(),
-        None => "python3".into(),
-    }
-}
-
 /// The commands that make the environment and install `requirement` into it: wheels
 /// only (`--only-binary :all:`) unless the server allows source distributions, since
 /// building one runs the package's own build backend.
@@ -127,7 +117,7 @@ fn argv(
         )
     } else {
         (
-            s(&[&interpreter(opts), "-m", "venv", "--", &d]),
+            s(&[&tool::interpreter(opts), "-m", "venv", "--", &d]),
             s(&[
                 &python,
                 "-m",

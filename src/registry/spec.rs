@@ -4,22 +4,8 @@
 
 use std::fmt;
 
+use super::version::{Pep440, Registry, Semver};
 use crate::error::{Error, Result};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Registry {
-    Npm,
-    Pypi,
-}
-
-impl Registry {
-    pub fn word(self) -> &'static str {
-        match self {
-            Registry::Npm => "npm",
-            Registry::Pypi => "pypi",
-        }
-    }
-}
 
 /// Which release: one exact version, or the newest.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -189,7 +175,7 @@ fn check_pypi_name(name: &str) -> std::result::Result<(), String> {
 /// of a path.
 pub fn check_version(registry: Registry, v: &str) -> std::result::Result<(), String> {
     let ok = match registry {
-        Registry::Npm => crate::registry::version::Semver::parse(v).is_some(),
+        Registry::Npm => Semver::parse(v).is_some(),
         Registry::Pypi => {
             v.len() <= 64
                 && v.as_bytes().first().is_some_and(u8::is_ascii_digit)
@@ -197,7 +183,7 @@ pub fn check_version(registry: Registry, v: &str) -> std::result::Result<(), Str
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'!' | b'-' | b'_'))
                 && v.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric)
                 && !v.contains("..")
-                && crate::registry::version::Pep440::parse(v).is_some()
+                && Pep440::parse(v).is_some()
         }
     };
     if ok {

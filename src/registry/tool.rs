@@ -78,7 +78,7 @@ pub(super) fn interpreter_version(
 ) -> String {
     let program = match registry {
         super::Registry::Npm => "node".to_string(),
-        super::Registry::Pypi => super::pypi::interpreter(opts),
+        super::Registry::Pypi => interpreter(opts),
     };
     let argv = [program, "--version".to_string()];
     let quiet = Notices::new(|_| {});
@@ -86,6 +86,16 @@ pub(super) fn interpreter_version(
     run_within(&argv, &cwd, "interpreter", &quiet, Duration::from_secs(30))
         .map(|out| out.trim().chars().take(200).collect())
         .unwrap_or_default()
+}
+
+/// The interpreter a PyPI package's environment is made with: `python3.12` for
+/// `python = "3.12"`, else `python3` (or `python` where there is no `python3`).
+pub(super) fn interpreter(opts: &super::PackageOptions) -> String {
+    match &opts.python {
+        Some(v) => format!("python{v}"),
+        None if !on_path("python3") && on_path("python") => "python".into(),
+        None => "python3".into(),
+    }
 }
 
 /// Whether `program` can be found on PATH.

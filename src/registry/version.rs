@@ -5,7 +5,21 @@
 
 use std::cmp::Ordering;
 
-use super::Registry;
+/// A package registry, whose versions order by its own grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Registry {
+    Npm,
+    Pypi,
+}
+
+impl Registry {
+    pub fn word(self) -> &'static str {
+        match self {
+            Registry::Npm => "npm",
+            Registry::Pypi => "pypi",
+        }
+    }
+}
 
 /// A semver version (`1.2.3`, `1.2.3-beta.1`, `+build` ignored in ordering).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -356,7 +356,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         };
         self.overlap_budget = left;
         let roots = self.roots;
-        for x in crate::diff::witness::overlap_candidates(roots, a, b, list) {
+        for x in crate::diff::witness::overlap::overlap_candidates(roots, a, b, list) {
             let Some(left) = self.overlap_budget.checked_sub(cost) else {
                 return;
             };
@@ -803,7 +803,6 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
         for (j, y) in ys.iter().enumerate() {
             match pair_of_b[j] {
                 Some(i) => {
-                    let since = Rc::new(std::cell::Cell::new(0));
                     let bracketed = bracket(i, j);
                     let mark = match &covering {
                         _ if bracketed => Some(Mark::OneOf),
@@ -814,22 +813,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         None => None,
                     };
                     let here = self.trails.extend(under_b, &fy[j].0);
-                    let marker = |opening: bool, mark: Mark<'v>| Task {
-                        a: None,
-                        b: None,
-                        path: here,
-                        flat: false,
-                        chain: None,
-                        values_only: [false, false],
-                        after_variant: Some((since.clone(), opening, mark)),
-                    };
-                    if let Some(mark) = &mark {
-                        self.work.push(marker(false, mark.clone()));
-                    }
-                    self.push(Some(xs[i]), Some(y), here, chain);
-                    if let Some(mark) = mark {
-                        self.work.push(marker(true, mark));
-                    }
+                    self.push_variant(xs[i], y, here, chain, mark);
                 }
                 None => {
                     // Accepted before by an old variant: the union gains no value.
@@ -860,6 +844,36 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             let (class, ev) = membership(&fx[i], self.roots[0], &rx, "variant_removed");
             let here = self.trails.extend(under_a, &fx[i].0);
             self.classify(class, here, ev);
+        }
+    }
+
+    /// Compares the paired variants `a` and `b` at `here`, bracketed by `mark` when there
+    /// is one: an opening marker popped just before the variant's subtree and a closing
+    /// one popped just after it (`Task::after_variant`).
+    fn push_variant(
+        &mut self,
+        a: &'v Value,
+        b: &'v Value,
+        here: Trail,
+        chain: &Option<Rc<Chain>>,
+        mark: Option<Mark<'v>>,
+    ) {
+        let since = Rc::new(std::cell::Cell::new(0));
+        let marker = |opening: bool, mark: Mark<'v>| Task {
+            a: None,
+            b: None,
+            path: here,
+            flat: false,
+            chain: None,
+            values_only: [false, false],
+            after_variant: Some((since.clone(), opening, mark)),
+        };
+        if let Some(mark) = &mark {
+            self.work.push(marker(false, mark.clone()));
+        }
+        self.push(Some(a), Some(b), here, chain);
+        if let Some(mark) = mark {
+            self.work.push(marker(true, mark));
         }
     }
 

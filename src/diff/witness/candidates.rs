@@ -2,11 +2,14 @@
 //! the target's edges (its bounds, the values it lacks, the properties it does not
 //! know, the positions it no longer has).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::MAX_CANDIDATES;
 use crate::diff::walker::resolve;
 use crate::schema::pattern::{Pattern, MAX_INCLUSION_STEPS};
+
+/// Candidates tried per change, and validator steps per candidate: a witness is a
+/// convenience, never a reason for a slow or unbounded check.
+pub(super) const MAX_CANDIDATES: usize = 400;
 
 /// Builds the candidates for one change: the roots of the source (0) and the target
 /// (1), and how many nodes it has made candidates for (bounded by `MAX_CANDIDATES`).
@@ -276,85 +279,34 @@ impl<'a> Gen<'a> {
         let base = self.minimal(src, depth);
         let base = base.as_object().cloned().unwrap_or_default();
         let mut out = vec![Value::Object(base.clone())];
-        let props = |s: Option<&'a Value>| {
-            s.and_then(|s| s.get("properties"))
-                .and_then(Value::as_object)
-        };
-        let mut names: Vec<String> = Vec::new();
-        for p in [props(Some(src)), props(tgt)].into_iter().flatten() {
-            for k in p.keys() {
-                if !names.contains(k) {
-                    names.push(k.clone());
-                }
-            }
+        let names = property_names(src, tgt);
+        out.extend(object_edges(src, tgt, &base));
+        self.named_properties(src, tgt, &names, &base, depth, &mut out);
+        // A name only a variant declares or requires: only in the second round (these
+        // small candidates would sort ahead of the first round's and crowd them out).
+        if !self.variant_names {
+            return out;
         }
-        for s in [Some(src), tgt].into_iter().flatten() {
-            for k in s
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(k) = k.as_str() {
-                    if !names.iter().any(|n| n == k) {
-                        names.push(k.to_string());
-                    }
-                }
-            }
-        }
-        // Names that dependencies speak of.
-        for s in [Some(src), tgt].into_iter().flatten() {
-            for kw in ["dependentRequired", "dependentSchemas", "dependencies"] {
-                for (k, v) in s.get(kw).and_then(Value::as_object).into_iter().flatten() {
-                    let listed = v.as_array().into_iter().flatten().filter_map(Value::as_str);
-                    for n in std::iter::once(k.as_str()).chain(listed) {
-                        if !names.iter().any(|x| x == n) {
-                            names.push(n.to_string());
-                        }
-                    }
-                }
-            }
-        }
-        // Each dependency's trigger with only the source's dependents.
-        for (k, v) in src
-            .get("dependentRequired")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            let mut o = base.clone();
-            o.insert(k.clone(), Value::String("a".into()));
-            for n in v.as_array().into_iter().flatten().filter_map(Value::as_str) {
-                o.insert(n.to_string(), Value::String("a".into()));
-            }
-            out.push(Value::Object(o));
-        }
-        // Sizes at the edges of either side's property counts.
-        for s in [Some(src), tgt].into_iter().flatten() {
-            for k in ["minProperties", "maxProperties"] {
-                if let Some(n) = s.get(k).and_then(Value::as_u64).filter(|&n| n <= 64) {
-                    for size in [n, n + 1, n.saturating_sub(1)] {
-                        let mut o = base.clone();
-                        let mut i = 0;
-                        while (o.len() as u64) < size {
-                            o.insert(format!("x_witness{i}"), Value::String("a".into()));
-                            i += 1;
-                        }
-                        out.push(Value::Object(o));
-                    }
-                }
-            }
-        }
-        // Leave each required property out (for one the target newly requires).
-        for k in base.keys() {
-            let mut o = base.clone();
-            o.remove(k);
-            out.push(Value::Object(o));
-        }
+        self.variant_properties(src, tgt, &names, &base, depth, &mut out);
+        out
+    }
+
+    /// Objects with each known property (of `names`) holding each of its candidates, an
+    /// unknown name beside what the source needs (and what the target needs), a name
+    /// each pattern of either side matches, and every optional property at once.
+    fn named_properties(
+        &mut self,
+        src: &'a Value,
+        tgt: Option<&'a Value>,
+        names: &[String],
+        base: &Map<String, Value>,
+        depth: usize,
+        out: &mut Vec<Value>,
+    ) {
         // Each known property with each of its candidates; an unknown one too.
         for name in names.iter().take(32) {
-            let s_sub = props(Some(src)).and_then(|p| p.get(name));
-            let t_sub = props(tgt).and_then(|p| p.get(name));
+            let s_sub = properties(Some(src)).and_then(|p| p.get(name));
+            let t_sub = properties(tgt).and_then(|p| p.get(name));
             let vals = match s_sub {
                 Some(s) => self.values(s, t_sub, depth + 1),
                 None => match t_sub {
@@ -395,7 +347,7 @@ impl<'a> Gen<'a> {
         let mut all = base.clone();
         for name in names.iter().take(32) {
             if !all.contains_key(name) {
-                let s = props(Some(src))
+                let s = properties(Some(src))
                     .and_then(|p| p.get(name))
                     .unwrap_or(&Value::Bool(true));
                 let v = self.minimal(s, depth + 1);
@@ -403,14 +355,21 @@ impl<'a> Gen<'a> {
             }
         }
         out.push(Value::Object(all));
-        // A name only a variant declares or requires (an `allOf`/`anyOf`/`oneOf` member
-        // or a conditional, through `$ref`s, on either side), beside what the source
-        // needs: the instance may match two overlapping `oneOf` variants where it
-        // matched one. Only in the second round (these small candidates would sort
-        // ahead of the first round's and crowd them out), a few plain values each.
-        if !self.variant_names {
-            return out;
-        }
+    }
+
+    /// A name only a variant declares or requires (an `allOf`/`anyOf`/`oneOf` member or
+    /// a conditional, through `$ref`s, on either side), not among `names`, beside what
+    /// the source needs: the instance may match two overlapping `oneOf` variants where
+    /// it matched one. A few plain values each.
+    fn variant_properties(
+        &mut self,
+        src: &'a Value,
+        tgt: Option<&'a Value>,
+        names: &[String],
+        base: &Map<String, Value>,
+        depth: usize,
+        out: &mut Vec<Value>,
+    ) {
         // (side, schema): a target's subschema resolves its `$ref`s in the target.
         let mut nested: Vec<(usize, &'a Value)> = self
             .nested(0, src)
@@ -423,7 +382,7 @@ impl<'a> Gen<'a> {
         }
         let mut extra: Vec<(String, usize, &'a Value)> = Vec::new();
         for (side, s) in nested {
-            let declared = props(Some(s))
+            let declared = properties(Some(s))
                 .into_iter()
                 .flatten()
                 .map(|(k, v)| (k.as_str(), v));
@@ -448,8 +407,101 @@ impl<'a> Gen<'a> {
                 out.push(Value::Object(o));
             }
         }
-        out
     }
+}
+
+/// The `properties` schema `s` declares.
+fn properties(s: Option<&Value>) -> Option<&Map<String, Value>> {
+    s.and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+}
+
+/// The property names either side speaks of, each once: those it declares, those it
+/// requires, and those its dependencies speak of.
+fn property_names(src: &Value, tgt: Option<&Value>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for p in [properties(Some(src)), properties(tgt)]
+        .into_iter()
+        .flatten()
+    {
+        for k in p.keys() {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    for s in [Some(src), tgt].into_iter().flatten() {
+        for k in s
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(k) = k.as_str() {
+                if !names.iter().any(|n| n == k) {
+                    names.push(k.to_string());
+                }
+            }
+        }
+    }
+    // Names that dependencies speak of.
+    for s in [Some(src), tgt].into_iter().flatten() {
+        for kw in ["dependentRequired", "dependentSchemas", "dependencies"] {
+            for (k, v) in s.get(kw).and_then(Value::as_object).into_iter().flatten() {
+                let listed = v.as_array().into_iter().flatten().filter_map(Value::as_str);
+                for n in std::iter::once(k.as_str()).chain(listed) {
+                    if !names.iter().any(|x| x == n) {
+                        names.push(n.to_string());
+                    }
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Objects at the edges of `src`'s and `tgt`'s object keywords, around `base` (what the
+/// source needs): each dependency's trigger with only the source's dependents, sizes at
+/// the edges of either side's property counts, and each required property left out.
+fn object_edges(src: &Value, tgt: Option<&Value>, base: &Map<String, Value>) -> Vec<Value> {
+    let mut out = Vec::new();
+    // Each dependency's trigger with only the source's dependents.
+    for (k, v) in src
+        .get("dependentRequired")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let mut o = base.clone();
+        o.insert(k.clone(), Value::String("a".into()));
+        for n in v.as_array().into_iter().flatten().filter_map(Value::as_str) {
+            o.insert(n.to_string(), Value::String("a".into()));
+        }
+        out.push(Value::Object(o));
+    }
+    // Sizes at the edges of either side's property counts.
+    for s in [Some(src), tgt].into_iter().flatten() {
+        for k in ["minProperties", "maxProperties"] {
+            if let Some(n) = s.get(k).and_then(Value::as_u64).filter(|&n| n <= 64) {
+                for size in [n, n + 1, n.saturating_sub(1)] {
+                    let mut o = base.clone();
+                    let mut i = 0;
+                    while (o.len() as u64) < size {
+                        o.insert(format!("x_witness{i}"), Value::String("a".into()));
+                        i += 1;
+                    }
+                    out.push(Value::Object(o));
+                }
+            }
+        }
+    }
+    // Leave each required property out (for one the target newly requires).
+    for k in base.keys() {
+        let mut o = base.clone();
+        o.remove(k);
+        out.push(Value::Object(o));
+    }
+    out
 }
 
 /// The types a schema allows, most specific first; inferred from its keywords when it

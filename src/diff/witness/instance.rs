@@ -18,6 +18,36 @@ fn annotated_ref(m: &Map<String, Value>) -> bool {
         .all(|k| k == "$ref" || matches!(role(k), Some(Role::Annotation | Role::Definitions)))
 }
 
+/// The name a path step is, if it is one.
+fn name_of(s: &Seg) -> Option<String> {
+    match s {
+        Seg::Name(n) => Some(n.clone()),
+        Seg::Index(_) => None,
+    }
+}
+
+/// The index a path step is, if it is one.
+fn index_of(s: Option<&Seg>) -> Option<usize> {
+    match s {
+        Some(Seg::Index(i)) => Some(*i),
+        _ => None,
+    }
+}
+
+/// The subschema of `s` at the keys of `path`.
+fn sub<'v>(s: Option<&'v Value>, path: &[&str]) -> Option<&'v Value> {
+    let mut cur = s?;
+    for p in path {
+        cur = cur.get(*p)?;
+    }
+    Some(cur)
+}
+
+/// Item `i` of the list `s` holds at `kw`.
+fn at<'v>(s: Option<&'v Value>, kw: &str, i: usize) -> Option<&'v Value> {
+    s?.get(kw)?.as_array()?.get(i)
+}
+
 impl<'a> Gen<'a> {
     /// `s` seen through its local `$ref`s (in the side's own root), also those beside
     /// annotations only.
@@ -52,156 +82,22 @@ impl<'a> Gen<'a> {
         if depth > 256 {
             return Vec::new();
         }
-        let name = |s: &Seg| match s {
-            Seg::Name(n) => Some(n.clone()),
-            Seg::Index(_) => None,
-        };
-        let index = |s: Option<&Seg>| match s {
-            Some(Seg::Index(i)) => Some(*i),
-            _ => None,
-        };
-        let key = name(first).unwrap_or_default();
-        let sub = |s: Option<&'a Value>, path: &[&str]| -> Option<&'a Value> {
-            let mut cur = s?;
-            for p in path {
-                cur = cur.get(*p)?;
-            }
-            Some(cur)
-        };
-        let at = |s: Option<&'a Value>, kw: &str, i: usize| -> Option<&'a Value> {
-            s?.get(kw)?.as_array()?.get(i)
-        };
+        let key = name_of(first).unwrap_or_default();
         let base = self.minimal(src, depth);
         match key.as_str() {
             "properties" | "patternProperties" | "dependentSchemas" => {
-                let Some(prop) = rest.first().and_then(name) else {
-                    return Vec::new();
-                };
-                let s_sub = sub(Some(src), &[&key, &prop])
-                    .or_else(|| src.get("additionalProperties"))
-                    .unwrap_or(&Value::Bool(true));
-                let t_sub = sub(tgt, &[&key, &prop])
-                    .or_else(|| tgt.and_then(|t| t.get("additionalProperties")));
-                let inner = self.embed(s_sub, t_sub, &rest[1..], depth + 1);
-                let name = match key.as_str() {
-                    "properties" | "dependentSchemas" => prop,
-                    // A name the pattern matches.
-                    _ => Pattern::parse(&prop)
-                        .and_then(|p| p.samples().into_iter().next())
-                        .unwrap_or_else(|| "x_witness".to_string()),
-                };
-                let mut out = Vec::new();
-                for base in self.bases(base, tgt, depth) {
-                    // The property left out, too (for one the target newly requires),
-                    // with whatever else the base holds (another name the target newly
-                    // requires, so that only this one is missing).
-                    let mut without = base.as_object().cloned().unwrap_or_default();
-                    without.remove(&name);
-                    out.push(Value::Object(without));
-                    out.extend(inner.iter().map(|v| {
-                        let mut o = base.as_object().cloned().unwrap_or_default();
-                        o.insert(name.clone(), v.clone());
-                        Value::Object(o)
-                    }));
-                }
-                out
+                self.embed_property(&key, src, tgt, rest, base, depth)
             }
             "additionalProperties" | "unevaluatedProperties" => {
-                let inner = self.embed(
-                    src.get(&key).unwrap_or(&Value::Bool(true)),
-                    tgt.and_then(|t| t.get(&key)),
-                    rest,
-                    depth + 1,
-                );
-                let mut out = Vec::new();
-                for base in self.bases(base, tgt, depth) {
-                    out.extend(inner.iter().map(|v| {
-                        let mut o = base.as_object().cloned().unwrap_or_default();
-                        o.insert("x_witness".into(), v.clone());
-                        Value::Object(o)
-                    }));
-                }
-                out
+                self.embed_extra_property(&key, src, tgt, rest, base, depth)
             }
-            "items" | "prefixItems" if index(rest.first()).is_some() => {
-                let i = index(rest.first()).unwrap_or(0);
-                let s_sub = at(Some(src), &key, i)
-                    .or_else(|| {
-                        src.get(if key == "items" {
-                            "additionalItems"
-                        } else {
-                            "items"
-                        })
-                    })
-                    .unwrap_or(&Value::Bool(true));
-                let t_sub = at(tgt, &key, i);
-                let prefix: Vec<Value> = (0..i)
-                    .map(|j| {
-                        at(Some(src), &key, j)
-                            .map(|s| self.minimal(s, depth + 1))
-                            .unwrap_or(Value::Null)
-                    })
-                    .collect();
-                self.embed(s_sub, t_sub, &rest[1..], depth + 1)
-                    .into_iter()
-                    .map(|v| {
-                        let mut a = prefix.clone();
-                        a.push(v);
-                        Value::Array(a)
-                    })
-                    .collect()
+            "items" | "prefixItems" if index_of(rest.first()).is_some() => {
+                self.embed_position(&key, src, tgt, rest, depth)
             }
             "items" | "contains" | "unevaluatedItems" | "additionalItems" => {
-                let inner = self.embed(
-                    src.get(&key).unwrap_or(&Value::Bool(true)),
-                    tgt.and_then(|t| t.get(&key)),
-                    rest,
-                    depth + 1,
-                );
-                let min = src
-                    .get("minItems")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0)
-                    .min(8) as usize;
-                inner
-                    .into_iter()
-                    .flat_map(|v| {
-                        let n = min.max(1);
-                        [Value::Array(vec![v.clone(); n]), Value::Array(vec![v])]
-                    })
-                    .collect()
+                self.embed_items(&key, src, tgt, rest, depth)
             }
-            "anyOf" | "oneOf" | "allOf" => {
-                let Some(i) = index(rest.first()) else {
-                    return Vec::new();
-                };
-                // A side with no such list at all is a plain schema the walker paired
-                // with this variant: it stands for the variant itself.
-                // The walker compares an `anyOf` with a `oneOf` whose variants cannot
-                // overlap as one list: a side may spell it the other way.
-                let spelled = |s: &Value| -> String {
-                    let other = match key.as_str() {
-                        "anyOf" => "oneOf",
-                        "oneOf" => "anyOf",
-                        _ => return key.clone(),
-                    };
-                    if s.get(&key).is_none() && s.get(other).is_some() {
-                        other.to_string()
-                    } else {
-                        key.clone()
-                    }
-                };
-                let variant = match src.get(spelled(src)) {
-                    None => src,
-                    Some(_) => at(Some(src), &spelled(src), i).unwrap_or(&Value::Bool(true)),
-                };
-                let t_variant = match tgt {
-                    Some(t) if t.get(spelled(t)).is_none() => Some(t),
-                    Some(t) => at(tgt, &spelled(t), i),
-                    None => None,
-                };
-                self.embed(variant, t_variant, &rest[1..], depth + 1)
-            }
+            "anyOf" | "oneOf" | "allOf" => self.embed_variant(&key, src, tgt, rest, depth),
             "then" | "else" => self.embed(
                 src.get(&key).unwrap_or(&Value::Bool(true)),
                 tgt.and_then(|t| t.get(&key)),
@@ -211,6 +107,190 @@ impl<'a> Gen<'a> {
             // `not`, `if`, `propertyNames`, ...: the node itself is the best guess.
             _ => self.values(src, tgt, depth),
         }
+    }
+
+    /// [`Gen::embed`] under `properties`, `patternProperties` or `dependentSchemas`
+    /// (`key`): the property `rest` names (for a pattern, a name it matches) holding
+    /// each inner candidate, and left out, in each of the `bases` around `base`.
+    fn embed_property(
+        &mut self,
+        key: &str,
+        src: &'a Value,
+        tgt: Option<&'a Value>,
+        rest: &[Seg],
+        base: Value,
+        depth: usize,
+    ) -> Vec<Value> {
+        let Some(prop) = rest.first().and_then(name_of) else {
+            return Vec::new();
+        };
+        let s_sub = sub(Some(src), &[key, &prop])
+            .or_else(|| src.get("additionalProperties"))
+            .unwrap_or(&Value::Bool(true));
+        let t_sub =
+            sub(tgt, &[key, &prop]).or_else(|| tgt.and_then(|t| t.get("additionalProperties")));
+        let inner = self.embed(s_sub, t_sub, &rest[1..], depth + 1);
+        let name = match key {
+            "properties" | "dependentSchemas" => prop,
+            // A name the pattern matches.
+            _ => Pattern::parse(&prop)
+                .and_then(|p| p.samples().into_iter().next())
+                .unwrap_or_else(|| "x_witness".to_string()),
+        };
+        let mut out = Vec::new();
+        for base in self.bases(base, tgt, depth) {
+            // The property left out, too (for one the target newly requires),
+            // with whatever else the base holds (another name the target newly
+            // requires, so that only this one is missing).
+            let mut without = base.as_object().cloned().unwrap_or_default();
+            without.remove(&name);
+            out.push(Value::Object(without));
+            out.extend(inner.iter().map(|v| {
+                let mut o = base.as_object().cloned().unwrap_or_default();
+                o.insert(name.clone(), v.clone());
+                Value::Object(o)
+            }));
+        }
+        out
+    }
+
+    /// [`Gen::embed`] under `additionalProperties` or `unevaluatedProperties` (`key`):
+    /// an unknown name holding each inner candidate, in each of the `bases` around
+    /// `base`.
+    fn embed_extra_property(
+        &mut self,
+        key: &str,
+        src: &'a Value,
+        tgt: Option<&'a Value>,
+        rest: &[Seg],
+        base: Value,
+        depth: usize,
+    ) -> Vec<Value> {
+        let inner = self.embed(
+            src.get(key).unwrap_or(&Value::Bool(true)),
+            tgt.and_then(|t| t.get(key)),
+            rest,
+            depth + 1,
+        );
+        let mut out = Vec::new();
+        for base in self.bases(base, tgt, depth) {
+            out.extend(inner.iter().map(|v| {
+                let mut o = base.as_object().cloned().unwrap_or_default();
+                o.insert("x_witness".into(), v.clone());
+                Value::Object(o)
+            }));
+        }
+        out
+    }
+
+    /// [`Gen::embed`] at a position of `items` or `prefixItems` (`key`): each inner
+    /// candidate after the minimal values of the positions before it.
+    fn embed_position(
+        &mut self,
+        key: &str,
+        src: &'a Value,
+        tgt: Option<&'a Value>,
+        rest: &[Seg],
+        depth: usize,
+    ) -> Vec<Value> {
+        let i = index_of(rest.first()).unwrap_or(0);
+        let s_sub = at(Some(src), key, i)
+            .or_else(|| {
+                src.get(if key == "items" {
+                    "additionalItems"
+                } else {
+                    "items"
+                })
+            })
+            .unwrap_or(&Value::Bool(true));
+        let t_sub = at(tgt, key, i);
+        let prefix: Vec<Value> = (0..i)
+            .map(|j| {
+                at(Some(src), key, j)
+                    .map(|s| self.minimal(s, depth + 1))
+                    .unwrap_or(Value::Null)
+            })
+            .collect();
+        self.embed(s_sub, t_sub, &rest[1..], depth + 1)
+            .into_iter()
+            .map(|v| {
+                let mut a = prefix.clone();
+                a.push(v);
+                Value::Array(a)
+            })
+            .collect()
+    }
+
+    /// [`Gen::embed`] under `items`, `contains`, `unevaluatedItems` or
+    /// `additionalItems` (`key`): each inner candidate as many times as `minItems`
+    /// asks (at most 8), and once.
+    fn embed_items(
+        &mut self,
+        key: &str,
+        src: &'a Value,
+        tgt: Option<&'a Value>,
+        rest: &[Seg],
+        depth: usize,
+    ) -> Vec<Value> {
+        let inner = self.embed(
+            src.get(key).unwrap_or(&Value::Bool(true)),
+            tgt.and_then(|t| t.get(key)),
+            rest,
+            depth + 1,
+        );
+        let min = src
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+            .min(8) as usize;
+        inner
+            .into_iter()
+            .flat_map(|v| {
+                let n = min.max(1);
+                [Value::Array(vec![v.clone(); n]), Value::Array(vec![v])]
+            })
+            .collect()
+    }
+
+    /// [`Gen::embed`] in a variant of `anyOf`, `oneOf` or `allOf` (`key`): the inner
+    /// candidates of the variant `rest` names.
+    fn embed_variant(
+        &mut self,
+        key: &str,
+        src: &'a Value,
+        tgt: Option<&'a Value>,
+        rest: &[Seg],
+        depth: usize,
+    ) -> Vec<Value> {
+        let Some(i) = index_of(rest.first()) else {
+            return Vec::new();
+        };
+        // A side with no such list at all is a plain schema the walker paired
+        // with this variant: it stands for the variant itself.
+        // The walker compares an `anyOf` with a `oneOf` whose variants cannot
+        // overlap as one list: a side may spell it the other way.
+        let spelled = |s: &Value| -> String {
+            let other = match key {
+                "anyOf" => "oneOf",
+                "oneOf" => "anyOf",
+                _ => return key.to_string(),
+            };
+            if s.get(key).is_none() && s.get(other).is_some() {
+                other.to_string()
+            } else {
+                key.to_string()
+            }
+        };
+        let variant = match src.get(spelled(src)) {
+            None => src,
+            Some(_) => at(Some(src), &spelled(src), i).unwrap_or(&Value::Bool(true)),
+        };
+        let t_variant = match tgt {
+            Some(t) if t.get(spelled(t)).is_none() => Some(t),
+            Some(t) => at(tgt, &spelled(t), i),
+            None => None,
+        };
+        self.embed(variant, t_variant, &rest[1..], depth + 1)
     }
 
     /// A small instance `s` accepts, when one is found among its candidates.

@@ -14,15 +14,17 @@
 //! The parts: this file finds and checks a witness (the budgets, the change undone to
 //! prove a witness proves its own change) and parses change paths; `instance` places
 //! candidates in a minimal instance of the whole schema around the change; `candidates`
-//! makes the candidate values at one node; `validate` is the three-valued validator.
+//! makes the candidate values at one node; `overlap` makes the candidates the walker's
+//! `oneOf` overlap search validates; `validate` is the three-valued validator.
 
 mod candidates;
 mod instance;
+pub(crate) mod overlap;
 mod undo;
 
 use crate::schema::validate::validate_counted;
 pub use crate::schema::validate::{validate, Truth};
-use candidates::Gen;
+use candidates::{Gen, MAX_CANDIDATES};
 
 use serde_json::{Map, Value};
 
@@ -31,10 +33,6 @@ use crate::diff::walker::resolve;
 use crate::elements::Form;
 use crate::keywords;
 use crate::rules::{Certainty, Comparator, Direction, Rule, Rules, Scope, Severity};
-
-/// Candidates tried per change, and validator steps per candidate: a witness is a
-/// convenience, never a reason for a slow or unbounded check.
-const MAX_CANDIDATES: usize = 400;
 
 /// Other changes tried, for one whose undoing explains a shared witness.
 const MAX_SIBLINGS: usize = 32;
@@ -92,23 +90,22 @@ pub(crate) fn attach(
 ) {
     let empty = Value::Object(Map::new());
     let (a, b) = (before.unwrap_or(&empty), after.unwrap_or(&empty));
+    let field = Field {
+        rules,
+        name: field,
+        form,
+        a,
+        b,
+    };
     // Undoing a change copies the new schema: that copy is charged to the same budget,
     // one step per node, so thousands of changes in one huge schema stay bounded.
     let mut copy_cost = None;
-    let segs_of = |change: &Change| -> Option<Vec<Seg>> {
-        let mut segs = after_field(change, field)?.to_vec();
-        // A list of named arguments is compared as an object schema's properties.
-        if form == Form::Arguments && !segs.is_empty() {
-            segs.insert(0, Seg::Name("properties".into()));
-        }
-        Some(segs)
-    };
     for i in 0..changes.len() {
         let change = &changes[i];
         if change.severity != Severity::Breaking {
             continue;
         }
-        let (Some(direction), Some(segs)) = (change.direction, segs_of(change)) else {
+        let (Some(direction), Some(segs)) = (change.direction, field.segs_of(change)) else {
             continue;
         };
         let Some(rule) = rules.rows.get(change.rule) else {
@@ -158,35 +155,7 @@ pub(crate) fn attach(
             // none: a witness that another change of this field, undone alone on its
             // own node, explains is that change's, and says so.
             Search::Found(w) if !checked => {
-                let mut by = None;
-                let mut tried = 0;
-                for (j, other) in changes.iter().enumerate() {
-                    if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
-                        continue;
-                    }
-                    let Some(other_segs) = segs_of(other) else {
-                        continue;
-                    };
-                    // A change above or below this one is part of it.
-                    if other.direction != Some(direction)
-                        || other_segs.starts_with(&segs)
-                        || segs.starts_with(&other_segs)
-                    {
-                        continue;
-                    }
-                    let undone = rules.rows.get(other.rule).and_then(|row| {
-                        revert_exact(row, a, b, &other_segs, (&other.before, &other.after))
-                    });
-                    let Some((undone, true)) = undone else {
-                        continue;
-                    };
-                    tried += 1;
-                    *budget -= cost;
-                    if validate_counted(&undone, &w, budget) == Some(expect) {
-                        by = Some(other.fingerprint.clone());
-                        break;
-                    }
-                }
+                let by = field.explained_by(changes, i, &segs, &w, (expect, cost), budget);
                 (Some(w), by, None)
             }
             Search::Found(w) => (Some(w), None, None),
@@ -194,26 +163,9 @@ pub(crate) fn attach(
                 // The other change that rejects it: undone too (on top of this one),
                 // the new schema judges it as the old one does.
                 let undone_here = reverted.as_ref().unwrap_or(b);
-                let mut by = None;
-                let mut tried = 0;
-                for (j, other) in changes.iter().enumerate() {
-                    if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
-                        continue;
-                    }
-                    let undone = segs_of(other).and_then(|segs| {
-                        let row = rules.rows.get(other.rule)?;
-                        revert(row, a, undone_here, &segs, (&other.before, &other.after))
-                    });
-                    let Some(undone) = undone else { continue };
-                    tried += 1;
-                    *budget -= cost;
-                    if validate_counted(&undone, &w, budget) == Some(expect) {
-                        by = Some(other.fingerprint.clone());
-                        break;
-                    }
-                }
+                let by = field.rejected_by(changes, i, undone_here, &w, (expect, cost), budget);
                 match by {
-                    Some(f) => (Some(w), Some(f), None),
+                    Some(by) => (Some(w), Some(by), None),
                     None if *budget == 0 => (None, None, Some(Absent::Budget)),
                     None => (None, None, Some(Absent::NoSpecific)),
                 }
@@ -229,6 +181,116 @@ pub(crate) fn attach(
         change.witness = witness;
         change.shared_with = shared_with;
         change.witness_absent = absent;
+    }
+}
+
+/// One schema field's changes as `attach` reads them: the rules that name them, the
+/// field (`inputSchema`) and its form, and its two schemas compared, `a` → `b`.
+struct Field<'f> {
+    rules: &'f Rules,
+    name: &'f str,
+    form: Form,
+    a: &'f Value,
+    b: &'f Value,
+}
+
+impl Field<'_> {
+    /// The segments of `change`'s path inside the field's schema.
+    fn segs_of(&self, change: &Change) -> Option<Vec<Seg>> {
+        let mut segs = after_field(change, self.name)?.to_vec();
+        // A list of named arguments is compared as an object schema's properties.
+        if self.form == Form::Arguments && !segs.is_empty() {
+            segs.insert(0, Seg::Name("properties".into()));
+        }
+        Some(segs)
+    }
+
+    /// For a witness `w` of change `i` (at `segs`) checked only against an undo wider
+    /// than this change (a whole union), or none: the fingerprint of another change of
+    /// this field that, undone alone on its own node, explains it (the new schema with
+    /// it undone says `expect` of `w`). At most `MAX_SIBLINGS` tried, each charged `cost`.
+    fn explained_by(
+        &self,
+        changes: &[Change],
+        i: usize,
+        segs: &[Seg],
+        w: &Value,
+        (expect, cost): (Truth, usize),
+        budget: &mut usize,
+    ) -> Option<String> {
+        let direction = changes[i].direction;
+        let mut tried = 0;
+        for (j, other) in changes.iter().enumerate() {
+            if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
+                continue;
+            }
+            let Some(other_segs) = self.segs_of(other) else {
+                continue;
+            };
+            // A change above or below this one is part of it.
+            if other.direction != direction
+                || other_segs.starts_with(segs)
+                || segs.starts_with(&other_segs)
+            {
+                continue;
+            }
+            let undone = self.rules.rows.get(other.rule).and_then(|row| {
+                revert_exact(
+                    row,
+                    self.a,
+                    self.b,
+                    &other_segs,
+                    (&other.before, &other.after),
+                )
+            });
+            let Some((undone, true)) = undone else {
+                continue;
+            };
+            tried += 1;
+            *budget -= cost;
+            if validate_counted(&undone, w, budget) == Some(expect) {
+                return Some(other.fingerprint.clone());
+            }
+        }
+        None
+    }
+
+    /// For a witness `w` of change `i` borrowed from another change (one that rejects
+    /// it too): the fingerprint of the change that, undone on top of this one
+    /// (`undone_here`), makes the new schema say `expect` of `w`. At most
+    /// `MAX_SIBLINGS` tried, each charged `cost`.
+    fn rejected_by(
+        &self,
+        changes: &[Change],
+        i: usize,
+        undone_here: &Value,
+        w: &Value,
+        (expect, cost): (Truth, usize),
+        budget: &mut usize,
+    ) -> Option<String> {
+        let mut tried = 0;
+        for (j, other) in changes.iter().enumerate() {
+            if j == i || tried >= MAX_SIBLINGS || *budget <= cost {
+                continue;
+            }
+            let undone = self.segs_of(other).and_then(|segs| {
+                let row = self.rules.rows.get(other.rule)?;
+                revert(
+                    row,
+                    self.a,
+                    undone_here,
+                    &segs,
+                    (&other.before, &other.after),
+                )
+            });
+            let Some(undone) = undone else { continue };
+            tried += 1;
+            *budget -= cost;
+            if validate_counted(&undone, w, budget) == Some(expect) {
+                return Some(other.fingerprint.clone());
+            }
+        }
+        None
     }
 }
 
@@ -832,69 +894,6 @@ pub fn candidates(src: &Value, other: &Value, segs: &[Seg]) -> Vec<Value> {
     out.extend(gen.values(src, Some(other), 0));
     out
 }
-
-/// Candidate instances for a `oneOf` whose variants may overlap (`schema.oneOf.overlap`):
-/// `a`, the baseline's node (in `roots[0]`), against `b`, the new one (in `roots[1]`),
-/// whose `oneOf` lists `variants`. What `a` allows there, pushed towards `b`'s edges
-/// (with the names only a variant declares or requires), and, for each two of the first
-/// eight variants, their minimal instances merged over `a`'s own: a value both accept.
-/// Unvalidated, smallest first, at most `MAX_OVERLAP_CANDIDATES`.
-pub(crate) fn overlap_candidates(
-    roots: [&Value; 2],
-    a: &Value,
-    b: &Value,
-    variants: &[Value],
-) -> Vec<Value> {
-    let mut gen = Gen {
-        roots,
-        made: 0,
-        variant_names: true,
-    };
-    let base = gen.minimal(a, 0);
-    let minimal: Vec<Value> = variants
-        .iter()
-        .take(8)
-        .map(|v| gen.minimal_in(1, v, 0))
-        .collect();
-    let mut out = Vec::new();
-    for (i, x) in minimal.iter().enumerate() {
-        for y in &minimal[i + 1..] {
-            match (x, y) {
-                (Value::Object(x), Value::Object(y)) => {
-                    let mut both = base.as_object().cloned().unwrap_or_default();
-                    for (k, v) in x.iter().chain(y) {
-                        both.entry(k.clone()).or_insert_with(|| v.clone());
-                    }
-                    out.push(Value::Object(both));
-                    let mut alone = x.clone();
-                    for (k, v) in y {
-                        alone.entry(k.clone()).or_insert_with(|| v.clone());
-                    }
-                    out.push(Value::Object(alone));
-                }
-                _ if x == y => out.push(x.clone()),
-                _ => {}
-            }
-        }
-    }
-    gen.made = 0;
-    out.extend(gen.values(a, Some(b), 0));
-    let mut seen = std::collections::HashSet::new();
-    let mut sized: Vec<(String, Value)> = out
-        .into_iter()
-        .map(|v| (v.to_string(), v))
-        .filter(|(text, _)| seen.insert(text.clone()))
-        .collect();
-    sized.sort_by_key(|(text, _)| text.len());
-    sized
-        .into_iter()
-        .take(MAX_OVERLAP_CANDIDATES)
-        .map(|(_, v)| v)
-        .collect()
-}
-
-/// Candidates tried for one `oneOf` overlap (`overlap_candidates`).
-pub(crate) const MAX_OVERLAP_CANDIDATES: usize = 48;
 
 /// One step of a change path: a key or a list index.
 pub use crate::path::Segment as Seg;
