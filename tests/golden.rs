@@ -279,7 +279,7 @@ fn every_rule_row_is_fired_by_a_golden_case() {
             .unwrap_or(diff::DEFAULT_WORK_BUDGET);
         let mut changes = diff::diff_with_budget(&rules, &a.surface, &b.surface, budget);
         changes.extend(diff::diff_server(&rules, &a.server, &b.server));
-        let versions = (a.server.version.as_deref(), b.server.version.as_deref());
+        let versions = (a.server.version(), b.server.version());
         let outcome = policy::apply(
             &rules,
             &Config::default(),
