@@ -16,7 +16,9 @@ use serde_json::Value;
 
 use crate::elements::{self, Form, Kind, Table};
 use crate::lockfile::{key_of, Surface};
+use crate::path::Path;
 use crate::rules::render_message;
+use crate::subject::Subject;
 
 /// What decides a finding's level: the table's defaults ([`LintRules`]), or
 /// covenant.toml's `[lint]` levels over them (`policy::LintPolicy`). The table itself is
@@ -61,8 +63,8 @@ impl Linter<'_> {
     pub(super) fn report(
         &mut self,
         rule: usize,
-        subject: &str,
-        path: Option<String>,
+        subject: &Subject,
+        path: Option<Path>,
         vars: &[(&str, &str)],
     ) {
         self.report_at(rule, subject, path, None, vars);
@@ -71,9 +73,9 @@ impl Linter<'_> {
     pub(super) fn report_at(
         &mut self,
         rule: usize,
-        subject: &str,
-        path: Option<String>,
-        at: Option<String>,
+        subject: &Subject,
+        path: Option<Path>,
+        at: Option<Path>,
         vars: &[(&str, &str)],
     ) {
         let level = self.levels.level(rule);
@@ -89,7 +91,7 @@ impl Linter<'_> {
         self.findings.push(Finding {
             code: r.id.clone(),
             level,
-            subject: subject.to_string(),
+            subject: subject.clone(),
             path,
             at,
             message: render_message(&r.message, &all),
@@ -203,7 +205,8 @@ pub fn lint_with_table(
                         .find(|(f, _)| *f == field)
                         .and_then(|(_, text)| text);
                     if given.is_none_or(|t| t.trim().is_empty()) {
-                        l.report(i, "server", Some(field.into()), &[("field", field)]);
+                        let path = Some(Path::name(field));
+                        l.report(i, &Subject::server(), path, &[("field", field)]);
                     }
                 }
                 _ => {}
@@ -213,7 +216,7 @@ pub fn lint_with_table(
             Target::PromptArg => params_rule(&mut l, i, rule, Kind::Prompt, surface),
             Target::Resource if rule.predicate == Predicate::UiReach => {
                 for e in &surface.resources {
-                    let subject = format!("resource:{}", key_of(e, "uri"));
+                    let subject = Subject::element(Kind::Resource, key_of(e, "uri"));
                     for (path, what) in predicates::ui_reach(e) {
                         l.report(i, &subject, Some(path), &[("value", &what)]);
                     }
@@ -226,7 +229,7 @@ pub fn lint_with_table(
                     _ => Kind::Template,
                 };
                 for e in surface.list(kind) {
-                    let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                    let subject = Subject::element(kind, key_of(e, kind.key_field()));
                     if blank(e.get(rule.field.as_deref().unwrap_or(""))) {
                         l.report(i, &subject, None, &[]);
                     }
@@ -239,7 +242,7 @@ pub fn lint_with_table(
                     let fields = fields.filter(|f| f.form == Form::Schema);
                     let fields: Vec<&str> = fields.map(|f| f.field.as_str()).collect();
                     for e in surface.list(kind) {
-                        let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                        let subject = Subject::element(kind, key_of(e, kind.key_field()));
                         for field in &fields {
                             if let Some(schema) = e.get(*field) {
                                 schema_rule(&mut l, i, rule.predicate, &subject, field, schema);
@@ -283,7 +286,7 @@ pub fn collisions(levels: &dyn Levels, servers: &[(&str, &Surface)]) -> Vec<Find
         }
         for (name, names) in by_name {
             if names.len() > 1 {
-                let subject = format!("{}:{name}", kind.word());
+                let subject = Subject::element(kind, name);
                 l.report(
                     i,
                     &subject,
@@ -327,8 +330,8 @@ fn sdk_version_rule(
         let names = sdks.join(" or ");
         l.report(
             i,
-            "server",
-            Some("version".into()),
+            &Subject::server(),
+            Some(Path::name("version")),
             &[("value", version), ("name", &names)],
         );
     }
@@ -377,7 +380,7 @@ mod tests {
                 .filter(|f| {
                     f.code.starts_with("tool.param.") || f.code == "tool.mcp_header.invalid"
                 })
-                .map(|f| (f.code, f.at.or(f.path)))
+                .map(|f| (f.code, f.at.or(f.path).map(|p| p.to_string())))
                 .collect()
         };
         // The embedded table has no such fields: nothing to see.

@@ -11,6 +11,7 @@ use crate::keywords::{self, Slot};
 use crate::lockfile::{key_of, Element, Surface};
 use crate::path::{Path, Segment, Trail, Trails};
 use crate::schema::validate::{validate, Truth};
+use crate::subject::Subject;
 
 /// A `tool.param` or `prompt.arg` rule on every parameter of `kind`'s elements, in each
 /// of the kind's input fields (rules/elements.toml): a schema's parameters
@@ -25,7 +26,7 @@ pub(super) fn params_rule(
     let field = rule.field.as_deref().unwrap_or("");
     let spec = l.elements.of(kind);
     for e in surface.list(kind) {
-        let subject = format!("{}:{}", kind.word(), key_of(e, &spec.key));
+        let subject = Subject::element(kind, key_of(e, &spec.key));
         for input in spec.inputs() {
             let Some(value) = e.get(&input.field) else {
                 continue;
@@ -41,7 +42,7 @@ pub(super) fn params_rule(
 /// A parameter rule on an input schema's parameters: its properties and, nested, those
 /// of the object parameters (through `properties` only). The path shown is the
 /// parameter, nested ones dotted (`options.limit`).
-fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &str, input: (&str, &Value)) {
+fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &Subject, input: (&str, &Value)) {
     let (input_field, input) = input;
     // (schema, the parameter path so far, its path in the element)
     let mut trails = Trails::default();
@@ -55,7 +56,7 @@ fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &str, input: (&
             let child_at = trails.name(at, "properties");
             let child_at = trails.name(child_at, name);
             if blank(child.get(field)) {
-                found.push((trails.text(shown), trails.text(child_at), name.as_str()));
+                found.push((trails.path(shown), trails.path(child_at), name.as_str()));
             }
             stack.push((child, shown, child_at));
         }
@@ -66,12 +67,18 @@ fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &str, input: (&
 }
 
 /// A parameter rule on an arguments list's items (`arguments.NAME`).
-fn argument_rule(l: &mut Linter, rule: usize, field: &str, subject: &str, input: (&str, &Value)) {
+fn argument_rule(
+    l: &mut Linter,
+    rule: usize,
+    field: &str,
+    subject: &Subject,
+    input: (&str, &Value),
+) {
     let (input_field, args) = input;
     for arg in args.as_array().into_iter().flatten() {
         let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
         if blank(arg.get(field)) {
-            let path = Path::names(&[input_field, name]).to_string();
+            let path = Path::names(&[input_field, name]);
             l.report(rule, subject, Some(path), &[("name", name)]);
         }
     }
@@ -104,7 +111,7 @@ pub(super) fn tool_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, tools: &[
         .collect();
     for tool in tools {
         let name = key_of(tool, "name");
-        let subject = format!("tool:{name}");
+        let subject = Subject::element(Kind::Tool, name);
         match rule.predicate {
             Predicate::Missing if blank(tool.get(rule.field.as_deref().unwrap_or(""))) => {
                 l.report(i, &subject, None, &[("name", name)]);
@@ -120,7 +127,7 @@ pub(super) fn tool_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, tools: &[
                     l.report(
                         i,
                         &subject,
-                        rule.field.clone(),
+                        rule.field.as_deref().map(Path::name),
                         &[("value", &tokens.to_string())],
                     );
                 }
@@ -142,7 +149,7 @@ pub(super) fn tool_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, tools: &[
                         let shown = t
                             .map(|v| v.to_string())
                             .unwrap_or_else(|| "(absent)".into());
-                        l.report(i, &subject, Some(input.to_string()), &[("value", &shown)]);
+                        l.report(i, &subject, Some(Path::name(input)), &[("value", &shown)]);
                     }
                 }
             }
@@ -165,7 +172,7 @@ pub(super) fn schema_rule(
     l: &mut Linter<'_>,
     i: usize,
     pred: Predicate,
-    subject: &str,
+    subject: &Subject,
     field: &str,
     root: &Value,
 ) {
@@ -200,13 +207,13 @@ fn check_node(
     l: &mut Linter<'_>,
     i: usize,
     pred: Predicate,
-    subject: &str,
+    subject: &Subject,
     root: &Value,
     map: &Map<String, Value>,
     (trails, path): (&Trails<'_>, Trail),
     prop: Option<&str>,
 ) {
-    let here = || Some(trails.text(path));
+    let here = || Some(trails.path(path));
     match pred {
         Predicate::RequiredNotInProperties => {
             let props = map.get("properties").and_then(Value::as_object);
@@ -310,15 +317,18 @@ pub(super) fn server_fields(
         .map(|(f, v)| (f.field.as_str(), v))
 }
 
-/// The text fields a rule reads: (subject, path, field, text), for its target.
+/// A text field a rule reads: its subject, its path, the field's name, its text.
+type Text<'s> = (Subject, Option<Path>, String, &'s str);
+
+/// The text fields a rule reads, for its target.
 fn texts<'s>(
     (target, elements): (Target, &Table),
     fields: &[String],
     surface: &'s Surface,
     server: Option<&'s crate::lockfile::ServerInfo>,
-) -> Vec<(String, Option<String>, String, &'s str)> {
+) -> Vec<Text<'s>> {
     let mut out = Vec::new();
-    let element = |subject: String,
+    let element = |subject: Subject,
                    base: Option<Path>,
                    key: &'s str,
                    e: &'s Map<String, Value>,
@@ -332,14 +342,14 @@ fn texts<'s>(
             if let Some(text) = text {
                 // A name is the element or parameter itself; other fields are in it.
                 let path = match (&base, f == "name") {
-                    (Some(b), true) => Some(b.to_string()),
+                    (Some(b), true) => Some(b.clone()),
                     (None, true) => None,
                     (Some(b), false) => {
                         let mut p = b.clone();
                         p.0.push(Segment::Name(f.clone()));
-                        Some(p.to_string())
+                        Some(p)
                     }
-                    (None, false) => Some(Path::name(f).to_string()),
+                    (None, false) => Some(Path::name(f)),
                 };
                 out.push((subject.clone(), path, f.clone(), text));
             }
@@ -354,7 +364,7 @@ fn texts<'s>(
                 _ => Kind::Template,
             };
             for e in surface.list(kind) {
-                let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                let subject = Subject::element(kind, key_of(e, kind.key_field()));
                 element(subject, None, "", e, &mut out);
             }
         }
@@ -367,7 +377,7 @@ fn texts<'s>(
             };
             let spec = elements.of(kind);
             for e in surface.list(kind) {
-                let subject = format!("{}:{}", kind.word(), key_of(e, &spec.key));
+                let subject = Subject::element(kind, key_of(e, &spec.key));
                 for input in spec.inputs() {
                     let (at, value) = (input.field.as_str(), e.get(&input.field));
                     if input.form == Form::Arguments {
@@ -385,12 +395,7 @@ fn texts<'s>(
                         if let Some(schema) = schema.as_object() {
                             element(subject.clone(), Some(base), name, schema, &mut out);
                         } else if fields.iter().any(|f| f == "name") {
-                            out.push((
-                                subject.clone(),
-                                Some(base.to_string()),
-                                "name".into(),
-                                name,
-                            ));
+                            out.push((subject.clone(), Some(base), "name".into(), name));
                         }
                     }
                 }
@@ -400,7 +405,7 @@ fn texts<'s>(
             if let Some(s) = server {
                 for (f, text) in server_fields(s) {
                     if let Some(text) = text.filter(|_| fields.iter().any(|x| x == f)) {
-                        out.push(("server".into(), Some(f.into()), f.into(), text));
+                        out.push((Subject::server(), Some(Path::name(f)), f.into(), text));
                     }
                 }
             }
@@ -508,7 +513,7 @@ pub(super) fn confusable_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, sur
     for name in names {
         match first.get(&skeleton(name, &pairs)) {
             Some(other) => {
-                let subject = format!("{}:{name}", kind.word());
+                let subject = Subject::element(kind, name);
                 l.report(i, &subject, None, &[("name", name), ("value", other)]);
             }
             None => {
@@ -541,7 +546,7 @@ fn has_ref(v: &Value) -> bool {
 /// on a parameter reached through `properties` alone, name an HTTP token (RFC 9110
 /// `tchar`s), be unique in the tool ignoring case, and declare a parameter typed as a
 /// string, integer, number or boolean.
-pub(super) fn mcp_header_problems(field: &str, schema: &Value) -> Vec<(String, String)> {
+pub(super) fn mcp_header_problems(field: &str, schema: &Value) -> Vec<(Path, String)> {
     const KEY: &str = "x-mcp-header";
     let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
     let mut problems = Vec::new();
@@ -556,7 +561,7 @@ pub(super) fn mcp_header_problems(field: &str, schema: &Value) -> Vec<(String, S
         };
         if let Some(decl) = map.get(KEY) {
             let at = trails.name(path, KEY);
-            let at = trails.text(at);
+            let at = trails.path(at);
             let primitive = |t: &Value| {
                 matches!(
                     t.as_str(),
@@ -620,7 +625,7 @@ pub(super) fn mcp_header_problems(field: &str, schema: &Value) -> Vec<(String, S
 /// What a UI resource's `_meta.ui` lets its app do beyond the sandbox's defaults, as
 /// (path, what): sandbox permissions asked for, and a csp domain list that admits any
 /// origin (`*`, or a scheme alone such as `https:`).
-pub(super) fn ui_reach(resource: &Element) -> Vec<(String, String)> {
+pub(super) fn ui_reach(resource: &Element) -> Vec<(Path, String)> {
     let mut out = Vec::new();
     let Some(ui) = resource.get("_meta").and_then(|m| m.get("ui")) else {
         return out;
@@ -629,7 +634,7 @@ pub(super) fn ui_reach(resource: &Element) -> Vec<(String, String)> {
         if !p.is_empty() {
             let names: Vec<&str> = p.keys().map(String::as_str).collect();
             out.push((
-                "_meta.ui.permissions".to_string(),
+                Path::names(&["_meta", "ui", "permissions"]),
                 format!("asks for sandbox permissions {}", names.join(", ")),
             ));
         }
@@ -647,7 +652,7 @@ pub(super) fn ui_reach(resource: &Element) -> Vec<(String, String)> {
                 });
             if let Some(d) = any {
                 out.push((
-                    Path::names(&["_meta", "ui", "csp", list]).to_string(),
+                    Path::names(&["_meta", "ui", "csp", list]),
                     format!("lets its app reach any origin ({})", Value::from(d)),
                 ));
             }
