@@ -231,15 +231,6 @@ impl Table {
     pub fn of(&self, kind: Kind) -> &Element {
         &self.elements[self.index[kind.word()]]
     }
-
-    /// The server field of `role` (`Name` and `Version` have exactly one: `parse`
-    /// checks).
-    pub fn server_field(&self, role: Role) -> Option<&str> {
-        self.server
-            .iter()
-            .find(|f| f.role == role)
-            .map(|f| f.field.as_str())
-    }
 }
 
 /// The server's fields: each named once; exactly one name and one version.
@@ -286,5 +277,33 @@ mod tests {
             assert!(t.get(kind).is_some(), "{kind}");
         }
         assert!(Table::parse("[[element]]\nkind='x'\nlist='x'\nkey='k'\n[fields]\norder=[]\ntransport=['_meta']\nkeep=['ttl.x']\n").is_err());
+    }
+
+    #[test]
+    fn every_kind_has_a_row_and_the_server_one_name_and_one_version() {
+        let refused = |from: &str, to: &str| {
+            let text = TABLE.1.replacen(from, to, 1);
+            assert_ne!(text, TABLE.1, "`{from}` is not in the table");
+            Table::parse(&text).err().unwrap_or_default()
+        };
+        assert_eq!(
+            refused("kind = \"template\"", "kind = \"form\""),
+            "unknown element `form` (expected tool, resource, template or prompt)"
+        );
+        assert_eq!(
+            refused(
+                "field = \"version\"\nrole = \"version\"",
+                "field = \"version\""
+            ),
+            "exactly one server field has role `version`"
+        );
+        assert_eq!(
+            refused("field = \"title\"\n", "field = \"name\"\n"),
+            "server field `name` is listed twice"
+        );
+        let t = Table::parse(TABLE.1).unwrap();
+        let version = t.server.iter().find(|f| f.role == Role::Version);
+        assert_eq!(version.map(|f| f.field.as_str()), Some("version"));
+        assert_eq!(t.server[0].field, "name", "the name is written first");
     }
 }

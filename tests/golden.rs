@@ -13,7 +13,8 @@
 //!
 //! Other files in a case directory are left alone (other test files may read them).
 //! `UPDATE_GOLDEN=1` rewrites the expectations; review the diff before committing it.
-//! `scripts/new-golden-case.sh` scaffolds a case from a keyword and two schemas.
+//! `scripts/new-golden-case.sh` scaffolds a case from a keyword and two schemas,
+//! `scripts/new-element-field.sh` one (and the rows) from an element field and two values.
 //!
 //! The same cases prove the rule tables: every row must be fired by some case, in both
 //! directions for a schema row, so a row without a case fails CI.

@@ -110,7 +110,7 @@ pub(super) fn tool_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, tools: &[
         .map(|f| f.field.as_str())
         .collect();
     for tool in tools {
-        let name = key_of(tool, "name");
+        let name = key_of(tool, &spec.key);
         let subject = Subject::element(Kind::Tool, name);
         match rule.predicate {
             Predicate::Missing if blank(tool.get(rule.field.as_deref().unwrap_or(""))) => {

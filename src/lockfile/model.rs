@@ -1,5 +1,5 @@
-//! The lockfile model: the four kinds of element, the server's information, the
-//! surface, and the lockfile around them.
+//! The lockfile model: the server's information (its fields from the element table),
+//! the surface (a list per `elements::Kind`), and the lockfile around them.
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
