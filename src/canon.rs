@@ -27,20 +27,18 @@ pub enum Ctx {
     Data,
 }
 
-const ENVELOPE_ORDER: &[&str] = &[
-    "covenant_version",
-    "captured_at_unix",
-    "server",
-    "surface",
-    "name",
-    "title",
-    "version",
-    "protocolVersion",
-    "tools",
-    "resources",
-    "resourceTemplates",
-    "prompts",
-];
+/// The order of the envelope's keys, then the server's fields and the lists
+/// (rules/elements.toml).
+fn envelope_order() -> &'static [&'static str] {
+    static ORDER: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    ORDER.get_or_init(|| {
+        let table = elements::table();
+        let envelope = ["covenant_version", "captured_at_unix", "server", "surface"];
+        let server = table.server.iter().map(|f| f.field.as_str());
+        let lists = table.elements.iter().map(|e| e.list.as_str());
+        envelope.into_iter().chain(server).chain(lists).collect()
+    })
+}
 
 const SCHEMA_ORDER: &[&str] = &[
     "$schema",
@@ -84,7 +82,7 @@ fn schema_form(field: &str) -> Option<Form> {
 
 fn order_for(ctx: Ctx) -> &'static [&'static str] {
     match ctx {
-        Ctx::Plain => ENVELOPE_ORDER,
+        Ctx::Plain => envelope_order(),
         Ctx::Element => element_order(),
         Ctx::Schema => SCHEMA_ORDER,
         Ctx::NameMap | Ctx::Data => &[],

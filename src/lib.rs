@@ -47,5 +47,6 @@ pub(crate) mod redact;
 pub(crate) mod reference;
 pub(crate) mod schema;
 pub(crate) mod stdout;
+pub(crate) mod subject;
 #[cfg(feature = "http")]
 pub(crate) mod tls;

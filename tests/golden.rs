@@ -13,7 +13,8 @@
 //!
 //! Other files in a case directory are left alone (other test files may read them).
 //! `UPDATE_GOLDEN=1` rewrites the expectations; review the diff before committing it.
-//! `scripts/new-golden-case.sh` scaffolds a case from a keyword and two schemas.
+//! `scripts/new-golden-case.sh` scaffolds a case from a keyword and two schemas,
+//! `scripts/new-element-field.sh` one (and the rows) from an element field and two values.
 //!
 //! The same cases prove the rule tables: every row must be fired by some case, in both
 //! directions for a schema row, so a row without a case fails CI.
@@ -279,7 +280,7 @@ fn every_rule_row_is_fired_by_a_golden_case() {
             .unwrap_or(diff::DEFAULT_WORK_BUDGET);
         let mut changes = diff::diff_with_budget(&rules, &a.surface, &b.surface, budget);
         changes.extend(diff::diff_server(&rules, &a.server, &b.server));
-        let versions = (a.server.version.as_deref(), b.server.version.as_deref());
+        let versions = (a.server.version(), b.server.version());
         let outcome = policy::apply(
             &rules,
             &Config::default(),

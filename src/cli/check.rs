@@ -566,10 +566,7 @@ fn check_one<'r>(
     let (base, against) = (&target.base, target.against.as_ref());
     let policy = Policy::new(rules, &config.severity);
     let compared = compare(&policy, settings, base, against, &target.live)?;
-    let versions = (
-        compared.servers.0.version.as_deref(),
-        compared.servers.1.version.as_deref(),
-    );
+    let versions = (compared.servers.0.version(), compared.servers.1.version());
     let outcome = policy::apply(rules, config, compared.changes, versions, settings.fail_on);
     let mut report = Report::new(rules, outcome, base.name());
     report.verbose = settings.verbose;

@@ -45,10 +45,7 @@ pub(super) fn run(
         (&b[..], &nb[..]),
         diff::DEFAULT_WORK_BUDGET,
     )?;
-    let versions = (
-        compared.servers.0.version.as_deref(),
-        compared.servers.1.version.as_deref(),
-    );
+    let versions = (compared.servers.0.version(), compared.servers.1.version());
     let outcome = policy::apply(
         rules,
         config,

@@ -203,7 +203,7 @@ fn capture_and_write(
     // `version` judges the version the server reports: when it is not the manifest's
     // (an SDK default, a constant in the code), bumping the manifest would pass nothing.
     if let Some((declared, from)) = &project.version {
-        let served = lock.server.version.as_deref().unwrap_or("");
+        let served = lock.server.version().unwrap_or("");
         if served != declared {
             status!(
                 "note: the server reports version {:?}, not {from} ({declared}), so the gate is fail_on = \"breaking\"; once the server reports its package's version, `fail_on = \"version\"` lets a major release pass",

@@ -109,10 +109,7 @@ fn snapshot_check(
     let previous = previous.build()?;
     let policy = Policy::new(rules, &config.severity);
     let changes = diff::diff(&policy, &previous.surface, &lock.listing.build()?);
-    let versions = (
-        previous.server.version.as_deref(),
-        lock.server.version.as_deref(),
-    );
+    let versions = (previous.server.version(), lock.server.version());
     let outcome = policy::apply(rules, config, changes, versions, FailOn::Breaking);
     let report = Report::new(rules, outcome, output.display().to_string());
     let io_err = |e: std::io::Error| Error::new(format!("cannot write the report: {e}"));

@@ -7,7 +7,6 @@
 
 mod compare;
 pub mod lazy;
-mod subject;
 mod surface;
 pub mod version;
 mod walker;
@@ -39,7 +38,7 @@ impl Classify for Rules {
 }
 
 pub use crate::path::{Path, Segment};
-pub use subject::{Subject, SubjectKind};
+pub use crate::subject::{Subject, SubjectKind};
 pub use surface::{diff, diff_server, diff_with_budget};
 pub use walker::DEFAULT_WORK_BUDGET;
 

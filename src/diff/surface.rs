@@ -144,9 +144,9 @@ pub fn diff_recorded(
     em.changes
 }
 
-/// Changes to what the server says about itself: its `instructions`, by the
-/// `server.instructions.*` rows (the version is checked by the report, against the
-/// bump the changes require).
+/// Changes to what the server says about itself: its fields of role `name` and `text`
+/// in rules/elements.toml (`instructions`, by the `server.instructions.*` rows; the
+/// version is checked by the report, against the bump the changes require).
 pub fn diff_server(
     classify: &dyn Classify,
     before: &ServerInfo,
@@ -157,20 +157,12 @@ pub fn diff_server(
     let server = Subject::server();
     // An empty name is no name (a capture that found no identity).
     let text = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(|s| Value::String(s.into()));
-    let fields = [
-        ("name", text(Some(&before.name)), text(Some(&after.name))),
-        (
-            "title",
-            text(before.title.as_deref()),
-            text(after.title.as_deref()),
-        ),
-        (
-            "instructions",
-            text(before.instructions.as_deref()),
-            text(after.instructions.as_deref()),
-        ),
-    ];
-    for (field, a, b) in fields {
+    let compared = before
+        .fields()
+        .zip(after.fields())
+        .filter(|((f, _), _)| matches!(f.role, elements::Role::Name | elements::Role::Text));
+    for ((f, a), (_, b)) in compared {
+        let (field, a, b) = (f.field.as_str(), text(a), text(b));
         let rows: Vec<usize> = (0..rules.rows.len())
             .filter(|&i| matches!(&rules.rows[i].scope, Scope::Server { field: f } if f == field))
             .collect();

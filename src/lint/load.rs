@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 
 use super::model::{Level, LintRule, Predicate, Target};
+use crate::elements::{self, Role};
 use crate::error::{Error, Result};
 
 pub const TABLE: (&str, &str) = ("rules/lint.toml", include_str!("../../rules/lint.toml"));
@@ -171,21 +172,29 @@ fn inputs(r: &LintRule, lists: &HashMap<String, Vec<String>>) -> std::result::Re
 /// `target = "server"`: the text predicates, `sdk_version` (only there), and `missing`
 /// on one of the server's fields.
 fn server(r: &LintRule) -> std::result::Result<(), String> {
-    // The server's fields: what `missing` may name under `target = "server"`.
+    // The server's fields lint reads (rules/elements.toml): what `missing` may name
+    // under `target = "server"`.
+    let linted: Vec<&str> = elements::server_fields()
+        .iter()
+        .filter(|f| f.role != Role::Session)
+        .map(|f| f.field.as_str())
+        .collect();
     let server_field = r.predicate == Predicate::Missing
         && r.target == Target::Server
-        && matches!(
-            r.field.as_deref(),
-            Some("name" | "title" | "version" | "instructions")
-        );
+        && r.field.as_deref().is_some_and(|f| linted.contains(&f));
     let server_only = r.predicate == Predicate::SdkVersion;
     let on_server = r.target == Target::Server;
     if (on_server && !(reads_text(&r.predicate) || server_only || server_field))
         || (server_only && !on_server)
     {
-        return Err(
-            "`target = \"server\"` goes with the hidden_characters, contains and sdk_version predicates (sdk_version only with it), and with missing on a `field` of name, title, version or instructions".into(),
-        );
+        let (last, rest) = linted.split_last().unwrap_or((&"", &[]));
+        let names = match rest {
+            [] => last.to_string(),
+            _ => format!("{} or {last}", rest.join(", ")),
+        };
+        return Err(format!(
+            "`target = \"server\"` goes with the hidden_characters, contains and sdk_version predicates (sdk_version only with it), and with missing on a `field` of {names}"
+        ));
     }
     Ok(())
 }

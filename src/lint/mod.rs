@@ -11,13 +11,14 @@ mod predicates;
 pub use load::{LintRules, TABLE};
 pub use model::{Finding, Level, LintRule, Predicate, Target};
 
-use predicates::{blank, confusable_rule, param_rule, schema_rule, text_rule, tool_rule};
+use predicates::{blank, confusable_rule, params_rule, schema_rule, text_rule, tool_rule};
 use serde_json::Value;
 
-use crate::elements::Form;
-use crate::lockfile::{key_of, Kind, Surface};
+use crate::elements::{self, Form, Kind, Table};
+use crate::lockfile::{key_of, Surface};
 use crate::path::Path;
 use crate::rules::render_message;
+use crate::subject::Subject;
 
 /// What decides a finding's level: the table's defaults ([`LintRules`]), or
 /// covenant.toml's `[lint]` levels over them (`policy::LintPolicy`). The table itself is
@@ -42,14 +43,17 @@ impl Levels for LintRules {
 pub(super) struct Linter<'r> {
     levels: &'r dyn Levels,
     rules: &'r LintRules,
+    /// The element table: where each kind's parameters and schemas are.
+    elements: &'r Table,
     findings: Vec<Finding>,
 }
 
 impl<'r> Linter<'r> {
-    fn new(levels: &'r dyn Levels) -> Linter<'r> {
+    fn new(levels: &'r dyn Levels, elements: &'r Table) -> Linter<'r> {
         Linter {
             levels,
             rules: levels.rules(),
+            elements,
             findings: Vec::new(),
         }
     }
@@ -59,8 +63,8 @@ impl Linter<'_> {
     pub(super) fn report(
         &mut self,
         rule: usize,
-        subject: &str,
-        path: Option<String>,
+        subject: &Subject,
+        path: Option<Path>,
         vars: &[(&str, &str)],
     ) {
         self.report_at(rule, subject, path, None, vars);
@@ -69,9 +73,9 @@ impl Linter<'_> {
     pub(super) fn report_at(
         &mut self,
         rule: usize,
-        subject: &str,
-        path: Option<String>,
-        at: Option<String>,
+        subject: &Subject,
+        path: Option<Path>,
+        at: Option<Path>,
         vars: &[(&str, &str)],
     ) {
         let level = self.levels.level(rule);
@@ -87,7 +91,7 @@ impl Linter<'_> {
         self.findings.push(Finding {
             code: r.id.clone(),
             level,
-            subject: subject.to_string(),
+            subject: subject.clone(),
             path,
             at,
             message: render_message(&r.message, &all),
@@ -106,7 +110,11 @@ pub fn lint(levels: &dyn Levels, surface: &Surface) -> Vec<Finding> {
 /// titled "Repo Path"), or FastMCP's `x-fastmcp-*` keys. A server without any (no
 /// pydantic schemas, or no tools) is not told that its version is the SDK's: nothing
 /// shows which SDK it is built with.
-fn python_sdk_made(server: &crate::lockfile::ServerInfo, surface: &Surface) -> bool {
+fn python_sdk_made(
+    server: &crate::lockfile::ServerInfo,
+    surface: &Surface,
+    elements: &Table,
+) -> bool {
     let pydantic_title = |name: &str| -> String {
         name.split('_')
             .filter(|w| !w.is_empty())
@@ -133,11 +141,12 @@ fn python_sdk_made(server: &crate::lockfile::ServerInfo, surface: &Surface) -> b
             p.get("title").and_then(Value::as_str) == Some(pydantic_title(name).as_str())
         })
     };
-    server.name == "FastMCP"
+    let schemas = &elements.of(Kind::Tool).schema;
+    server.name() == "FastMCP"
         || surface.tools.iter().any(|t| {
             t.keys().any(|k| k.starts_with("x-fastmcp"))
-                || ["inputSchema", "outputSchema"].iter().any(|f| {
-                    t.get(*f).is_some_and(|s| {
+                || schemas.iter().filter(|f| f.form == Form::Schema).any(|f| {
+                    t.get(&f.field).is_some_and(|s| {
                         titled(s)
                             || s.as_object()
                                 .is_some_and(|m| m.keys().any(|k| k.starts_with("x-fastmcp")))
@@ -156,7 +165,18 @@ fn lint_with(
     surface: &Surface,
     server: Option<&crate::lockfile::ServerInfo>,
 ) -> Vec<Finding> {
-    let mut l = Linter::new(levels);
+    lint_with_table(levels, elements::table(), surface, server)
+}
+
+/// Every finding on `surface` (and `server`'s fields, when given), with `elements` for
+/// the element table: the embedded one, or a test's copy with a row added.
+pub fn lint_with_table(
+    levels: &dyn Levels,
+    elements: &Table,
+    surface: &Surface,
+    server: Option<&crate::lockfile::ServerInfo>,
+) -> Vec<Finding> {
+    let mut l = Linter::new(levels, elements);
     let rules = levels.rules();
     for (i, rule) in rules.rows.iter().enumerate() {
         if rule.predicate == Predicate::NameCollision {
@@ -182,49 +202,21 @@ fn lint_with(
                 (Predicate::Missing, Some(server)) => {
                     let field = rule.field.as_deref().unwrap_or("");
                     let given = predicates::server_fields(server)
-                        .into_iter()
                         .find(|(f, _)| *f == field)
                         .and_then(|(_, text)| text);
                     if given.is_none_or(|t| t.trim().is_empty()) {
-                        l.report(i, "server", Some(field.into()), &[("field", field)]);
+                        let path = Some(Path::name(field));
+                        l.report(i, &Subject::server(), path, &[("field", field)]);
                     }
                 }
                 _ => {}
             },
             Target::Tool => tool_rule(&mut l, i, rule, &surface.tools),
-            Target::ToolParam => {
-                let field = rule.field.as_deref().unwrap_or("");
-                for tool in &surface.tools {
-                    let subject = format!("tool:{}", key_of(tool, "name"));
-                    if let Some(schema) = tool.get("inputSchema") {
-                        param_rule(&mut l, i, field, &subject, schema);
-                    }
-                }
-            }
-            Target::PromptArg => {
-                for prompt in &surface.prompts {
-                    let subject = format!("prompt:{}", key_of(prompt, "name"));
-                    for arg in prompt
-                        .get("arguments")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
-                        if blank(arg.get(rule.field.as_deref().unwrap_or(""))) {
-                            l.report(
-                                i,
-                                &subject,
-                                Some(Path::names(&["arguments", name]).to_string()),
-                                &[("name", name)],
-                            );
-                        }
-                    }
-                }
-            }
+            Target::ToolParam => params_rule(&mut l, i, rule, Kind::Tool, surface),
+            Target::PromptArg => params_rule(&mut l, i, rule, Kind::Prompt, surface),
             Target::Resource if rule.predicate == Predicate::UiReach => {
                 for e in &surface.resources {
-                    let subject = format!("resource:{}", key_of(e, "uri"));
+                    let subject = Subject::element(Kind::Resource, key_of(e, "uri"));
                     for (path, what) in predicates::ui_reach(e) {
                         l.report(i, &subject, Some(path), &[("value", &what)]);
                     }
@@ -237,7 +229,7 @@ fn lint_with(
                     _ => Kind::Template,
                 };
                 for e in surface.list(kind) {
-                    let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                    let subject = Subject::element(kind, key_of(e, kind.key_field()));
                     if blank(e.get(rule.field.as_deref().unwrap_or(""))) {
                         l.report(i, &subject, None, &[]);
                     }
@@ -246,10 +238,11 @@ fn lint_with(
             Target::Schema => {
                 // Every schema field of every kind (rules/elements.toml).
                 for kind in Kind::ALL {
-                    let fields = kind.spec().schema.iter().filter(|f| f.form == Form::Schema);
+                    let fields = elements.of(kind).schema.iter();
+                    let fields = fields.filter(|f| f.form == Form::Schema);
                     let fields: Vec<&str> = fields.map(|f| f.field.as_str()).collect();
                     for e in surface.list(kind) {
-                        let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                        let subject = Subject::element(kind, key_of(e, kind.key_field()));
                         for field in &fields {
                             if let Some(schema) = e.get(*field) {
                                 schema_rule(&mut l, i, rule.predicate, &subject, field, schema);
@@ -271,7 +264,7 @@ fn lint_with(
 /// that two or more of them serve, so an agent that loads them all sees two tools of one
 /// name. One finding per name, listing the servers.
 pub fn collisions(levels: &dyn Levels, servers: &[(&str, &Surface)]) -> Vec<Finding> {
-    let mut l = Linter::new(levels);
+    let mut l = Linter::new(levels, elements::table());
     let rules = levels.rules();
     for (i, rule) in rules.rows.iter().enumerate() {
         if rule.predicate != Predicate::NameCollision {
@@ -293,7 +286,7 @@ pub fn collisions(levels: &dyn Levels, servers: &[(&str, &Surface)]) -> Vec<Find
         }
         for (name, names) in by_name {
             if names.len() > 1 {
-                let subject = format!("{}:{name}", kind.word());
+                let subject = Subject::element(kind, name);
                 l.report(
                     i,
                     &subject,
@@ -321,8 +314,8 @@ fn sdk_version_rule(
     server: &crate::lockfile::ServerInfo,
     surface: &Surface,
 ) {
-    let version = server.version.as_deref().unwrap_or("").trim();
-    if version.is_empty() || !python_sdk_made(server, surface) {
+    let version = server.version().unwrap_or("").trim();
+    if version.is_empty() || !python_sdk_made(server, surface, l.elements) {
         return;
     }
     let list = rule.list.as_deref().and_then(|n| l.rules.lists.get(n));
@@ -337,9 +330,94 @@ fn sdk_version_rule(
         let names = sdks.join(" or ");
         l.report(
             i,
-            "server",
-            Some("version".into()),
+            &Subject::server(),
+            Some(Path::name("version")),
             &[("value", version), ("name", &names)],
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(value: Value) -> crate::lockfile::Element {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    /// The embedded element table with `row` added after the tool's last schema field.
+    fn with_tool_schema_row(row: &str) -> Table {
+        let anchor = "[[element.schema]]\nfield = \"outputSchema\"\ndirection = \"output\"\n";
+        let text = elements::TABLE
+            .1
+            .replacen(anchor, &format!("{anchor}\n{row}"), 1);
+        assert_ne!(
+            text,
+            elements::TABLE.1,
+            "the tool's rows moved: update the anchor"
+        );
+        Table::parse(&text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_new_input_schema_row_reaches_the_parameter_rules() {
+        let rules = LintRules::embedded().unwrap();
+        let surface = Surface {
+            tools: vec![tool(json!({
+                "name": "t",
+                "description": "d",
+                "inputSchema": {"type": "object", "properties": {"a": {"type": "string", "description": "a"}}},
+                "draftInput": {"type": "object", "properties": {"b": {"type": "string", "x-mcp-header": "B b"}}},
+                "draftArguments": [{"name": "c"}]
+            }))],
+            ..Surface::default()
+        };
+        let seen = |table: &Table| -> Vec<(String, Option<String>)> {
+            lint_with_table(&rules, table, &surface, None)
+                .into_iter()
+                .filter(|f| {
+                    f.code.starts_with("tool.param.") || f.code == "tool.mcp_header.invalid"
+                })
+                .map(|f| (f.code, f.at.or(f.path).map(|p| p.to_string())))
+                .collect()
+        };
+        // The embedded table has no such fields: nothing to see.
+        assert_eq!(seen(elements::table()), []);
+        let table = with_tool_schema_row(
+            "[[element.schema]]\nfield = \"draftInput\"\ndirection = \"input\"\n",
+        );
+        let found = seen(&table);
+        assert!(
+            found.contains(&(
+                "tool.param.missing_description".into(),
+                Some("draftInput.properties.b".into())
+            )),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&(
+                "tool.mcp_header.invalid".into(),
+                Some("draftInput.properties.b.x-mcp-header".into())
+            )),
+            "{found:?}"
+        );
+        // An output field is no parameter.
+        let table = with_tool_schema_row(
+            "[[element.schema]]\nfield = \"draftInput\"\ndirection = \"output\"\n",
+        );
+        assert_eq!(seen(&table), []);
+        // Nor is the form of the field Rust's: an arguments list is read as its items.
+        let table = with_tool_schema_row(
+            "[[element.schema]]\nfield = \"draftArguments\"\ndirection = \"input\"\nform = \"arguments\"\n",
+        );
+        assert_eq!(
+            seen(&table),
+            [(
+                "tool.param.missing_description".to_string(),
+                Some("draftArguments.c".to_string())
+            )]
         );
     }
 }

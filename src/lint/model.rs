@@ -2,6 +2,9 @@
 
 use serde::Deserialize;
 
+use crate::path::Path;
+use crate::subject::Subject;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
@@ -105,12 +108,12 @@ pub struct LintRule {
 pub struct Finding {
     pub code: String,
     pub level: Level,
-    pub subject: String,
+    pub subject: Subject,
     /// What the reports show: a schema path (`inputSchema.properties.e`), or for a
     /// parameter the parameter itself, nested ones dotted (`limit`, `options.limit`).
-    pub path: Option<String>,
+    pub path: Option<Path>,
     /// Where the finding is in the element, when that differs from `path`
     /// (`inputSchema.properties.limit`): lockfile lines are anchored there.
-    pub at: Option<String>,
+    pub at: Option<Path>,
     pub message: String,
 }

@@ -6,18 +6,47 @@ use serde_json::{Map, Value};
 
 use super::model::{LintRule, Predicate, Target};
 use super::Linter;
+use crate::elements::{Form, Kind, Role, Table};
 use crate::keywords::{self, Slot};
-use crate::lockfile::{key_of, Element, Kind, Surface};
+use crate::lockfile::{key_of, Element, Surface};
 use crate::path::{Path, Segment, Trail, Trails};
 use crate::schema::validate::{validate, Truth};
+use crate::subject::Subject;
 
-/// A `tool.param` rule on every parameter: the properties of the input schema and,
-/// nested, of the object parameters (through `properties` only). The path shown is the
+/// A `tool.param` or `prompt.arg` rule on every parameter of `kind`'s elements, in each
+/// of the kind's input fields (rules/elements.toml): a schema's parameters
+/// ([`param_rule`]) or an arguments list's ([`argument_rule`]).
+pub(super) fn params_rule(
+    l: &mut Linter<'_>,
+    i: usize,
+    rule: &LintRule,
+    kind: Kind,
+    surface: &Surface,
+) {
+    let field = rule.field.as_deref().unwrap_or("");
+    let spec = l.elements.of(kind);
+    for e in surface.list(kind) {
+        let subject = Subject::element(kind, key_of(e, &spec.key));
+        for input in spec.inputs() {
+            let Some(value) = e.get(&input.field) else {
+                continue;
+            };
+            match input.form {
+                Form::Schema => param_rule(l, i, field, &subject, (&input.field, value)),
+                Form::Arguments => argument_rule(l, i, field, &subject, (&input.field, value)),
+            }
+        }
+    }
+}
+
+/// A parameter rule on an input schema's parameters: its properties and, nested, those
+/// of the object parameters (through `properties` only). The path shown is the
 /// parameter, nested ones dotted (`options.limit`).
-pub(super) fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &str, input: &Value) {
+fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &Subject, input: (&str, &Value)) {
+    let (input_field, input) = input;
     // (schema, the parameter path so far, its path in the element)
     let mut trails = Trails::default();
-    let root = trails.name(Trail::default(), "inputSchema");
+    let root = trails.name(Trail::default(), input_field);
     let mut stack = vec![(input, Trail::default(), root)];
     let mut found = Vec::new();
     while let Some((schema, param, at)) = stack.pop() {
@@ -27,13 +56,31 @@ pub(super) fn param_rule(l: &mut Linter, rule: usize, field: &str, subject: &str
             let child_at = trails.name(at, "properties");
             let child_at = trails.name(child_at, name);
             if blank(child.get(field)) {
-                found.push((trails.text(shown), trails.text(child_at), name.as_str()));
+                found.push((trails.path(shown), trails.path(child_at), name.as_str()));
             }
             stack.push((child, shown, child_at));
         }
     }
     for (shown, at, name) in found {
         l.report_at(rule, subject, Some(shown), Some(at), &[("name", name)]);
+    }
+}
+
+/// A parameter rule on an arguments list's items (`arguments.NAME`).
+fn argument_rule(
+    l: &mut Linter,
+    rule: usize,
+    field: &str,
+    subject: &Subject,
+    input: (&str, &Value),
+) {
+    let (input_field, args) = input;
+    for arg in args.as_array().into_iter().flatten() {
+        let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
+        if blank(arg.get(field)) {
+            let path = Path::names(&[input_field, name]);
+            l.report(rule, subject, Some(path), &[("name", name)]);
+        }
     }
 }
 
@@ -55,9 +102,16 @@ pub(super) fn valid_name(name: &str, max: u64) -> bool {
 
 pub(super) fn tool_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, tools: &[Element]) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
+    // The tool's input schemas (rules/elements.toml).
+    let spec = l.elements.of(Kind::Tool);
+    let inputs: Vec<&str> = spec
+        .inputs()
+        .filter(|f| f.form == Form::Schema)
+        .map(|f| f.field.as_str())
+        .collect();
     for tool in tools {
-        let name = key_of(tool, "name");
-        let subject = format!("tool:{name}");
+        let name = key_of(tool, &spec.key);
+        let subject = Subject::element(Kind::Tool, name);
         match rule.predicate {
             Predicate::Missing if blank(tool.get(rule.field.as_deref().unwrap_or(""))) => {
                 l.report(i, &subject, None, &[("name", name)]);
@@ -73,7 +127,7 @@ pub(super) fn tool_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, tools: &[
                     l.report(
                         i,
                         &subject,
-                        rule.field.clone(),
+                        rule.field.as_deref().map(Path::name),
                         &[("value", &tokens.to_string())],
                     );
                 }
@@ -89,23 +143,22 @@ pub(super) fn tool_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, tools: &[
                 l.report(i, &subject, None, &[("name", name)]);
             }
             Predicate::NotObject => {
-                let t = tool.get("inputSchema").and_then(|s| s.get("type"));
-                if t != Some(&Value::String("object".into())) {
-                    let shown = t
-                        .map(|v| v.to_string())
-                        .unwrap_or_else(|| "(absent)".into());
-                    l.report(
-                        i,
-                        &subject,
-                        Some("inputSchema".into()),
-                        &[("value", &shown)],
-                    );
+                for input in &inputs {
+                    let t = tool.get(*input).and_then(|s| s.get("type"));
+                    if t != Some(&Value::String("object".into())) {
+                        let shown = t
+                            .map(|v| v.to_string())
+                            .unwrap_or_else(|| "(absent)".into());
+                        l.report(i, &subject, Some(Path::name(input)), &[("value", &shown)]);
+                    }
                 }
             }
             Predicate::McpHeaderInvalid => {
-                if let Some(schema) = tool.get("inputSchema") {
-                    for (path, why) in mcp_header_problems(schema) {
-                        l.report(i, &subject, Some(path), &[("value", &why)]);
+                for input in &inputs {
+                    if let Some(schema) = tool.get(*input) {
+                        for (path, why) in mcp_header_problems(input, schema) {
+                            l.report(i, &subject, Some(path), &[("value", &why)]);
+                        }
                     }
                 }
             }
@@ -119,7 +172,7 @@ pub(super) fn schema_rule(
     l: &mut Linter<'_>,
     i: usize,
     pred: Predicate,
-    subject: &str,
+    subject: &Subject,
     field: &str,
     root: &Value,
 ) {
@@ -154,13 +207,13 @@ fn check_node(
     l: &mut Linter<'_>,
     i: usize,
     pred: Predicate,
-    subject: &str,
+    subject: &Subject,
     root: &Value,
     map: &Map<String, Value>,
     (trails, path): (&Trails<'_>, Trail),
     prop: Option<&str>,
 ) {
-    let here = || Some(trails.text(path));
+    let here = || Some(trails.path(path));
     match pred {
         Predicate::RequiredNotInProperties => {
             let props = map.get("properties").and_then(Value::as_object);
@@ -254,25 +307,28 @@ fn check_node(
     }
 }
 
-/// The server's text fields, by the names `fields` and `field` use (`SERVER_FIELDS`).
-pub(super) fn server_fields(s: &crate::lockfile::ServerInfo) -> [(&'static str, Option<&str>); 4] {
-    [
-        ("name", Some(s.name.as_str())),
-        ("title", s.title.as_deref()),
-        ("version", s.version.as_deref()),
-        ("instructions", s.instructions.as_deref()),
-    ]
+/// The server's fields lint reads (rules/elements.toml `[[server]]`, all but the
+/// session's), by the names `fields` and `field` use.
+pub(super) fn server_fields(
+    s: &crate::lockfile::ServerInfo,
+) -> impl Iterator<Item = (&'static str, Option<&str>)> {
+    s.fields()
+        .filter(|(f, _)| f.role != Role::Session)
+        .map(|(f, v)| (f.field.as_str(), v))
 }
 
-/// The text fields a rule reads: (subject, path, field, text), for its target.
+/// A text field a rule reads: its subject, its path, the field's name, its text.
+type Text<'s> = (Subject, Option<Path>, String, &'s str);
+
+/// The text fields a rule reads, for its target.
 fn texts<'s>(
-    target: Target,
+    (target, elements): (Target, &Table),
     fields: &[String],
     surface: &'s Surface,
     server: Option<&'s crate::lockfile::ServerInfo>,
-) -> Vec<(String, Option<String>, String, &'s str)> {
+) -> Vec<Text<'s>> {
     let mut out = Vec::new();
-    let element = |subject: String,
+    let element = |subject: Subject,
                    base: Option<Path>,
                    key: &'s str,
                    e: &'s Map<String, Value>,
@@ -286,14 +342,14 @@ fn texts<'s>(
             if let Some(text) = text {
                 // A name is the element or parameter itself; other fields are in it.
                 let path = match (&base, f == "name") {
-                    (Some(b), true) => Some(b.to_string()),
+                    (Some(b), true) => Some(b.clone()),
                     (None, true) => None,
                     (Some(b), false) => {
                         let mut p = b.clone();
                         p.0.push(Segment::Name(f.clone()));
-                        Some(p.to_string())
+                        Some(p)
                     }
-                    (None, false) => Some(Path::name(f).to_string()),
+                    (None, false) => Some(Path::name(f)),
                 };
                 out.push((subject.clone(), path, f.clone(), text));
             }
@@ -308,45 +364,40 @@ fn texts<'s>(
                 _ => Kind::Template,
             };
             for e in surface.list(kind) {
-                let subject = format!("{}:{}", kind.word(), key_of(e, kind.key_field()));
+                let subject = Subject::element(kind, key_of(e, kind.key_field()));
                 element(subject, None, "", e, &mut out);
             }
         }
-        Target::ToolParam => {
-            for tool in &surface.tools {
-                let subject = format!("tool:{}", key_of(tool, "name"));
-                let props = tool
-                    .get("inputSchema")
-                    .and_then(|s| s.get("properties"))
-                    .and_then(Value::as_object);
-                for (name, schema) in props.into_iter().flatten() {
-                    let base = Path::names(&["inputSchema", "properties", name]);
-                    if let Some(schema) = schema.as_object() {
-                        element(subject.clone(), Some(base), name, schema, &mut out);
-                    } else if fields.iter().any(|f| f == "name") {
-                        out.push((subject.clone(), Some(base.to_string()), "name".into(), name));
+        // The parameters in each of the kind's input fields (rules/elements.toml): an
+        // input schema's properties, an arguments list's items.
+        Target::ToolParam | Target::PromptArg => {
+            let kind = match target {
+                Target::ToolParam => Kind::Tool,
+                _ => Kind::Prompt,
+            };
+            let spec = elements.of(kind);
+            for e in surface.list(kind) {
+                let subject = Subject::element(kind, key_of(e, &spec.key));
+                for input in spec.inputs() {
+                    let (at, value) = (input.field.as_str(), e.get(&input.field));
+                    if input.form == Form::Arguments {
+                        let args = value.and_then(Value::as_array).into_iter().flatten();
+                        for arg in args.filter_map(Value::as_object) {
+                            let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
+                            let base = Some(Path::names(&[at, name]));
+                            element(subject.clone(), base, "", arg, &mut out);
+                        }
+                        continue;
                     }
-                }
-            }
-        }
-        Target::PromptArg => {
-            for prompt in &surface.prompts {
-                let subject = format!("prompt:{}", key_of(prompt, "name"));
-                for arg in prompt
-                    .get("arguments")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_object)
-                {
-                    let name = arg.get("name").and_then(Value::as_str).unwrap_or("");
-                    element(
-                        subject.clone(),
-                        Some(Path::names(&["arguments", name])),
-                        "",
-                        arg,
-                        &mut out,
-                    );
+                    let props = value.and_then(|s| s.get("properties"));
+                    for (name, schema) in props.and_then(Value::as_object).into_iter().flatten() {
+                        let base = Path::names(&[at, "properties", name]);
+                        if let Some(schema) = schema.as_object() {
+                            element(subject.clone(), Some(base), name, schema, &mut out);
+                        } else if fields.iter().any(|f| f == "name") {
+                            out.push((subject.clone(), Some(base), "name".into(), name));
+                        }
+                    }
                 }
             }
         }
@@ -354,7 +405,7 @@ fn texts<'s>(
             if let Some(s) = server {
                 for (f, text) in server_fields(s) {
                     if let Some(text) = text.filter(|_| fields.iter().any(|x| x == f)) {
-                        out.push(("server".into(), Some(f.into()), f.into(), text));
+                        out.push((Subject::server(), Some(Path::name(f)), f.into(), text));
                     }
                 }
             }
@@ -401,7 +452,7 @@ pub(super) fn text_rule(
         .and_then(|n| l.rules.lists.get(n))
         .map(|w| w.iter().map(|w| folded(w)).collect())
         .unwrap_or_default();
-    for (subject, path, field, text) in texts(rule.target, &fields, surface, server) {
+    for (subject, path, field, text) in texts((rule.target, l.elements), &fields, surface, server) {
         let found = match rule.predicate {
             Predicate::HiddenCharacters => text
                 .chars()
@@ -462,7 +513,7 @@ pub(super) fn confusable_rule(l: &mut Linter<'_>, i: usize, rule: &LintRule, sur
     for name in names {
         match first.get(&skeleton(name, &pairs)) {
             Some(other) => {
-                let subject = format!("{}:{name}", kind.word());
+                let subject = Subject::element(kind, name);
                 l.report(i, &subject, None, &[("name", name), ("value", other)]);
             }
             None => {
@@ -495,14 +546,14 @@ fn has_ref(v: &Value) -> bool {
 /// on a parameter reached through `properties` alone, name an HTTP token (RFC 9110
 /// `tchar`s), be unique in the tool ignoring case, and declare a parameter typed as a
 /// string, integer, number or boolean.
-pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
+pub(super) fn mcp_header_problems(field: &str, schema: &Value) -> Vec<(Path, String)> {
     const KEY: &str = "x-mcp-header";
     let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
     let mut problems = Vec::new();
     let mut names: HashMap<String, String> = HashMap::new();
     // (node, path, reached through `properties` alone from the root, is a parameter)
     let mut trails = Trails::default();
-    let start = trails.name(Trail::default(), "inputSchema");
+    let start = trails.name(Trail::default(), field);
     let mut stack = vec![(schema, start, true, false)];
     while let Some((node, path, reachable, parameter)) = stack.pop() {
         let Some(map) = node.as_object() else {
@@ -510,7 +561,7 @@ pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
         };
         if let Some(decl) = map.get(KEY) {
             let at = trails.name(path, KEY);
-            let at = trails.text(at);
+            let at = trails.path(at);
             let primitive = |t: &Value| {
                 matches!(
                     t.as_str(),
@@ -574,7 +625,7 @@ pub(super) fn mcp_header_problems(schema: &Value) -> Vec<(String, String)> {
 /// What a UI resource's `_meta.ui` lets its app do beyond the sandbox's defaults, as
 /// (path, what): sandbox permissions asked for, and a csp domain list that admits any
 /// origin (`*`, or a scheme alone such as `https:`).
-pub(super) fn ui_reach(resource: &Element) -> Vec<(String, String)> {
+pub(super) fn ui_reach(resource: &Element) -> Vec<(Path, String)> {
     let mut out = Vec::new();
     let Some(ui) = resource.get("_meta").and_then(|m| m.get("ui")) else {
         return out;
@@ -583,7 +634,7 @@ pub(super) fn ui_reach(resource: &Element) -> Vec<(String, String)> {
         if !p.is_empty() {
             let names: Vec<&str> = p.keys().map(String::as_str).collect();
             out.push((
-                "_meta.ui.permissions".to_string(),
+                Path::names(&["_meta", "ui", "permissions"]),
                 format!("asks for sandbox permissions {}", names.join(", ")),
             ));
         }
@@ -601,7 +652,7 @@ pub(super) fn ui_reach(resource: &Element) -> Vec<(String, String)> {
                 });
             if let Some(d) = any {
                 out.push((
-                    Path::names(&["_meta", "ui", "csp", list]).to_string(),
+                    Path::names(&["_meta", "ui", "csp", list]),
                     format!("lets its app reach any origin ({})", Value::from(d)),
                 ));
             }

@@ -70,6 +70,31 @@ mod tests {
     }
 
     #[test]
+    fn the_server_is_an_object_of_the_element_tables_server_fields() {
+        let with = |server: &str| {
+            let text = format!(
+                r#"{{"covenant_version":"0.1.1","captured_at_unix":0,"server":{server},"surface":{{"tools":[]}}}}"#
+            );
+            Lockfile::parse(text.as_bytes(), "x.lock").map(|l| l.server)
+        };
+        let server = with(r#"{"title":"t","instructions":"i"}"#).unwrap();
+        assert_eq!(server.name(), "", "a name is never absent");
+        assert_eq!(server.get("instructions"), Some("i"));
+        assert_eq!(server.version(), None);
+        let unknown = with(r#"{"name":"s","websiteUrl":"u"}"#).unwrap_err();
+        assert!(
+            unknown.message().contains("unknown field `websiteUrl`, expected one of `name`, `title`, `version`, `protocolVersion`, `instructions`"),
+            "{unknown}"
+        );
+        // serde's derive once took a list of the fields' values in their order.
+        let listed = with(r#"["s", null, "1.0.0"]"#).unwrap_err();
+        assert!(
+            listed.message().contains("expected struct ServerInfo"),
+            "{listed}"
+        );
+    }
+
+    #[test]
     fn shape_errors_name_the_element() {
         let text = r#"{"covenant_version":"0.1.1","captured_at_unix":0,"surface":{"tools":[{"title":"x"}]}}"#;
         let err = Lockfile::parse(text.as_bytes(), "x.lock").unwrap_err();

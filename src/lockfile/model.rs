@@ -1,78 +1,154 @@
-//! The lockfile model: the four kinds of element, the server's information, the
-//! surface, and the lockfile around them.
+//! The lockfile model: the server's information (its fields from the element table),
+//! the surface (a list per `elements::Kind`), and the lockfile around them.
 
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::elements;
+use crate::elements::{self, Role};
 use crate::error::{Error, Result};
 
 pub const COVENANT_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The four kinds of element a server lists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    Tool,
-    Resource,
-    Template,
-    Prompt,
+pub use crate::elements::Kind;
+
+/// What the server says about itself: a value for each of its fields in
+/// rules/elements.toml (`[[server]]`), in their order. The name (the field of role
+/// `name`) is never absent: `""` when the server gave none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerInfo {
+    values: Vec<Option<String>>,
 }
 
-impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Tool, Kind::Resource, Kind::Template, Kind::Prompt];
+impl Default for ServerInfo {
+    fn default() -> ServerInfo {
+        let fields = elements::server_fields();
+        ServerInfo {
+            values: fields
+                .iter()
+                .map(|f| (f.role == Role::Name).then(String::new))
+                .collect(),
+        }
+    }
+}
 
-    /// The word used in subjects (`tool:NAME`) and rule tables (`element = "tool"`).
-    pub fn word(self) -> &'static str {
-        match self {
-            Kind::Tool => "tool",
-            Kind::Resource => "resource",
-            Kind::Template => "template",
-            Kind::Prompt => "prompt",
+impl ServerInfo {
+    /// The value of `field` (`None`: absent, or no field of the table).
+    pub fn get(&self, field: &str) -> Option<&str> {
+        let at = elements::server_fields()
+            .iter()
+            .position(|f| f.field == field)?;
+        self.values[at].as_deref()
+    }
+
+    /// Set `field` (a field the table does not list is not recorded).
+    pub fn set(&mut self, field: &str, value: Option<String>) {
+        let fields = elements::server_fields();
+        if let Some(at) = fields.iter().position(|f| f.field == field) {
+            self.values[at] = match fields[at].role {
+                Role::Name => Some(value.unwrap_or_default()),
+                _ => value,
+            };
         }
     }
 
-    pub fn from_word(word: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.word() == word)
-    }
-
-    /// This kind's row of rules/elements.toml.
-    pub fn spec(self) -> &'static elements::Element {
-        static SPECS: std::sync::OnceLock<[&'static elements::Element; 4]> =
-            std::sync::OnceLock::new();
-        let specs = SPECS.get_or_init(|| Kind::ALL.map(|k| elements::element(k.word())));
-        let at = Kind::ALL
+    /// Each field of the table, with its value, in the table's order.
+    pub fn fields(&self) -> impl Iterator<Item = (&'static elements::ServerField, Option<&str>)> {
+        elements::server_fields()
             .iter()
-            .position(|k| *k == self)
-            .unwrap_or_default();
-        specs[at]
+            .zip(&self.values)
+            .map(|(f, v)| (f, v.as_deref()))
     }
 
-    /// The field that identifies an element of this kind.
-    pub fn key_field(self) -> &'static str {
-        &self.spec().key
+    fn of_role(&self, role: Role) -> Option<&str> {
+        self.fields()
+            .find(|(f, _)| f.role == role)
+            .and_then(|(_, v)| v)
     }
 
-    /// The key of this kind's list in `surface`.
-    pub fn list_name(self) -> &'static str {
-        &self.spec().list
+    /// What the server is called (`""`: it gave no name).
+    pub fn name(&self) -> &str {
+        self.of_role(Role::Name).unwrap_or_default()
+    }
+
+    /// The server's declared version.
+    pub fn version(&self) -> Option<&str> {
+        self.of_role(Role::Version)
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ServerInfo {
-    #[serde(default)]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(default)]
-    pub version: Option<String>,
-    #[serde(default, rename = "protocolVersion")]
-    pub protocol_version: Option<String>,
-    /// What the server tells the model about itself (initialize result or
-    /// `server/discover`); compared by the `server.instructions.*` rows.
-    #[serde(default)]
-    pub instructions: Option<String>,
+/// Read as an object of the table's server fields, each a string (the name's never
+/// null) and none twice.
+impl<'de> Deserialize<'de> for ServerInfo {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<ServerInfo, D::Error> {
+        d.deserialize_struct("ServerInfo", server_field_names(), ServerVisitor)
+    }
+}
+
+/// The server's field names, as serde's errors list them.
+fn server_field_names() -> &'static [&'static str] {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        elements::server_fields()
+            .iter()
+            .map(|f| f.field.as_str())
+            .collect()
+    })
+}
+
+struct ServerVisitor;
+
+impl<'de> Visitor<'de> for ServerVisitor {
+    type Value = ServerInfo;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("struct ServerInfo")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<ServerInfo, A::Error> {
+        let fields = elements::server_fields();
+        let mut info = ServerInfo::default();
+        let mut seen = vec![false; fields.len()];
+        while let Some(FieldAt(at)) = map.next_key()? {
+            let f = &fields[at];
+            if std::mem::replace(&mut seen[at], true) {
+                return Err(de::Error::duplicate_field(server_field_names()[at]));
+            }
+            info.values[at] = match f.role {
+                Role::Name => Some(map.next_value::<String>()?),
+                _ => map.next_value::<Option<String>>()?,
+            };
+        }
+        Ok(info)
+    }
+}
+
+/// A key of the server's object: the position of its field in the table, or serde's
+/// unknown-field error.
+struct FieldAt(usize);
+
+impl<'de> Deserialize<'de> for FieldAt {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<FieldAt, D::Error> {
+        d.deserialize_identifier(FieldVisitor)
+    }
+}
+
+struct FieldVisitor;
+
+impl<'de> Visitor<'de> for FieldVisitor {
+    type Value = FieldAt;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("field identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> std::result::Result<FieldAt, E> {
+        let names = server_field_names();
+        match names.iter().position(|n| *n == key) {
+            Some(at) => Ok(FieldAt(at)),
+            None => Err(E::unknown_field(key, names)),
+        }
+    }
 }
 
 pub type Element = Map<String, Value>;

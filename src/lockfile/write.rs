@@ -123,18 +123,13 @@ fn close_list(out: &mut String, k: usize, empty: bool) {
     });
 }
 
+/// The server's fields (rules/elements.toml `[[server]]`): those it gave, and its name
+/// always.
 fn server_map(server: &ServerInfo) -> Map<String, Value> {
     let mut map = Map::new();
-    map.insert("name".into(), Value::String(server.name.clone()));
-    let optional = [
-        ("title", &server.title),
-        ("version", &server.version),
-        ("protocolVersion", &server.protocol_version),
-        ("instructions", &server.instructions),
-    ];
-    for (key, value) in optional {
+    for (field, value) in server.fields() {
         if let Some(v) = value {
-            map.insert(key.into(), Value::String(v.clone()));
+            map.insert(field.field.clone(), Value::String(v.to_string()));
         }
     }
     map

@@ -135,12 +135,14 @@ impl<'t> Session<'t> {
         if self.opts.read_ui_resources {
             self.read_unlisted_ui(&mut surface);
         }
-        if server.name.is_empty() {
+        if server.name().is_empty() {
             if let Some(info) = self.listed_identity.take() {
                 let found = server_info(&info, "");
-                server.name = found.name;
-                server.title = server.title.or(found.title);
-                server.version = server.version.or(found.version);
+                for field in ["name", "title", "version"] {
+                    if field == "name" || server.get(field).is_none() {
+                        server.set(field, found.get(field).map(str::to_string));
+                    }
+                }
             }
         }
         Ok(Captured { server, surface })
@@ -283,7 +285,7 @@ impl<'t> Session<'t> {
     /// The server's identity, capabilities and instructions from its DiscoverResult.
     fn modern(&mut self, version: &str, discover: Value) -> (ServerInfo, Value) {
         let mut info = server_info(identity_of(&discover).unwrap_or(&Value::Null), version);
-        info.instructions = instructions_of(&discover);
+        info.set("instructions", instructions_of(&discover));
         let capabilities = discover
             .get("capabilities")
             .cloned()
@@ -310,7 +312,7 @@ impl<'t> Session<'t> {
         self.transport.set_protocol_version(&version);
         self.notify("notifications/initialized")?;
         let mut info = server_info(identity_of(&result).unwrap_or(&Value::Null), &version);
-        info.instructions = instructions_of(&result);
+        info.set("instructions", instructions_of(&result));
         let capabilities = result
             .get("capabilities")
             .cloned()
@@ -623,13 +625,15 @@ impl<'t> Session<'t> {
 
 fn server_info(info: &Value, version: &str) -> ServerInfo {
     let text = |k: &str| info.get(k).and_then(Value::as_str).map(str::to_string);
-    ServerInfo {
-        name: text("name").unwrap_or_default(),
-        title: text("title"),
-        version: text("version"),
-        protocol_version: (!version.is_empty()).then(|| version.to_string()),
-        instructions: None,
+    let mut server = ServerInfo::default();
+    for field in ["name", "title", "version"] {
+        server.set(field, text(field));
     }
+    server.set(
+        "protocolVersion",
+        (!version.is_empty()).then(|| version.to_string()),
+    );
+    server
 }
 
 /// The server's `instructions` (initialize result or DiscoverResult), if it gives any.

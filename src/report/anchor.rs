@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::diff::Change;
-use crate::lockfile::{Kind, LineMap, Lockfile};
+use crate::lockfile::{LineMap, Lockfile};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Anchor {
@@ -69,13 +69,10 @@ pub fn lint_anchors(
     findings
         .iter()
         .map(|f| {
-            let (word, key) = f.subject.split_once(':').unwrap_or(("", ""));
-            let (start, end) = Kind::from_word(word)
-                .and_then(|k| {
-                    let path = f.at.as_deref().or(f.path.as_deref());
-                    let path = path.and_then(|p| p.parse::<crate::path::Path>().ok());
-                    map.find(k, key, path.as_ref())
-                })
+            let (start, end) = f
+                .subject
+                .element_key()
+                .and_then(|(kind, key)| map.find(kind, key, f.at.as_ref().or(f.path.as_ref())))
                 .unwrap_or((1, 1));
             Anchor {
                 uri: uri.clone(),

@@ -9,6 +9,8 @@ use termcolor::{Color, WriteColor};
 use super::{write_section, write_str, Line};
 use crate::lint::{Finding, Level};
 use crate::lockfile::COVENANT_VERSION;
+use crate::path::Path;
+use crate::subject::Subject;
 
 pub fn count(findings: &[Finding], level: Level) -> usize {
     findings.iter().filter(|f| f.level == level).count()
@@ -61,8 +63,8 @@ struct Counts {
 struct JsonFinding<'a> {
     code: &'a str,
     level: &'a str,
-    subject: &'a str,
-    path: Option<&'a str>,
+    subject: &'a Subject,
+    path: Option<&'a Path>,
     message: &'a str,
 }
 
@@ -88,7 +90,7 @@ pub fn to_json(findings: &[Finding]) -> String {
                 code: &f.code,
                 level: f.level.word(),
                 subject: &f.subject,
-                path: f.path.as_deref(),
+                path: f.path.as_ref(),
                 message: &f.message,
             })
             .collect(),
@@ -148,8 +150,8 @@ pub fn to_github(findings: &[Finding], anchors: &[super::anchor::Anchor]) -> Str
 
 fn line_of(f: &Finding) -> Line<'_> {
     (
-        f.subject.as_str().into(),
-        f.path.as_deref().map(Into::into),
+        f.subject.to_string().into(),
+        f.path.as_ref().map(|p| p.to_string().into()),
         f.message.as_str(),
         f.code.as_str(),
     )

@@ -198,7 +198,8 @@ pub fn lint(rules: &LintRules, findings: &[Finding], anchors: &[Anchor]) -> Stri
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let place = super::place(&f.subject, f.path.as_deref());
+            let path = f.path.as_ref().map(ToString::to_string);
+            let place = super::place(&f.subject.to_string(), path.as_deref());
             let mut props = Map::new();
             props.insert("subject".into(), json!(f.subject));
             props.insert("path".into(), json!(f.path));

@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::model::{
     Comparator, Condition, Direction, Retired, Rule, Scope, Severity, ANY_KEYWORD, WALK_KEYWORD,
 };
+use crate::elements::Kind;
 use crate::error::{Error, Result};
-use crate::lockfile::Kind;
 use crate::path::Path;
 
 /// How a keyword (or element field) is compared, and the rows that classify it.

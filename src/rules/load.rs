@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::model::{Certainty, Comparator, Condition, Retired, Rule, Scope, Severity};
 use super::Rules;
+use crate::elements::Kind;
 use crate::error::{Error, Result};
-use crate::lockfile::Kind;
 
 /// The embedded tables, in the order their rows are listed.
 pub const TABLES: &[(&str, &str)] = &[
@@ -137,9 +137,18 @@ fn scope_of(r: &RawRule) -> std::result::Result<Scope, String> {
             }
             Scope::Schema { keyword: k.clone() }
         }
-        (None, Some(e)) if e == "server" => Scope::Server {
-            field: r.field.clone().ok_or("a server row names its `field`")?,
-        },
+        (None, Some(e)) if e == "server" => {
+            let field = r.field.clone().ok_or("a server row names its `field`")?;
+            if !crate::elements::server_fields()
+                .iter()
+                .any(|f| f.field == field)
+            {
+                return Err(format!(
+                    "`{field}` is no server field of rules/elements.toml"
+                ));
+            }
+            Scope::Server { field }
+        }
         (None, Some(e)) => {
             let kind = if e == "*" {
                 None

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::lockfile::Kind;
+use crate::elements::Kind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]

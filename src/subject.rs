@@ -1,10 +1,11 @@
-//! What a change is about: an element (`tool:search`) or the server itself (`server`).
+//! What a change or a lint finding is about: an element (`tool:search`) or the server
+//! itself (`server`). Below `diff` and `lint`, which both name their subjects by it.
 
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::lockfile::Kind;
+use crate::elements::Kind;
 
 /// The kind of thing a change is about: an element kind, or the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
