@@ -340,11 +340,7 @@ fn damaged_canonical_files_read_the_same_on_the_fast_path() {
         select(PIECES),
         1..=3usize,
     );
-    let cases = (
-        tools(4),
-        changed,
-        prop::collection::vec(damage, 1..=2),
-    );
+    let cases = (tools(4), changed, prop::collection::vec(damage, 1..=2));
     let counts = std::cell::Cell::new((0, 0));
     property::check(450, cases, |(x, (changed, new), damages)| {
         let mut y = x.clone();

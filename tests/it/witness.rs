@@ -12,10 +12,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::common::property;
 use mcp_covenant::diff;
 use mcp_covenant::diff::witness::{self, parse_path};
 use mcp_covenant::lockfile::Lockfile;
-use crate::common::property;
 use mcp_covenant::rules::{Direction, Rules, Severity};
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -435,12 +435,18 @@ fn each_witness_proves_its_own_change_with_the_change_undone_by_hand() {
     ];
     // Enums of 3 to 7 values, a random subset removed (at least two): twelve, the same
     // on every run.
-    let enums = (3..=7usize).prop_flat_map(|n| proptest::collection::vec(prop::bool::weighted(1.0 / 3.0), n));
+    let enums = (3..=7usize)
+        .prop_flat_map(|n| proptest::collection::vec(prop::bool::weighted(1.0 / 3.0), n));
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     for _ in 0..12 {
         let keep = enums.new_tree(&mut runner).unwrap().current();
         let all: Vec<Value> = (0..keep.len()).map(|k| json!(format!("v{k}"))).collect();
-        let kept: Vec<Value> = all.iter().zip(&keep).filter(|(_, k)| **k).map(|(v, _)| v.clone()).collect();
+        let kept: Vec<Value> = all
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(v, _)| v.clone())
+            .collect();
         let kept = if kept.is_empty() {
             vec![all[0].clone()]
         } else {
@@ -747,7 +753,10 @@ fn unindexed(path: &str) -> String {
 
 /// A seed picked at random and a copy with one random mutation at a random subschema,
 /// with the JSON pointer of that subschema.
-fn mutated((seed, site, change): (Index, Index, Mutation), seeds: &[Value]) -> (Value, Value, String) {
+fn mutated(
+    (seed, site, change): (Index, Index, Mutation),
+    seeds: &[Value],
+) -> (Value, Value, String) {
     let old = seeds[seed.index(seeds.len())].clone();
     let mut new = old.clone();
     let mut at = Vec::new();
@@ -811,7 +820,10 @@ fn every_schema_change_is_reported() {
         }
         Ok(())
     });
-    eprintln!("{} changed schemas, none reported as no change wrongly", tried.get());
+    eprintln!(
+        "{} changed schemas, none reported as no change wrongly",
+        tried.get()
+    );
 }
 
 /// The candidates that only a variant's names give (tried for overlapping `oneOf`
