@@ -341,6 +341,8 @@ fn damaged_canonical_files_read_the_same_on_the_fast_path() {
         1..=3usize,
     );
     let cases = (tools(4), changed, prop::collection::vec(damage, 1..=2));
+    // 450 cases (the seeded loop ran 400): at 400 these strategies read 97 files, short
+    // of the 100 asked below.
     let counts = std::cell::Cell::new((0, 0));
     property::check(450, cases, |(x, (changed, new), damages)| {
         let mut y = x.clone();
