@@ -107,29 +107,44 @@ fn registry(status: &'static str, body: String) -> String {
     .url()
 }
 
+/// A project in a new directory `name` whose package.json declares
+/// `npm:@acme/server@2.0.0`.
 #[cfg(feature = "http")]
-#[test]
-fn published_picks_the_highest_release_below_the_declared_version() {
-    let dir = tmpdir("registry-published");
+fn acme_project(name: &str) -> std::path::PathBuf {
+    let dir = tmpdir(name);
     fs::write(
         dir.join("package.json"),
         r#"{"name": "@acme/server", "version": "2.0.0"}"#,
     )
     .unwrap();
-    let versions = r#"{"versions": {"1.0.0": {}, "1.10.0": {}, "2.0.0": {}, "2.1.0-beta.1": {}, "1.9.0": {}}}"#;
-    let url = registry("200 OK", versions.to_string());
-    // The registry lists versions; the install that follows fails (npm is pointed at
-    // nothing), which shows the version chosen and that a failure is exit 2.
-    let o = bin()
-        .current_dir(&dir)
+    dir
+}
+
+/// `check --baseline published` in `dir`, the npm registry's listing read from `url`:
+/// the install that follows fails at once (npm is pointed at nothing), which shows the
+/// version chosen.
+#[cfg(feature = "http")]
+fn check_published_npm(dir: &Path, url: &str) -> std::process::Command {
+    let mut c = bin();
+    c.current_dir(dir)
         .env("MCP_COVENANT_CACHE", dir.join("cache"))
-        .env("MCP_COVENANT_NPM_REGISTRY", &url)
+        .env("MCP_COVENANT_NPM_REGISTRY", url)
         .env("npm_config_registry", "http://127.0.0.1:1/")
         .env("npm_config_fetch_retries", "0")
         .env("MCP_COVENANT_INSTALL_TIMEOUT", "60")
-        .args(["check", "--baseline", "published", "--against", "x.lock"])
-        .output()
-        .unwrap();
+        .args(["check", "--baseline", "published", "--against", "x.lock"]);
+    c
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn published_picks_the_highest_release_below_the_declared_version() {
+    let dir = acme_project("registry-published");
+    let versions = r#"{"versions": {"1.0.0": {}, "1.10.0": {}, "2.0.0": {}, "2.1.0-beta.1": {}, "1.9.0": {}}}"#;
+    let url = registry("200 OK", versions.to_string());
+    // The registry lists versions; the failed install shows the version chosen and that
+    // a failure is exit 2.
+    let o = check_published_npm(&dir, &url).output().unwrap();
     let err = stderr(&o);
     assert!(
         err.contains(
@@ -555,31 +570,17 @@ fn https_registry(body: String) -> (String, String) {
 #[cfg(feature = "http")]
 #[test]
 fn a_registry_with_a_private_ca_is_trusted_through_ssl_cert_file() {
-    let dir = tmpdir("registry-private-ca");
-    fs::write(
-        dir.join("package.json"),
-        r#"{"name": "@acme/server", "version": "2.0.0"}"#,
-    )
-    .unwrap();
+    let dir = acme_project("registry-private-ca");
     let versions = r#"{"versions": {"1.0.0": {}, "1.10.0": {}, "2.0.0": {}}}"#;
     let (ca, url) = https_registry(versions.to_string());
     fs::write(dir.join("ca.pem"), ca).unwrap();
     let run = |cert_file: Option<&Path>| {
-        let mut c = bin();
-        c.current_dir(&dir)
-            .env("MCP_COVENANT_CACHE", dir.join("cache"))
-            .env("MCP_COVENANT_NPM_REGISTRY", &url)
-            .env("npm_config_registry", "http://127.0.0.1:1/")
-            .env("npm_config_fetch_retries", "0")
-            .env("MCP_COVENANT_INSTALL_TIMEOUT", "60")
-            .env_remove("SSL_CERT_FILE")
-            .env_remove("SSL_CERT_DIR");
+        let mut c = check_published_npm(&dir, &url);
+        c.env_remove("SSL_CERT_FILE").env_remove("SSL_CERT_DIR");
         if let Some(f) = cert_file {
             c.env("SSL_CERT_FILE", f);
         }
-        c.args(["check", "--baseline", "published", "--against", "x.lock"])
-            .output()
-            .unwrap()
+        c.output().unwrap()
     };
     let o = run(None);
     assert_fails_cleanly(&o, "the trusted roots were");
@@ -688,12 +689,7 @@ fn registry_credentials_are_never_shown() {
 #[cfg(feature = "http")]
 #[test]
 fn a_projects_npmrc_does_not_choose_the_registry() {
-    let dir = tmpdir("registry-npmrc");
-    fs::write(
-        dir.join("package.json"),
-        r#"{"name": "@acme/server", "version": "2.0.0"}"#,
-    )
-    .unwrap();
+    let dir = acme_project("registry-npmrc");
     let versions = r#"{"versions": {"1.0.0": {}, "1.10.0": {}, "2.0.0": {}}}"#;
     let planted = crate::common::HttpServer::start(move |_| {
         (

@@ -6,15 +6,20 @@
 //! The differential test mutates the golden and corpus schemas, samples instances of
 //! both sides, and asks the same validator: an instance one side accepts and the other
 //! rejects in the breaking direction must be matched by a breaking change in that
-//! element and direction. It is seeded and bounded; `WITNESS_PAIRS=N` runs more.
+//! element and direction. It runs on proptest (`common::property`: fixed cases, a
+//! shrunk counterexample on failure); `WITNESS_PAIRS=N` runs more.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::common::property;
 use mcp_covenant::diff;
 use mcp_covenant::diff::witness::{self, parse_path};
 use mcp_covenant::lockfile::Lockfile;
 use mcp_covenant::rules::{Direction, Rules, Severity};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::strategy::ValueTree;
 use serde_json::{json, Map, Value};
 
 fn validator(schema: &Value) -> Option<jsonschema::Validator> {
@@ -72,6 +77,8 @@ fn seed_schemas(fields: &[&str], both: bool) -> Vec<Value> {
             }
         }
     }
+    // Smallest first: a failing case shrinks toward a smaller schema.
+    seeds.sort_by_cached_key(|s| (s.to_string().len(), s.to_string()));
     seeds
 }
 
@@ -426,12 +433,20 @@ fn each_witness_proves_its_own_change_with_the_change_undone_by_hand() {
             )],
         ),
     ];
-    // Enums of 3 to 7 values, a seeded subset removed (at least two).
-    let mut r = Rng::new(38);
+    // Enums of 3 to 7 values, a random subset removed (at least two): twelve, the same
+    // on every run.
+    let enums = (3..=7usize)
+        .prop_flat_map(|n| proptest::collection::vec(prop::bool::weighted(1.0 / 3.0), n));
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
     for _ in 0..12 {
-        let n = 3 + r.below(5);
-        let all: Vec<Value> = (0..n).map(|k| json!(format!("v{k}"))).collect();
-        let kept: Vec<Value> = all.iter().filter(|_| r.below(3) == 0).cloned().collect();
+        let keep = enums.new_tree(&mut runner).unwrap().current();
+        let all: Vec<Value> = (0..keep.len()).map(|k| json!(format!("v{k}"))).collect();
+        let kept: Vec<Value> = all
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(v, _)| v.clone())
+            .collect();
         let kept = if kept.is_empty() {
             vec![all[0].clone()]
         } else {
@@ -493,16 +508,13 @@ fn each_witness_proves_its_own_change_with_the_change_undone_by_hand() {
 
 // --- differential soundness ---------------------------------------------------------
 
-/// The seeded generator (fastrand, as the property tests use).
-struct Rng(fastrand::Rng);
+/// One random change (`mutate`): which (0 to 23) and its parameter.
+type Mutation = (usize, Index);
 
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(fastrand::Rng::with_seed(seed))
-    }
-    fn below(&mut self, n: usize) -> usize {
-        self.0.usize(..n.max(1))
-    }
+/// A seed schema (by index, smallest first), a subschema of it (by index in `sites`
+/// order) and a change to it.
+fn mutation() -> impl Strategy<Value = (Index, Index, Mutation)> {
+    (any::<Index>(), any::<Index>(), (0..24usize, any::<Index>()))
 }
 
 /// Every subschema position of `v` (as JSON pointers), for picking a mutation site.
@@ -537,8 +549,8 @@ fn sites(v: &Value, at: String, out: &mut Vec<String>) {
 
 /// One random change to the schema object at a site: tighten or loosen a bound, add
 /// or drop a keyword, close or open an object, wrap in anyOf.
-fn mutate(r: &mut Rng, s: &mut Map<String, Value>) {
-    let choice = r.below(24);
+fn mutate((choice, param): Mutation, s: &mut Map<String, Value>) {
+    let below = |n: usize| param.index(n);
     match choice {
         14 => {
             if let Some(Value::Array(e)) = s.get_mut("enum") {
@@ -557,7 +569,7 @@ fn mutate(r: &mut Rng, s: &mut Map<String, Value>) {
         16 => {
             s.insert(
                 "format".into(),
-                json!(["date", "date-time", "email", "uuid"][r.below(4)]),
+                json!(["date", "date-time", "email", "uuid"][below(4)]),
             );
         }
         17 => {
@@ -568,7 +580,7 @@ fn mutate(r: &mut Rng, s: &mut Map<String, Value>) {
             s.insert("items".into(), json!(false));
         }
         19 => {
-            s.insert("minItems".into(), json!(1 + r.below(2)));
+            s.insert("minItems".into(), json!(1 + below(2)));
         }
         20 => {
             s.insert("uniqueItems".into(), json!(true));
@@ -577,7 +589,7 @@ fn mutate(r: &mut Rng, s: &mut Map<String, Value>) {
             s.insert("not".into(), json!({"const": "a"}));
         }
         22 => {
-            s.insert("multipleOf".into(), json!([2.0, 3.0, 0.5][r.below(3)]));
+            s.insert("multipleOf".into(), json!([2.0, 3.0, 0.5][below(3)]));
         }
         23 => {
             if let Some(Value::Object(p)) = s.get_mut("properties") {
@@ -588,16 +600,16 @@ fn mutate(r: &mut Rng, s: &mut Map<String, Value>) {
             }
         }
         0 => {
-            s.insert("maxLength".into(), json!(r.below(4)));
+            s.insert("maxLength".into(), json!(below(4)));
         }
         1 => {
-            s.insert("minLength".into(), json!(1 + r.below(3)));
+            s.insert("minLength".into(), json!(1 + below(3)));
         }
         2 => {
-            s.insert("minimum".into(), json!(r.below(5) as i64 - 1));
+            s.insert("minimum".into(), json!(below(5) as i64 - 1));
         }
         3 => {
-            s.insert("maximum".into(), json!(r.below(5)));
+            s.insert("maximum".into(), json!(below(5)));
         }
         4 => {
             s.insert("additionalProperties".into(), json!(false));
@@ -613,7 +625,7 @@ fn mutate(r: &mut Rng, s: &mut Map<String, Value>) {
             }
         }
         7 => {
-            let name = format!("p{}", r.below(3));
+            let name = format!("p{}", below(3));
             s.entry("required").or_insert(json!([]));
             if let Some(Value::Array(req)) = s.get_mut("required") {
                 req.push(Value::String(name));
@@ -626,21 +638,21 @@ fn mutate(r: &mut Rng, s: &mut Map<String, Value>) {
             let t = [
                 "string", "integer", "number", "boolean", "object", "array", "null",
             ];
-            s.insert("type".into(), json!(t[r.below(t.len())]));
+            s.insert("type".into(), json!(t[below(t.len())]));
         }
         10 => {
             s.remove("type");
         }
         11 => {
             let all = [json!("a"), json!(1), Value::Null];
-            s.insert("enum".into(), Value::Array(all[..1 + r.below(3)].to_vec()));
+            s.insert("enum".into(), Value::Array(all[..1 + below(3)].to_vec()));
         }
         12 => {
             let inner = Value::Object(std::mem::take(s));
             s.insert("anyOf".into(), json!([inner, {"type": "null"}]));
         }
         _ => {
-            s.insert("maxItems".into(), json!(r.below(3)));
+            s.insert("maxItems".into(), json!(below(3)));
         }
     }
 }
@@ -648,21 +660,20 @@ fn mutate(r: &mut Rng, s: &mut Map<String, Value>) {
 #[test]
 fn no_instance_breaks_without_a_breaking_change() {
     let rules = Rules::embedded().unwrap();
-    let pairs: usize = std::env::var("WITNESS_PAIRS")
+    let pairs: u32 = std::env::var("WITNESS_PAIRS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(600);
     // Seed schemas: every input and output schema of the golden and corpus lockfiles.
     let seeds = seed_schemas(&["inputSchema", "outputSchema"], true);
     assert!(!seeds.is_empty());
-    let mut r = Rng::new(0x5eed_c0de);
-    let (mut tried, mut instances, mut missed) = (0, 0, Vec::new());
-    for _ in 0..pairs {
-        let (old, new, site) = mutated(&mut r, &seeds);
+    let (tried, instances) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+    property::check(pairs, mutation(), |m| {
+        let (old, new, site) = mutated(m, &seeds);
         let (Some(va), Some(vb)) = (validator(&old), validator(&new)) else {
-            continue;
+            return Ok(());
         };
-        tried += 1;
+        tried.set(tried.get() + 1);
         for dir in [Direction::Input, Direction::Output] {
             let field = if dir == Direction::Input {
                 "inputSchema"
@@ -694,7 +705,7 @@ fn no_instance_breaks_without_a_breaking_change() {
             samples.extend(witness::candidates(&new, &old, &segs));
             samples.truncate(400);
             for x in samples {
-                instances += 1;
+                instances.set(instances.get() + 1);
                 let broken = match dir {
                     Direction::Input => va.is_valid(&x) && !vb.is_valid(&x),
                     Direction::Output => vb.is_valid(&x) && !va.is_valid(&x),
@@ -706,20 +717,20 @@ fn no_instance_breaks_without_a_breaking_change() {
                 let convention = changes
                     .iter()
                     .any(|c| c.code == "schema.property.added" && c.direction == Some(dir));
-                if broken && !reported && !convention {
-                    missed.push(format!(
-                        "{} break missed: {x}\nold: {old}\nnew: {new}",
-                        dir.word()
-                    ));
-                }
+                prop_assert!(
+                    !broken || reported || convention,
+                    "{} break missed: {x}\nold: {old}\nnew: {new}",
+                    dir.word()
+                );
             }
         }
-    }
+        Ok(())
+    });
     eprintln!(
-        "differential: {tried} pairs, {instances} instances checked, {} missed",
-        missed.len()
+        "differential: {} pairs, {} instances checked, none missed",
+        tried.get(),
+        instances.get()
     );
-    assert!(missed.is_empty(), "{}", missed.join("\n\n"));
 }
 
 /// A change path with the index of every `anyOf` / `oneOf` variant dropped
@@ -742,14 +753,17 @@ fn unindexed(path: &str) -> String {
 
 /// A seed picked at random and a copy with one random mutation at a random subschema,
 /// with the JSON pointer of that subschema.
-fn mutated(r: &mut Rng, seeds: &[Value]) -> (Value, Value, String) {
-    let old = seeds[r.below(seeds.len())].clone();
+fn mutated(
+    (seed, site, change): (Index, Index, Mutation),
+    seeds: &[Value],
+) -> (Value, Value, String) {
+    let old = seeds[seed.index(seeds.len())].clone();
     let mut new = old.clone();
     let mut at = Vec::new();
     sites(&new, String::new(), &mut at);
-    let site = at[r.below(at.len())].clone();
+    let site = at[site.index(at.len())].clone();
     if let Some(Value::Object(m)) = new.pointer_mut(&site) {
-        mutate(r, m);
+        mutate(change, m);
     }
     (old, new, site)
 }
@@ -777,39 +791,39 @@ fn site_path(pointer: &str) -> String {
 fn every_schema_change_is_reported() {
     let rules = Rules::embedded().unwrap();
     let seeds = seed_schemas(&["inputSchema"], false);
-    let mut r = Rng::new(0xc0ffee);
-    let (mut tried, mut silent) = (0, Vec::new());
-    for _ in 0..2000 {
-        let (old, new, site) = mutated(&mut r, &seeds);
+    let tried = std::cell::Cell::new(0);
+    property::check(2000, mutation(), |m| {
+        let (old, new, site) = mutated(m, &seeds);
         if old == new {
-            continue;
+            return Ok(());
         }
-        tried += 1;
+        tried.set(tried.get() + 1);
         let (Some(la), Some(lb)) = (one_tool("inputSchema", &old), one_tool("inputSchema", &new))
         else {
-            continue;
+            return Ok(());
         };
         if diff::diff(&rules, &la.surface, &lb.surface).is_empty() {
             // Equal as sets of values is the one excuse: the independent validator must
             // agree on every sample of both.
             let (Some(va), Some(vb)) = (validator(&old), validator(&new)) else {
-                continue;
+                return Ok(());
             };
             let segs = parse_path(&site_path(&site));
             let mut samples = witness::candidates(&old, &new, &segs);
             samples.extend(witness::candidates(&new, &old, &segs));
             if let Some(x) = samples.iter().find(|x| va.is_valid(x) != vb.is_valid(x)) {
-                silent.push(format!(
+                prop_assert!(
+                    false,
                     "no change reported, but {x} tells them apart\nold: {old}\nnew: {new}"
-                ));
+                );
             }
         }
-    }
+        Ok(())
+    });
     eprintln!(
-        "{tried} changed schemas, {} reported as no change wrongly",
-        silent.len()
+        "{} changed schemas, none reported as no change wrongly",
+        tried.get()
     );
-    assert!(silent.is_empty(), "{}", silent.join("\n\n"));
 }
 
 /// The candidates that only a variant's names give (tried for overlapping `oneOf`

@@ -636,23 +636,21 @@ fn current(
 /// together, until each finds a compatible release or runs out.
 fn search(engine: &mut Engine<'_>, rows: &mut [Row], mut searches: Vec<Search>) {
     while !searches.is_empty() {
-        let needed: Vec<Release> = searches
+        let moves: Vec<(Release, Release)> = searches
             .iter()
-            .flat_map(|s| {
-                [
+            .map(|s| {
+                (
                     Release::new(&s.package, &s.from, &s.options),
                     Release::new(&s.package, &s.candidates[s.next], &s.options),
-                ]
+                )
             })
             .collect();
-        engine.capture(&needed);
+        let outcomes = compare_all(engine, &moves);
         let mut open = Vec::new();
-        for mut s in searches {
+        for (mut s, outcome) in searches.into_iter().zip(outcomes) {
             let row = &mut rows[s.row];
             let candidate = s.candidates[s.next].clone();
-            let from = Release::new(&s.package, &s.from, &s.options);
-            let to = Release::new(&s.package, &candidate, &s.options);
-            let outcome = match engine.compare(&from, &to) {
+            let outcome = match outcome {
                 Ok(o) => o,
                 Err(e) => {
                     row.status = Status::Failed(e);
@@ -689,6 +687,23 @@ fn search(engine: &mut Engine<'_>, rows: &mut [Row], mut searches: Vec<Search>) 
     }
 }
 
+/// Each move `(from, to)` compared, after one capture of every release they need (each
+/// once): the outcome, or why there is none, in the moves' order.
+fn compare_all(
+    engine: &mut Engine<'_>,
+    moves: &[(Release, Release)],
+) -> Vec<std::result::Result<Outcome, String>> {
+    let needed: Vec<Release> = moves
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
+    engine.capture(&needed);
+    moves
+        .iter()
+        .map(|(from, to)| engine.compare(from, to))
+        .collect()
+}
+
 /// The exact pin to write for `pin` at `version`, as its file spells it.
 fn exact_spec(pin: &Pin, version: &str) -> String {
     match &pin.what {
@@ -721,8 +736,8 @@ fn by_revision(
     let then = pins_at(rules, config, now, rev, explicit_config)?;
     let mut rows = Vec::new();
     let mut unchanged = 0;
-    // (row index, from, to)
-    let mut moves: Vec<(usize, Release, Release)> = Vec::new();
+    // The rows compared, and their moves (from, to).
+    let (mut moved, mut moves): (Vec<usize>, Vec<(Release, Release)>) = (Vec::new(), Vec::new());
     for pin in now {
         let What::Package {
             package,
@@ -800,20 +815,15 @@ fn by_revision(
             }
         };
         row.current = Some(to.clone());
+        moved.push(rows.len());
         moves.push((
-            rows.len(),
             Release::new(old_package, from, old_options),
             Release::new(package, &to, options),
         ));
         rows.push(row);
     }
-    let needed: Vec<Release> = moves
-        .iter()
-        .flat_map(|(_, a, b)| [a.clone(), b.clone()])
-        .collect();
-    engine.capture(&needed);
-    for (i, from, to) in moves {
-        match engine.compare(&from, &to) {
+    for (i, outcome) in moved.into_iter().zip(compare_all(engine, &moves)) {
+        match outcome {
             Ok(o) => rows[i].outcome = Some(o),
             Err(e) => rows[i].status = Status::Failed(e),
         }

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod differential;
+pub mod property;
 pub mod schema;
 
 use std::collections::BTreeMap;
