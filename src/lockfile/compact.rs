@@ -25,6 +25,20 @@ impl Entry {
         Entry::of(kind, &element)
     }
 
+    /// The element `map` holds (a list item a parse has reached), normalised and
+    /// written canonically as it is read, never built ([`super::stream`]): the same
+    /// entry as [`Entry::new`] of the element built.
+    pub fn read<'de, A: serde::de::MapAccess<'de>>(
+        kind: Kind,
+        map: A,
+    ) -> std::result::Result<Entry, A::Error> {
+        let (key, text) = super::stream::element(kind, map)?;
+        Ok(Entry {
+            key: key.into(),
+            text: text.into(),
+        })
+    }
+
     /// A normalised element written canonically.
     fn of(kind: Kind, element: &Element) -> Entry {
         let mut text = String::new();

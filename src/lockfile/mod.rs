@@ -20,6 +20,7 @@ mod normalise;
 mod place;
 mod probe;
 mod read;
+mod stream;
 mod write;
 
 pub use compact::{Entry, Listing, Snapshot};

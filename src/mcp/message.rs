@@ -442,8 +442,7 @@ impl<'de> Shape<'de> for Item {
         Ok(None)
     }
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<Entry>, A::Error> {
-        let element = Map::deserialize(MapAccessDeserializer::new(map))?;
-        Ok(Some(Entry::new(self.0, element)))
+        Entry::read(self.0, map).map(Some)
     }
 }
 
