@@ -156,11 +156,12 @@ impl Fields<'_> {
 /// whole file refuses in it, and for an element that is not an object; its position
 /// counts the three brackets put before the text.
 ///
-/// An element nested well within the limit is read where it is, not copied: what the
-/// read gives is the same, and only an error is read again inside the brackets, for
-/// its message and position (one element can be most of a file).
+/// A large element nested well within the limit is read where it is, not copied: what
+/// the read gives is the same, and only an error is read again inside the brackets, for
+/// its message and position (one element can be most of a file; a small one is copied,
+/// which costs less than looking for its depth).
 pub(super) fn read(text: &str, spec: &elements::Element) -> serde_json::Result<Fields<'static>> {
-    if nests_within(text, SHALLOW) {
+    if text.len() > IN_PLACE && nests_within(text, SHALLOW) {
         let mut de = serde_json::Deserializer::from_str(text);
         if let Ok(fields) = Nest(0, spec).deserialize(&mut de) {
             if de.end().is_ok() {
@@ -178,6 +179,9 @@ pub(super) fn read(text: &str, spec: &elements::Element) -> serde_json::Result<F
     Ok(fields.detached())
 }
 
+/// The size from which [`read`] reads an element where it is.
+const IN_PLACE: usize = 1 << 16;
+
 /// A nesting depth that serde_json's recursion limit (128 arrays or objects, counted
 /// from the outside) allows inside the three brackets [`read`] puts around an element.
 const SHALLOW: usize = 120;
@@ -186,6 +190,10 @@ const SHALLOW: usize = 120;
 /// skipped; the text need not be valid JSON: a parse reads it after).
 fn nests_within(text: &str, depth: usize) -> bool {
     let bytes = text.as_bytes();
+    // No deeper than there are brackets that open (most elements: counted at once).
+    if memchr::memchr2_iter(b'[', b'{', bytes).count() <= depth {
+        return true;
+    }
     let (mut at, mut level) = (0, 0usize);
     while let Some(i) = bytes[at..]
         .iter()
@@ -542,14 +550,17 @@ mod tests {
         texts.push(format!("{{\"x\":{{{},\"k050\":2}}}}", many.join(",")));
         texts.push(format!("{{\"x\":{{{},\"a\":2}}}}", many.join(",")));
         texts.push(format!("{{\"x\":{{{},\"k099\":2}}}}", many.join(",")));
-        for text in texts {
+        // Large enough to be read where they are.
+        let pad =
+            |text: &str| text.replacen('{', &format!("{{\"pad\":\"{}\",", "x".repeat(70_000)), 1);
+        for text in texts.iter().map(|t| pad(t)) {
             let ours = super::read(&text, spec)
                 .map(|f| format!("{:?}", f.key))
                 .map_err(|e| e.to_string());
             assert_eq!(ours, wrapped(&text), "{text}");
         }
         // A key given twice in a large object in order, the second just after the first.
-        let twice = format!("{{\"x\":{{{},\"k099\":2}}}}", many.join(","));
+        let twice = pad(&format!("{{\"x\":{{{},\"k099\":2}}}}", many.join(",")));
         let e = super::read(&twice, spec).err().unwrap().to_string();
         assert!(e.starts_with("duplicate key `k099`"), "{e}");
     }

@@ -754,10 +754,8 @@ mod tests {
                     0 => self.string(),
                     1 => ["1", "-0", "1e5", "0.5", "true", "null"][self.next(6)].to_string(),
                     2 => self.string(),
-                    3 => {
-                        format!("{{\"$serde_json::private::RawValue\":\"[\\\"b\\\",\\\"a\\\"]\"}}")
-                    }
-                    4 | 5 | 6 => self.object(depth + 1),
+                    3 => r#"{"$serde_json::private::RawValue":"[\"b\",\"a\"]"}"#.to_string(),
+                    4..=6 => self.object(depth + 1),
                     _ => {
                         let n = self.next(5);
                         let items: Vec<String> = (0..n).map(|_| self.value(depth + 1)).collect();
