@@ -80,7 +80,7 @@ fn schema_form(field: &str) -> Option<Form> {
         .map(|s| s.form)
 }
 
-fn order_for(ctx: Ctx) -> &'static [&'static str] {
+pub(crate) fn order_for(ctx: Ctx) -> &'static [&'static str] {
     match ctx {
         Ctx::Plain => envelope_order(),
         Ctx::Element => element_order(),
@@ -90,7 +90,7 @@ fn order_for(ctx: Ctx) -> &'static [&'static str] {
 }
 
 /// The context of the value stored under `key` in an object of context `parent`.
-fn child_ctx(parent: Ctx, key: &str) -> Ctx {
+pub(crate) fn child_ctx(parent: Ctx, key: &str) -> Ctx {
     match parent {
         // What an element's field holds comes from rules/elements.toml.
         Ctx::Plain if elements::table().elements.iter().any(|e| e.list == key) => Ctx::Element,
@@ -122,7 +122,7 @@ fn sorted_keys(map: &Map<String, Value>, ctx: Ctx) -> Vec<&String> {
     keys.into_iter().map(|(_, k)| k).collect()
 }
 
-fn write_scalar(out: &mut String, value: &Value) {
+pub(crate) fn write_scalar(out: &mut String, value: &Value) {
     match value {
         Value::String(text) => write_json_string(out, text),
         Value::Number(n) => {
@@ -136,7 +136,7 @@ fn write_scalar(out: &mut String, value: &Value) {
 }
 
 /// A JSON string literal, as serde_json escapes it (its own writer).
-fn write_json_string(out: &mut String, text: &str) {
+pub(crate) fn write_json_string(out: &mut String, text: &str) {
     // Writing to a String cannot fail: the escaper writes whole UTF-8 pieces.
     let _ = serde_json::to_writer(Sink(out), text);
 }

@@ -1,6 +1,6 @@
 //! The compact surface: each element as its canonical text (exactly what a lockfile
 //! holds for it), not as a tree of values. A capture keeps this form: each element of a
-//! list reply is normalised and written as it is read, and its tree dropped (a map of
+//! list reply is normalised and written as it is parsed, never built (`stream`; a map of
 //! serde_json takes about 630 bytes however few keys it holds: 400,000 tiny tools held as
 //! maps are 30 times their reply). The writer writes it, a live check compares it with
 //! the baseline's elements by bytes, and an element is built into values only where
@@ -23,6 +23,20 @@ impl Entry {
     pub fn new(kind: Kind, mut element: Element) -> Entry {
         normalize_element(kind, &mut element);
         Entry::of(kind, &element)
+    }
+
+    /// The element `map` holds (a list item a parse has reached), normalised and
+    /// written canonically as it is read, never built ([`super::stream`]): the same
+    /// entry as [`Entry::new`] of the element built.
+    pub fn read<'de, A: serde::de::MapAccess<'de>>(
+        kind: Kind,
+        map: A,
+    ) -> std::result::Result<Entry, A::Error> {
+        let (key, text) = super::stream::element(kind, map)?;
+        Ok(Entry {
+            key: key.into(),
+            text: text.into(),
+        })
     }
 
     /// A normalised element written canonically.

@@ -6,7 +6,8 @@
 //! leaves a truncated file behind.
 //!
 //! The parts: `model` (the types), `compact` (elements as their canonical text, as a
-//! capture holds them), `normalise` (canonical form), `read` (the one reader: a file's
+//! capture holds them), `normalise` (canonical form), `stream` (a capture's
+//! element normalised and written canonically as it is parsed, never built), `read` (the one reader: a file's
 //! envelope and its elements' text, each element checked by `probe` and validated, built
 //! all at once or only where needed), `envelope` (its serde shapes), `place` (where each
 //! element's text is), `write` (canonical text, atomic and safe writes), `lines` (line
@@ -20,6 +21,7 @@ mod normalise;
 mod place;
 mod probe;
 mod read;
+mod stream;
 mod write;
 
 pub use compact::{Entry, Listing, Snapshot};

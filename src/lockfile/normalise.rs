@@ -52,7 +52,7 @@ pub(super) fn normalize_element(kind: Kind, element: &mut Element) {
 
 /// Drop the transport fields of an element or argument, keeping what `keep` names
 /// inside them.
-fn drop_transport(map: &mut Map<String, Value>) {
+pub(super) fn drop_transport(map: &mut Map<String, Value>) {
     let fields = &elements::table().fields;
     for field in &fields.transport {
         let Some(value) = map.remove(field) else {
@@ -113,6 +113,20 @@ fn insert_path(map: &mut Map<String, Value>, dotted: &str, v: Value) {
     }
 }
 
+/// Whether the array a schema holds under `key` has an order that carries no meaning
+/// (sorted and deduplicated when it holds only strings).
+pub(super) fn sortable(key: &str) -> bool {
+    keywords::get(key).is_some_and(|k| k.unordered && !k.data && k.holds.is_none())
+}
+
+/// Whether any `keep` path lies inside the transport field `field`.
+pub(super) fn keeps_inside(field: &str) -> bool {
+    elements::table().fields.keep.iter().any(|path| {
+        path.strip_prefix(field)
+            .is_some_and(|rest| rest.starts_with('.'))
+    })
+}
+
 /// Sort the arrays of a schema whose order carries no meaning (the vocabulary's
 /// `unordered` keywords that hold names or types, not data: `required`, `type`), in
 /// every subschema the vocabulary places (`crate::keywords::subschemas`): a property
@@ -123,9 +137,7 @@ fn normalize_schema(schema: &mut Value) {
     while let Some(node) = stack.pop() {
         let Value::Object(map) = node else { continue };
         for (key, child) in map.iter_mut() {
-            let sortable =
-                keywords::get(key).is_some_and(|k| k.unordered && !k.data && k.holds.is_none());
-            if let (true, Value::Array(items)) = (sortable, child) {
+            if let (true, Value::Array(items)) = (sortable(key), child) {
                 if items.iter().all(Value::is_string) {
                     items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
                     items.dedup();

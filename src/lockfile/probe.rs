@@ -56,12 +56,16 @@ pub(crate) struct Fields<'a> {
 /// The keys of one object as it is read, to refuse a key given twice (a reviewer reads
 /// the first value, a JSON parser keeps the last). The first keys are kept in place,
 /// borrowed from the text (no allocation for the objects a lockfile is made of); a key
-/// after the last one kept in order needs no search (a canonical file sorts its keys);
-/// a larger object, or a key with escapes, moves them to a set.
+/// after the last one kept in order needs no search (a canonical file sorts its keys),
+/// and past the first ones such keys are only listed (a map of many names, in order,
+/// takes 16 bytes a key); a key out of order in a larger object, or a key with
+/// escapes, moves them to a set.
 struct Keys<'de> {
     inline: [&'de str; INLINE_KEYS],
     n: usize,
     sorted: bool,
+    /// The keys after the first [`INLINE_KEYS`], while all are in order.
+    more: Vec<&'de str>,
     set: Option<HashSet<Cow<'de, str>>>,
 }
 
@@ -73,6 +77,7 @@ impl<'de> Keys<'de> {
             inline: [""; INLINE_KEYS],
             n: 0,
             sorted: true,
+            more: Vec::new(),
             set: None,
         }
     }
@@ -92,10 +97,18 @@ impl<'de> Keys<'de> {
                 }
                 fresh
             }
+            (None, Cow::Borrowed(k))
+                if self.sorted
+                    && *k > self.more.last().copied().unwrap_or(self.inline[self.n - 1]) =>
+            {
+                self.more.push(k);
+                true
+            }
             (Some(set), _) => set.insert(key.clone()),
             (None, _) => {
                 let mut set: HashSet<Cow<'de, str>> = self.inline[..self.n]
                     .iter()
+                    .chain(&std::mem::take(&mut self.more))
                     .map(|k| Cow::Borrowed(*k))
                     .collect();
                 let fresh = set.insert(key.clone());
@@ -142,12 +155,77 @@ impl Fields<'_> {
 /// Read one element's text (see the module). An error for anything the reader of a
 /// whole file refuses in it, and for an element that is not an object; its position
 /// counts the three brackets put before the text.
+///
+/// A large element nested well within the limit is read where it is, not copied: what
+/// the read gives is the same, and only an error is read again inside the brackets, for
+/// its message and position (one element can be most of a file; a small one is copied,
+/// which costs less than looking for its depth).
 pub(super) fn read(text: &str, spec: &elements::Element) -> serde_json::Result<Fields<'static>> {
-    let wrapped = format!("[[[{text}]]]");
+    if text.len() > IN_PLACE && nests_within(text, SHALLOW) {
+        let mut de = serde_json::Deserializer::from_str(text);
+        if let Ok(fields) = Nest(0, spec).deserialize(&mut de) {
+            if de.end().is_ok() {
+                return Ok(fields.detached());
+            }
+        }
+    }
+    let mut wrapped = String::with_capacity(text.len() + 6);
+    wrapped.push_str("[[[");
+    wrapped.push_str(text);
+    wrapped.push_str("]]]");
     let mut de = serde_json::Deserializer::from_str(&wrapped);
     let fields = Nest(3, spec).deserialize(&mut de)?;
     de.end()?;
     Ok(fields.detached())
+}
+
+/// The size from which [`read`] reads an element where it is.
+const IN_PLACE: usize = 1 << 16;
+
+/// A nesting depth that serde_json's recursion limit (128 arrays or objects, counted
+/// from the outside) allows inside the three brackets [`read`] puts around an element.
+const SHALLOW: usize = 120;
+
+/// Whether no array or object in `text` is nested deeper than `depth` (strings
+/// skipped; the text need not be valid JSON: a parse reads it after).
+fn nests_within(text: &str, depth: usize) -> bool {
+    let bytes = text.as_bytes();
+    // No deeper than there are brackets that open (most elements: counted at once).
+    if memchr::memchr2_iter(b'[', b'{', bytes).count() <= depth {
+        return true;
+    }
+    let (mut at, mut level) = (0, 0usize);
+    while let Some(i) = bytes[at..]
+        .iter()
+        .position(|b| matches!(b, b'"' | b'[' | b'{' | b']' | b'}'))
+    {
+        at += i;
+        match bytes[at] {
+            b'"' => loop {
+                at += 1;
+                let rest = bytes.get(at..).unwrap_or_default();
+                match memchr::memchr2(b'"', b'\\', rest) {
+                    // An escape: the byte after the backslash is skipped too.
+                    Some(j) if rest[j] == b'\\' => at += j + 1,
+                    Some(j) => {
+                        at += j;
+                        break;
+                    }
+                    // Not closed: the parse refuses it.
+                    None => return true,
+                }
+            },
+            b'[' | b'{' => {
+                level += 1;
+                if level > depth {
+                    return false;
+                }
+            }
+            _ => level = level.saturating_sub(1),
+        }
+        at += 1;
+    }
+    true
 }
 
 /// The brackets [`read`] puts around an element's text, then the element.
@@ -426,6 +504,65 @@ mod tests {
             _ => "tool",
         };
         super::read(text, crate::elements::element(kind))
+    }
+
+    /// Read where it is or inside the brackets, an element reads the same, errors
+    /// (their positions, the recursion limit) included.
+    #[test]
+    fn an_element_read_in_place_reads_as_inside_the_brackets() {
+        let spec = crate::elements::element("tool");
+        let wrapped = |text: &str| {
+            let wrapped = format!("[[[{text}]]]");
+            let mut de = serde_json::Deserializer::from_str(&wrapped);
+            let fields = serde::de::DeserializeSeed::deserialize(super::Nest(3, spec), &mut de)
+                .and_then(|f| de.end().map(|()| f.detached()));
+            fields
+                .map(|f| format!("{:?}", f.key))
+                .map_err(|e| e.to_string())
+        };
+        let mut texts: Vec<String> = (115..130)
+            .flat_map(|d| {
+                [
+                    format!(
+                        "{{\"name\":\"n\",\"x\":{}{}}}",
+                        "[".repeat(d),
+                        "]".repeat(d)
+                    ),
+                    format!("{{\"a\":{}1}}", "{\"b\":".repeat(d) + &"}".repeat(d)),
+                ]
+            })
+            .collect();
+        texts.extend(
+            [
+                r#"{"name":"a\"[[[\\","x":1}"#,
+                r#"{"name":"a","name":"b"}"#,
+                r#"{"name":"\ud800"}"#,
+                r#"{"name":"a"} x"#,
+                r#"{"name":"a"#,
+                r#"{"name":"a\"#,
+                r#"[1]"#,
+                r#"{"x":{"a":1,"a":2}}"#,
+            ]
+            .map(String::from),
+        );
+        let many: Vec<String> = (0..100).map(|i| format!("\"k{i:03}\":1")).collect();
+        texts.push(format!("{{\"x\":{{{}}}}}", many.join(",")));
+        texts.push(format!("{{\"x\":{{{},\"k050\":2}}}}", many.join(",")));
+        texts.push(format!("{{\"x\":{{{},\"a\":2}}}}", many.join(",")));
+        texts.push(format!("{{\"x\":{{{},\"k099\":2}}}}", many.join(",")));
+        // Large enough to be read where they are.
+        let pad =
+            |text: &str| text.replacen('{', &format!("{{\"pad\":\"{}\",", "x".repeat(70_000)), 1);
+        for text in texts.iter().map(|t| pad(t)) {
+            let ours = super::read(&text, spec)
+                .map(|f| format!("{:?}", f.key))
+                .map_err(|e| e.to_string());
+            assert_eq!(ours, wrapped(&text), "{text}");
+        }
+        // A key given twice in a large object in order, the second just after the first.
+        let twice = pad(&format!("{{\"x\":{{{},\"k099\":2}}}}", many.join(",")));
+        let e = super::read(&twice, spec).err().unwrap().to_string();
+        assert!(e.starts_with("duplicate key `k099`"), "{e}");
     }
 
     #[test]

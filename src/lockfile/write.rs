@@ -162,7 +162,14 @@ impl Snapshot {
             open_list(&mut out, kind, list.is_empty());
             for (i, entry) in list.iter().enumerate() {
                 canon::indent(&mut out, 3);
-                out.push_str(&entry.text);
+                if entry.text.len() > LARGE_PIECE {
+                    // Handed on as it is, not copied: one element can be most of a file.
+                    sink(&out)?;
+                    out.clear();
+                    sink(&entry.text)?;
+                } else {
+                    out.push_str(&entry.text);
+                }
                 out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
                 sink(&out)?;
                 out.clear();
@@ -290,6 +297,9 @@ impl Snapshot {
         Some(raw.captured_at_unix)
     }
 }
+
+/// An element text longer than this is handed to a [`Sink`] on its own.
+const LARGE_PIECE: usize = 1 << 16;
 
 /// Where streamed canonical text goes, a piece at a time.
 type Sink<'s> = dyn FnMut(&str) -> std::io::Result<()> + 's;

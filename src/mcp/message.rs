@@ -1,7 +1,7 @@
 //! Reading what a server sends, keeping only what a capture uses. The lists of a
 //! result (`result.tools` and the other element lists): each of their elements is read
-//! on its own, normalised, written as its canonical text ([`Entry`]) and its values
-//! dropped while the rest of the reply is still being read. A reply of many small
+//! on its own, normalised and written as its canonical text ([`Entry`]) as it is parsed,
+//! never built as values (`lockfile/stream.rs`). A reply of many small
 //! elements is so never held as a tree of values (a serde_json map takes about 630
 //! bytes however few keys it holds), only as its text and the elements' canonical text.
 //! Of everything else only what the session reads is kept ([`Part`]): a message's `id`
@@ -425,7 +425,8 @@ impl<'de> Shape<'de> for List {
     }
 }
 
-/// One element: an object, read as a map and compacted at once; `None` for anything
+/// One element: an object, normalised and written canonically as it is read
+/// ([`Entry::read`]); `None` for anything
 /// else (skipped).
 struct Item(Kind);
 
@@ -442,8 +443,7 @@ impl<'de> Shape<'de> for Item {
         Ok(None)
     }
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<Entry>, A::Error> {
-        let element = Map::deserialize(MapAccessDeserializer::new(map))?;
-        Ok(Some(Entry::new(self.0, element)))
+        Entry::read(self.0, map).map(Some)
     }
 }
 
