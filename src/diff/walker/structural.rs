@@ -754,6 +754,7 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             (Some(Value::Array(xs)), Some(Value::Array(ys))) => (xs, ys),
             _ => return self.unhandled(keyword, path, a, b),
         };
+        let lists = [xs, ys];
         let (fx, fy) = (
             flatten(self.roots[0], keyword, xs),
             flatten(self.roots[1], keyword, ys),
@@ -812,8 +813,12 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
                         }))),
                         None => None,
                     };
+                    let opened = [(&lists[0][..], &fx[i]), (&lists[1][..], &fy[j])];
+                    let Some(chain) = self.variant_chain(opened, chain) else {
+                        continue; // the same two definitions are compared above
+                    };
                     let here = self.trails.extend(under_b, &fy[j].0);
-                    self.push_variant(xs[i], y, here, chain, mark);
+                    self.push_variant(xs[i], y, here, &chain, mark);
                 }
                 None => {
                     // Accepted before by an old variant: the union gains no value.
@@ -845,6 +850,31 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             let here = self.trails.extend(under_a, &fx[i].0);
             self.classify(class, here, ev);
         }
+    }
+
+    /// The chain a paired variant is compared under: a variant opened out of a union a
+    /// `$ref` leads to is that definition again, which the cycle check knows as it knows
+    /// a `$ref` the walk follows (else `anyOf: [C, {$ref: "#"}]` under a union at the
+    /// root opens the root again and again, to the work budget). `None`: the two are
+    /// already being compared above.
+    fn variant_chain(
+        &self,
+        opened: [(&'v [Value], &Variant<'v>); 2],
+        chain: &Option<Rc<Chain>>,
+    ) -> Option<Option<Rc<Chain>>> {
+        let via = [0, 1].map(|s| opened_through_ref(self.roots[s], opened[s].0, &opened[s].1 .0));
+        if via == [None, None] {
+            return Some(chain.clone());
+        }
+        let id = |s: usize| via[s].unwrap_or(opened[s].1 .1 as *const Value as usize);
+        let pair = (id(0), id(1));
+        if on_chain(chain, pair) {
+            return None;
+        }
+        Some(Some(Rc::new(Chain {
+            pair,
+            parent: chain.clone(),
+        })))
     }
 
     /// Compares the paired variants `a` and `b` at `here`, bracketed by `mark` when there
@@ -1171,6 +1201,28 @@ fn spelled_steps<'v>(spelled: &'v str, steps: &[Step<'v>]) -> Vec<Step<'v>> {
 /// The variants of an `anyOf` / `oneOf`, with each variant that is (through its
 /// `$ref`s) nothing but an `anyOf` or `oneOf` opened up into its own variants; each
 /// with its path below the keyword (`[0]`, `[0].oneOf[1]`).
+/// Where `flatten` opened the variant at `steps` of `list` out of a union a `$ref` led
+/// to: that definition as the cycle check knows a followed `$ref` (`View::identity`: the
+/// address of its object); `None` when no `$ref` was on the way.
+fn opened_through_ref(root: &Value, list: &[Value], steps: &[Step<'_>]) -> Option<usize> {
+    let mut items = list;
+    let mut it = steps.iter();
+    while let Some(Step::Index(i)) = it.next() {
+        let v = items.get(*i)?;
+        // The variant itself (its last index) was not opened.
+        let Some(Step::Name(k)) = it.next() else {
+            return None;
+        };
+        let seen = through_refs(root, v);
+        let m = seen.as_object()?;
+        if !std::ptr::eq(seen, v) {
+            return Some(m as *const Map<String, Value> as usize);
+        }
+        items = m.get(*k)?.as_array()?;
+    }
+    None
+}
+
 pub(super) fn flatten<'v>(root: &'v Value, keyword: &str, list: &'v [Value]) -> Vec<Variant<'v>> {
     let mut out: Vec<Variant<'v>> = Vec::new();
     // (the path so far, the list there, how many unions deep)
