@@ -24,6 +24,19 @@ fn check(config: &Path) -> std::process::Output {
         .unwrap()
 }
 
+/// `check --prune-ignores` with `config`, `baseline` against the sample's after.lock.
+fn prune(config: &Path, baseline: &Path) -> std::process::Output {
+    bin()
+        .arg("--config")
+        .arg(config)
+        .args(["check", "--prune-ignores", "--baseline"])
+        .arg(baseline)
+        .arg("--against")
+        .arg(golden("after.lock"))
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn an_expired_ignore_stops_applying_and_is_named() {
     let d = tmpdir("until");
@@ -123,17 +136,7 @@ until = "2000-01-31"
 # The end.
 "#;
     fs::write(&config, text).unwrap();
-    let prune = |baseline: &Path| {
-        bin()
-            .arg("--config")
-            .arg(&config)
-            .args(["check", "--prune-ignores", "--baseline"])
-            .arg(baseline)
-            .arg("--against")
-            .arg(golden("after.lock"))
-            .output()
-            .unwrap()
-    };
+    let prune = |baseline: &Path| prune(&config, baseline);
     // A comparison that cannot be made (exit 2) prunes nothing.
     let o = prune(&d.join("missing.lock"));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -218,15 +221,7 @@ fn prune_ignores_in_an_inline_array_keeps_the_kept_entrys_comment() {
         "ignore = [\n  { subject = \"tool:gone\", reason = \"stale\" }, # stale one\n  { subject = \"tool:search\", reason = \"sdk\" }, # used\n  { subject = \"tool:legacy\", reason = \"old\", until = \"2000-01-01\" }, # expired\n]\n",
     )
     .unwrap();
-    let o = bin()
-        .arg("--config")
-        .arg(&config)
-        .args(["check", "--prune-ignores", "--baseline"])
-        .arg(golden("before.lock"))
-        .arg("--against")
-        .arg(golden("after.lock"))
-        .output()
-        .unwrap();
+    let o = prune(&config, &golden("before.lock"));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(
         fs::read_to_string(&config).unwrap(),
@@ -243,15 +238,7 @@ fn prune_ignores_removes_nothing_when_a_configured_server_was_not_compared() {
     let config = d.join("covenant.toml");
     let text = "[[server]]\nname = \"a\"\ncommand = [\"x\"]\nlockfile = \"a.lock\"\n\n[[server]]\nname = \"b\"\ncommand = [\"x\"]\nlockfile = \"b.lock\"\n\n[[ignore]]\nsubject = \"tool:gone\"\nreason = \"b's\"\n";
     fs::write(&config, text).unwrap();
-    let o = bin()
-        .arg("--config")
-        .arg(&config)
-        .args(["check", "--prune-ignores", "--baseline"])
-        .arg(golden("before.lock"))
-        .arg("--against")
-        .arg(golden("after.lock"))
-        .output()
-        .unwrap();
+    let o = prune(&config, &golden("before.lock"));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("--prune-ignores removed nothing"), "{err}");
