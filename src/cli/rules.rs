@@ -255,18 +255,15 @@ fn explain(rules: &Rules, lint_rules: &LintRules, id: &str, config: &str) -> Str
     t
 }
 
-/// rules/examples.toml: one example per rule id, generated from the golden cases
-/// (tests/it/rule_examples.rs), read only when `rules ID` explains a rule.
-const EXAMPLES: &str = include_str!("../../rules/examples.toml");
-
-#[derive(serde::Deserialize)]
-struct Examples {
-    example: Vec<Example>,
-}
+/// rules/examples.tsv: one example per rule id, generated from the golden cases
+/// (tests/it/rule_examples.rs), read only when `rules ID` explains a rule. A line per
+/// example, its fields tab-separated in the order of [`Example`]'s (`\t`, `\n` and `\\`
+/// escaped; an empty field is absent); `#` starts a comment line. Plain text, not TOML:
+/// parsing TOML into a struct cost the binary more than the text itself.
+const EXAMPLES: &str = include_str!("../../rules/examples.tsv");
 
 /// A change (or lint finding) of one rule as a golden case reports it, with the
 /// fragment at its path on both sides.
-#[derive(serde::Deserialize)]
 struct Example {
     id: String,
     case: String,
@@ -282,12 +279,56 @@ struct Example {
     witness: Option<String>,
 }
 
+impl Example {
+    /// One line of rules/examples.tsv; `None` for a comment or a malformed line.
+    fn parse(line: &str) -> Option<Example> {
+        if line.starts_with('#') {
+            return None;
+        }
+        let unescape = |f: &str| {
+            let mut out = String::with_capacity(f.len());
+            let mut chars = f.chars();
+            while let Some(c) = chars.next() {
+                match (c, c == '\\') {
+                    (_, true) => match chars.next() {
+                        Some('t') => out.push('\t'),
+                        Some('n') => out.push('\n'),
+                        Some(other) => out.push(other),
+                        None => {}
+                    },
+                    (c, false) => out.push(c),
+                }
+            }
+            out
+        };
+        let f: Vec<String> = line.split('\t').map(unescape).collect();
+        let [id, case, direction, severity, subject, path, around, before, after, message, witness] =
+            <[String; 11]>::try_from(f).ok()?;
+        let some = |s: String| (!s.is_empty()).then_some(s);
+        Some(Example {
+            id,
+            case,
+            direction: some(direction),
+            severity,
+            subject,
+            path,
+            around: some(around),
+            before: some(before),
+            after: some(after),
+            message,
+            witness: some(witness),
+        })
+    }
+
+    /// Every example of rules/examples.tsv.
+    fn all() -> impl Iterator<Item = Example> {
+        EXAMPLES.lines().filter_map(Example::parse)
+    }
+}
+
 /// `id`'s example, as the lines `rules ID` ends its explanation with.
 fn example(id: &str, lint: bool) -> String {
-    let Ok(all) = toml::from_str::<Examples>(EXAMPLES) else {
-        return String::new();
-    };
-    let Some(e) = all.example.into_iter().find(|e| e.id == id) else {
+    let Some(e) = Example::all().find(|e| e.id == id) else {
         return "  Example: no golden case reports it yet.\n".to_string();
     };
     let t = |s: &str| crate::escape::text(s).into_owned();
@@ -550,13 +591,19 @@ mod tests {
         }
     }
 
-    /// rules/examples.toml reads, and names only rules that exist.
+    /// rules/examples.tsv reads, every line, and names only rules that exist.
     #[test]
     fn every_example_is_of_a_rule() {
         let (rules, lint) = (Rules::embedded().unwrap(), LintRules::embedded().unwrap());
-        let all: super::Examples = toml::from_str(super::EXAMPLES).unwrap();
-        assert!(all.example.len() > 250, "{}", all.example.len());
-        for e in &all.example {
+        let lines = super::EXAMPLES.lines().filter(|l| !l.starts_with('#'));
+        assert_eq!(
+            lines.count(),
+            super::Example::all().count(),
+            "a malformed line"
+        );
+        let all: Vec<super::Example> = super::Example::all().collect();
+        assert!(all.len() > 250, "{}", all.len());
+        for e in &all {
             assert!(
                 rules.rows.iter().any(|r| r.id == e.id) || lint.rows.iter().any(|r| r.id == e.id),
                 "{}",

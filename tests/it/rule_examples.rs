@@ -1,4 +1,4 @@
-//! rules/examples.toml, the before/after example `mcp-covenant rules ID` shows for each
+//! rules/examples.tsv, the before/after example `mcp-covenant rules ID` shows for each
 //! rule, is generated from the golden cases: for each rule id, its first change in the
 //! smallest case that reports it (a breaking one first: it carries a witness), with the schema or element
 //! fragment at its path on both sides as the case's lockfiles have them. The golden
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-const HEADER: &str = "# Generated from golden/*/expected.json by `UPDATE_DOCS=1 cargo test --test it rule_examples::`\n# (tests/it/rule_examples.rs fails when it is stale); never edited by hand. For each rule id:\n# its first change in the smallest golden case that reports it (a breaking one first), with\n# the fragment at its path before and after. `mcp-covenant rules ID` shows it.\n";
+const HEADER: &str = "# Generated from golden/*/expected.json by `UPDATE_DOCS=1 cargo test --test it rule_examples::`\n# (tests/it/rule_examples.rs fails when it is stale); never edited by hand. For each rule id:\n# its first change in the smallest golden case that reports it (a breaking one first), with\n# the fragment at its path before and after. `mcp-covenant rules ID` shows it. A line each,\n# tab-separated (\\t, \\n, \\\\ escaped; empty: absent): id, case, direction, severity, subject,\n# path, around (the fragments' path when not path), before, after, message, witness.\n";
 
 /// Longest fragment shown, in characters (the golden case has the rest).
 const MAX: usize = 160;
@@ -32,28 +32,32 @@ struct Example {
 }
 
 impl Example {
-    /// Its `[[example]]` table (toml_edit writes the strings, escaped as TOML needs).
-    fn table(&self) -> toml_edit::Table {
-        let mut t = toml_edit::Table::new();
+    /// Its line: the fields tab-separated, in the order src/cli/rules.rs reads them
+    /// (`\t`, `\n`, `\\` escaped; an absent one empty).
+    fn line(&self) -> String {
         let fields = [
-            ("id", Some(&self.id)),
-            ("case", Some(&self.case)),
-            ("direction", self.direction.as_ref()),
-            ("severity", Some(&self.severity)),
-            ("subject", Some(&self.subject)),
-            ("path", Some(&self.path)),
-            ("around", self.around.as_ref()),
-            ("before", self.before.as_ref()),
-            ("after", self.after.as_ref()),
-            ("message", Some(&self.message)),
-            ("witness", self.witness.as_ref()),
+            Some(&self.id),
+            Some(&self.case),
+            self.direction.as_ref(),
+            Some(&self.severity),
+            Some(&self.subject),
+            Some(&self.path),
+            self.around.as_ref(),
+            self.before.as_ref(),
+            self.after.as_ref(),
+            Some(&self.message),
+            self.witness.as_ref(),
         ];
-        for (key, value) in fields {
-            if let Some(v) = value {
-                t.insert(key, toml_edit::value(v.as_str()));
-            }
-        }
-        t
+        let escape = |f: &str| {
+            f.replace('\\', "\\\\")
+                .replace('\t', "\\t")
+                .replace('\n', "\\n")
+        };
+        let cells: Vec<String> = fields
+            .iter()
+            .map(|f| f.map(|v| escape(v)).unwrap_or_default())
+            .collect();
+        cells.join("\t") + "\n"
     }
 }
 
@@ -239,18 +243,16 @@ fn generate() -> String {
             chosen.insert(id, (rank, example));
         }
     }
-    let mut list = toml_edit::ArrayOfTables::new();
+    let mut out = HEADER.to_string();
     for (_, e) in chosen.values() {
-        list.push(e.table());
+        out.push_str(&e.line());
     }
-    let mut doc = toml_edit::DocumentMut::new();
-    doc.insert("example", toml_edit::Item::ArrayOfTables(list));
-    format!("{HEADER}\n{doc}")
+    out
 }
 
 #[test]
-fn rules_examples_toml_is_generated_from_the_golden_cases() {
-    let path = root().join("rules/examples.toml");
+fn rules_examples_tsv_is_generated_from_the_golden_cases() {
+    let path = root().join("rules/examples.tsv");
     let expected = generate();
     if std::env::var_os("UPDATE_DOCS").is_some() {
         fs::write(&path, &expected).unwrap();
@@ -258,7 +260,7 @@ fn rules_examples_toml_is_generated_from_the_golden_cases() {
     let actual = fs::read_to_string(&path).unwrap_or_default();
     assert!(
         actual == expected,
-        "rules/examples.toml is stale: regenerate it with `UPDATE_DOCS=1 cargo test --test it rule_examples::`"
+        "rules/examples.tsv is stale: regenerate it with `UPDATE_DOCS=1 cargo test --test it rule_examples::`"
     );
 }
 
@@ -275,7 +277,7 @@ const WITHOUT_EXAMPLE: &[&str] = &[
 
 #[test]
 fn every_rule_has_an_example_but_the_listed_ones() {
-    let examples = fs::read_to_string(root().join("rules/examples.toml")).unwrap();
+    let examples = fs::read_to_string(root().join("rules/examples.tsv")).unwrap();
     let mut missing = Vec::new();
     for table in ["schema", "surface", "lint"] {
         let text = fs::read_to_string(root().join(format!("rules/{table}.toml"))).unwrap();
@@ -284,7 +286,10 @@ fn every_rule_has_an_example_but_the_listed_ones() {
                 .trim_start_matches("id = ")
                 .trim_matches('"')
                 .to_string();
-            if !examples.contains(&format!("\n{line}\n")) && !missing.contains(&id) {
+            let has = examples
+                .lines()
+                .any(|l| l.split('\t').next() == Some(id.as_str()));
+            if !has && !missing.contains(&id) {
                 missing.push(id);
             }
         }
