@@ -461,24 +461,25 @@ mod tests {
             "[\"x\"]",
             "a name long enough that its quoted form needs more than thirty-two bytes",
         ];
-        // Seeded: every ordered pair and triple of odd names, with indexes between.
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let mut previous = Path::default();
-        for _ in 0..5000 {
-            let len = (next() % 6) as usize;
-            let segs: Vec<Segment> = (0..len)
-                .map(|_| match next() % 4 {
-                    0 => Index((next() % 1000) as usize),
-                    _ => name(odd[(next() % odd.len() as u64) as usize]),
-                })
-                .collect();
-            let p = Path(segs);
+        // Paths of up to five segments, odd names and indexes mixed, with another path
+        // and the names and indexes that vary each of its prefixes: proptest, from a
+        // fixed seed (every run checks the same 5,000), so a failure shrinks to a short
+        // path of plain names.
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngSeed, TestRunner};
+        let seg = prop_oneof![
+            1 => (0usize..1000).prop_map(Index),
+            3 => (0..odd.len()).prop_map(move |i| name(odd[i])),
+        ];
+        let path = prop::collection::vec(seg, 0..6).prop_map(Path);
+        let varied = prop::collection::vec((0..odd.len(), 0usize..20), 6);
+        let mut runner = TestRunner::new(Config {
+            cases: 5000,
+            rng_seed: RngSeed::Fixed(0x9e37_79b9_7f4a_7c15),
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let outcome = runner.run(&(path.clone(), path, varied), |(p, previous, varied)| {
             let written = p.to_string();
             assert_eq!(written.parse::<Path>(), Ok(p.clone()), "{written:?}");
             // A trail of the same steps is the same path, written as the walker wrote
@@ -512,19 +513,22 @@ mod tests {
             // Paths order as their written forms do: against another path, and against
             // each of its prefixes with another last segment.
             let mut others = vec![previous];
-            for n in 0..p.0.len() {
+            for (n, &(k, i)) in varied.iter().enumerate().take(p.0.len()) {
                 let mut q = Path(p.0[..n].to_vec());
                 others.push(q.clone());
-                q.0.push(name(odd[(next() % odd.len() as u64) as usize]));
+                q.0.push(name(odd[k]));
                 others.push(q.clone());
-                q.0.push(Index((next() % 20) as usize));
+                q.0.push(Index(i));
                 others.push(q);
             }
             for q in &others {
                 assert_eq!(p.cmp(q), written.cmp(&q.to_string()), "{written:?}");
                 assert_eq!(q.cmp(&p), q.to_string().cmp(&written));
             }
-            previous = p.clone();
+            Ok(())
+        });
+        if let Err(e) = outcome {
+            panic!("{e}");
         }
     }
 
