@@ -84,7 +84,8 @@ until = "2026-12-31"
     must give at least one pattern. `until` (a quoted "YYYY-MM-DD" or a bare TOML date)
     is the last day, UTC, the entry applies: after it the change is reported again and
     `check` warns, naming the entry. `check` also warns about an entry that matches
-    no change; `check --prune-ignores` removes those and the expired ones.
+    no change; `check --prune-ignores` removes those, the expired ones and those on a
+    retired rule id.
 
 [[server]]
 name = "orders"

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use termcolor::WriteColor;
 
 use super::args::CheckArgs;
+use super::ignore::Idle;
 use super::output::{emit, for_each_server};
 use super::settings::CheckSettings;
 use super::source::{capture, snapshot_command, Live, LockSource};
@@ -514,20 +515,28 @@ fn idle_ignores(
         let used = reports
             .iter()
             .any(|r| r.ignored.iter().any(|(c, _)| policy::ignores(i, c)));
+        let entry = |why| Idle::of(i, why);
         match (&i.until, i.expired, used) {
-            (Some(day), true, _) => idle.push((i, format!("it expired on {day}"))),
-            (_, false, false) => idle.push((i, "it matches no change".to_string())),
+            (Some(day), true, _) => idle.push(entry(format!("it expired on {day}"))),
+            (_, false, false) => {
+                idle.push(entry("it matches no change".to_string()));
+                if !settings.prune_ignores {
+                    super::warn(&format!(
+                        "{}: this [[ignore]] ({}) matches no change; remove it",
+                        i.origin, i.reason
+                    ));
+                }
+            }
             _ => {}
         }
     }
+    // Loading the config already warned about these (the id is retired).
+    for r in &config.retired_ignores {
+        let why = format!("its code `{}` is a retired rule id", r.code);
+        idle.push(Idle::retired(r, why));
+    }
     if settings.prune_ignores {
         return super::ignore::prune(config, rules, &idle);
-    }
-    for (i, _) in idle.iter().filter(|(i, _)| !i.expired) {
-        super::warn(&format!(
-            "{}: this [[ignore]] ({}) matches no change; remove it",
-            i.origin, i.reason
-        ));
     }
     Ok(())
 }

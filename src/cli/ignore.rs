@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use super::args::IgnoreArgs;
-use crate::config::{Config, Ignore};
+use crate::config::{Config, Ignore, RetiredIgnore};
 use crate::error::{Error, Result};
 use crate::lint::LintRules;
 use crate::rules::Rules;
@@ -117,11 +117,41 @@ fn finish(
     Ok(0)
 }
 
+/// An `[[ignore]]` entry that `check --prune-ignores` removes, and why.
+pub(super) struct Idle<'a> {
+    pub index: usize,
+    pub origin: &'a str,
+    pub reason: &'a str,
+    pub why: String,
+}
+
+impl<'a> Idle<'a> {
+    pub(super) fn of(i: &'a Ignore, why: String) -> Self {
+        let (index, origin, reason) = (i.index, i.origin.as_str(), i.reason.as_str());
+        Idle {
+            index,
+            origin,
+            reason,
+            why,
+        }
+    }
+
+    pub(super) fn retired(r: &'a RetiredIgnore, why: String) -> Self {
+        let (index, origin, reason) = (r.index, r.origin.as_str(), r.reason.as_str());
+        Idle {
+            index,
+            origin,
+            reason,
+            why,
+        }
+    }
+}
+
 /// `check --prune-ignores`: remove `idle` (entries of `config`'s file, each with why it
 /// goes) from that file, keeping everything else as written, and say so for each. The
 /// file is read again and each entry found where it was (same place, same reason), and
 /// the new text is read back as covenant.toml is read, before anything is written.
-pub(super) fn prune(config: &Config, rules: &Rules, idle: &[(&Ignore, String)]) -> Result<()> {
+pub(super) fn prune(config: &Config, rules: &Rules, idle: &[Idle<'_>]) -> Result<()> {
     let Some(path) = config.file.as_deref().filter(|_| !idle.is_empty()) else {
         return Ok(());
     };
@@ -133,7 +163,7 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[(&Ignore, String)]) 
         ))
     };
     let mut doc: toml_edit::DocumentMut = text.parse().map_err(|_| changed())?;
-    let mut gone: Vec<usize> = idle.iter().map(|(i, _)| i.index).collect();
+    let mut gone: Vec<usize> = idle.iter().map(|i| i.index).collect();
     gone.sort_unstable();
     gone.dedup();
     let reason_at = |item: &toml_edit::Item, n: usize| -> Option<String> {
@@ -147,8 +177,8 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[(&Ignore, String)]) 
         reason.map(str::to_string)
     };
     let list = doc.get_mut("ignore").ok_or_else(changed)?;
-    for (i, _) in idle {
-        if reason_at(list, i.index).as_deref() != Some(i.reason.as_str()) {
+    for i in idle {
+        if reason_at(list, i.index).as_deref() != Some(i.reason) {
             return Err(changed());
         }
     }
@@ -166,7 +196,12 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[(&Ignore, String)]) 
     {
         doc.remove("ignore");
     }
-    let new_text = doc.to_string();
+    let mut new_text = doc.to_string();
+    // The blank line that set a removed first entry's successor apart is not left at the
+    // top of the file.
+    if !text.starts_with('\n') {
+        new_text = new_text.trim_start_matches('\n').to_string();
+    }
     let lint = LintRules::embedded()?;
     let parsed = Config::parse(&new_text, &name, rules, &lint).map_err(|e| {
         Error::new(format!(
@@ -175,14 +210,15 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[(&Ignore, String)]) 
         ))
     })?;
     let before = Config::parse(&text, &name, rules, &lint).map_err(|_| changed())?;
-    if parsed.ignore.len() + gone.len() != before.ignore.len() {
+    let entries = |c: &Config| c.ignore.len() + c.retired_ignores.len();
+    if entries(&parsed) + gone.len() != entries(&before) {
         return Err(changed());
     }
     crate::io::write_atomic(path, new_text.as_bytes())?;
-    for (i, why) in idle {
+    for i in idle {
         super::warn(&format!(
-            "{}: removed this [[ignore]] ({}): {why}",
-            i.origin, i.reason
+            "{}: removed this [[ignore]] ({}): {}",
+            i.origin, i.reason, i.why
         ));
     }
     Ok(())

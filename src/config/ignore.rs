@@ -8,7 +8,7 @@ use std::ops::Range;
 use globset::GlobMatcher as Glob;
 use toml::Spanned;
 
-use super::model::Ignore;
+use super::model::{Ignore, RetiredIgnore};
 use super::raw::{At, RawIgnore};
 use super::validate::{any_of, unknown_id};
 use crate::error::{Error, Result};
@@ -39,8 +39,14 @@ const PATHS: &[&str] = &[
     "a/b\\c*?[",
 ];
 
-/// One `[[ignore]]` entry, validated; `None` for an entry whose code is a retired rule
-/// id (it configures nothing). Warnings about former ids go to `warnings`.
+/// What an `[[ignore]]` entry configures.
+pub(super) enum Entry {
+    Live(Box<Ignore>),
+    /// Its code is a retired rule id: nothing.
+    Retired(RetiredIgnore),
+}
+
+/// One `[[ignore]]` entry, validated. Warnings about former ids go to `warnings`.
 pub(super) fn entry(
     entry: &Spanned<RawIgnore>,
     rules: &Rules,
@@ -49,7 +55,7 @@ pub(super) fn entry(
     today: i64,
     index: usize,
     warnings: &mut Vec<String>,
-) -> Result<Option<Ignore>> {
+) -> Result<Entry> {
     let origin_line = at(entry.span());
     let e = entry.get_ref();
     let reason = match &e.reason {
@@ -80,10 +86,19 @@ pub(super) fn entry(
     let Some(code) = code(e, rules, change_ids, at, warnings)? else {
         // Its `until` is still checked.
         until(e, at)?;
-        return Ok(None);
+        return Ok(Entry::Retired(RetiredIgnore {
+            code: e
+                .code
+                .as_ref()
+                .map(|c| c.get_ref().clone())
+                .unwrap_or_default(),
+            reason,
+            origin: origin_line,
+            index,
+        }));
     };
     let until = until(e, at)?;
-    Ok(Some(Ignore {
+    Ok(Entry::Live(Box::new(Ignore {
         subject: glob(&e.subject, at)?,
         path: glob(&e.path, at)?,
         code,
@@ -107,7 +122,7 @@ pub(super) fn entry(
         index,
         expired: until.as_ref().is_some_and(|(_, day)| today > *day),
         until: until.map(|(text, _)| text),
-    }))
+    })))
 }
 
 /// A pattern compiled, or where it is and why it is not a glob.

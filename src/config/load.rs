@@ -117,8 +117,10 @@ impl Config {
         globs_bounded(&raw.ignore, &at)?;
         for (index, entry) in raw.ignore.iter().enumerate() {
             let warnings = &mut config.warnings;
-            let entry = ignore::entry(entry, rules, &change_ids, &at, today, index, warnings)?;
-            config.ignore.extend(entry);
+            match ignore::entry(entry, rules, &change_ids, &at, today, index, warnings)? {
+                ignore::Entry::Live(i) => config.ignore.push(*i),
+                ignore::Entry::Retired(r) => config.retired_ignores.push(r),
+            }
         }
         config.servers = servers::resolve(&raw, &at)?;
         Ok(config)

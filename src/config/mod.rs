@@ -26,7 +26,7 @@ mod validate;
 pub use self::discovery::find;
 pub use self::ignore::{parse_date, today};
 pub use self::load::read_text;
-pub use self::model::{Config, FailOn, Ignore, LintFailOn, Server, Transport};
+pub use self::model::{Config, FailOn, Ignore, LintFailOn, RetiredIgnore, Server, Transport};
 pub use self::servers::TOP_LEVEL_SERVER;
 pub use self::validate::suggest;
 

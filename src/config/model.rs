@@ -67,6 +67,18 @@ pub struct Ignore {
     pub expired: bool,
 }
 
+/// An `[[ignore]]` entry whose `code` is a retired rule id: it configures nothing (a
+/// warning says so on every run), and `check --prune-ignores` removes it.
+#[derive(Clone, Debug)]
+pub struct RetiredIgnore {
+    /// The retired id, as written.
+    pub code: String,
+    pub reason: String,
+    pub origin: String,
+    /// Its place among the file's `ignore` entries, as [`Ignore::index`].
+    pub index: usize,
+}
+
 /// `check --fail-on` and `fail_on`: when a change fails the gate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
@@ -202,6 +214,8 @@ pub struct Config {
     pub severity: HashMap<String, Override>,
     pub lint: HashMap<String, Level>,
     pub ignore: Vec<Ignore>,
+    /// The `[[ignore]]` entries on a retired rule id, which `ignore` leaves out.
+    pub retired_ignores: Vec<RetiredIgnore>,
     pub servers: Vec<Server>,
     /// What the file says that still works but should change (a former rule id), one
     /// line each, without the `warning: ` the command line prints before it.

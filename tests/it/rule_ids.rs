@@ -5,7 +5,7 @@
 //! retired (and configures nothing); an unknown id is still exit 2 with a suggestion.
 //!
 //! The embedded tables have no former ids yet, so these tests use the tables of
-//! examples/renamed-rules.rs (built by `cargo test`), in process and as a binary.
+//! examples/renamed-rules.rs (built by `common::example`), in process and as a binary.
 
 #[allow(dead_code)]
 #[path = "../../examples/renamed-rules.rs"]
@@ -50,14 +50,7 @@ fn surface_edited(edit: impl Fn(&str) -> String) -> Result<Rules, String> {
 
 /// mcp-covenant with the renamed tables.
 fn renamed_bin() -> Command {
-    let exe = PathBuf::from(env!("CARGO_BIN_EXE_mcp-covenant"));
-    let path = exe.parent().unwrap().join("examples").join("renamed-rules");
-    assert!(
-        path.exists(),
-        "{} not built (cargo test builds examples)",
-        path.display()
-    );
-    let mut c = Command::new(path);
+    let mut c = Command::new(example("renamed-rules"));
     c.env_remove("NO_COLOR").env_remove("SOURCE_DATE_EPOCH");
     c
 }
@@ -368,6 +361,37 @@ fn an_ignore_on_a_retired_code_warns_and_matches_nothing() {
         ),
     );
     assert!(stdout(&o).contains("x tool:legacy"), "{}", stdout(&o));
+}
+
+/// `check --prune-ignores` removes an `[[ignore]]` on a retired code (it configures
+/// nothing), naming why, and keeps the others.
+#[test]
+fn prune_ignores_removes_an_ignore_on_a_retired_code() {
+    let text = "[[ignore]]\ncode = \"tool.renamed\"\nreason = \"agreed\"\n\n[[ignore]]\nsubject = \"tool:legacy\"\nreason = \"kept\"\n";
+    let config = config_file("ids-ignore-retired-prune", text);
+    let o = renamed_bin()
+        .arg("--config")
+        .arg(&config)
+        .args(["check", "--prune-ignores", "--baseline"])
+        .arg(golden("before.lock"))
+        .arg("--against")
+        .arg(golden("after.lock"))
+        .output()
+        .unwrap();
+    // The pair has other breaking changes.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr_unhinted(&o);
+    assert!(
+        err.contains(&format!(
+            "warning: {}:1:1: removed this [[ignore]] (agreed): its code `tool.renamed` is a retired rule id",
+            config.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        "[[ignore]]\nsubject = \"tool:legacy\"\nreason = \"kept\"\n"
+    );
 }
 
 #[test]

@@ -16,19 +16,41 @@ pub fn bin() -> Command {
     c
 }
 
-/// The fixture server (examples/fixture-server.rs), built by `cargo test`.
+/// The fixture server (examples/fixture-server.rs).
 pub fn fixture() -> PathBuf {
+    example("fixture-server")
+}
+
+/// The example binary `name` (examples/NAME.rs), built and up to date. `cargo test`
+/// builds every example, but `cargo test --test it` builds none: without this, such a
+/// run failed on a missing example or, worse, ran a stale one. So the first call for
+/// each name in a test process asks cargo to build it, in the profile and target
+/// directory of the binary under test (a no-op of about a second when it is fresh).
+pub fn example(name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_mcp-covenant"));
-    let path = exe
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join("fixture-server");
-    assert!(
-        path.exists(),
-        "{} not built (cargo test builds examples)",
-        path.display()
-    );
+    let profile_dir = exe.parent().unwrap();
+    let path = profile_dir.join("examples").join(name);
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.iter().any(|b| b == name) {
+        let profile = profile_dir.file_name().unwrap().to_str().unwrap();
+        let profile = if profile == "debug" { "dev" } else { profile };
+        let out = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--example", name, "--profile", profile])
+            .arg("--target-dir")
+            .arg(profile_dir.parent().unwrap())
+            .arg("--manifest-path")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+            .output()
+            .expect("run cargo to build an example");
+        assert!(
+            out.status.success(),
+            "cargo build --example {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        built.push(name.to_string());
+    }
+    assert!(path.exists(), "{} not built", path.display());
     path
 }
 
