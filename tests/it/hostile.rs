@@ -80,13 +80,25 @@ const PIECES: &[&str] = &[
     "é漢字🦀",
 ];
 
-/// A hostile string: one to four pieces, and (one in twenty-four) a huge tail of this
-/// many `` `<x>| `` (2,000 to 15,000: a comment limit, a cell limit, a line that never
+/// A hostile string: one to four pieces, and (one in 32) a huge tail of this many
+/// `` `<x>| `` (2,000 to 15,000: a comment limit, a cell limit, a line that never
 /// ends). The run time follows the huge strings: the seeded loop this replaced drew one
 /// in twelve, but its eight cases held 13 huge strings, half what one in twelve gives
-/// on average, and twice as many took twice as long.
-#[derive(Clone, Debug)]
+/// on average; one in twelve here took twice its time, one in 32 about the same.
+#[derive(Clone)]
 struct Hostile(Vec<&'static str>, Option<usize>);
+
+/// The pieces joined by `+` (a failure's message shows them so).
+impl std::fmt::Debug for Hostile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pieces: Vec<String> = self.0.iter().map(|p| format!("{p:?}")).collect();
+        write!(f, "{}", pieces.join(" + "))?;
+        match self.1 {
+            Some(n) => write!(f, " + \"`<x>|\" x {n}"),
+            None => Ok(()),
+        }
+    }
+}
 
 /// How many huge strings the reports have had.
 static HUGE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -104,14 +116,17 @@ impl Hostile {
 fn hostile() -> impl Strategy<Value = Hostile> {
     (
         prop::collection::vec(select(PIECES), 1..5),
-        prop::option::weighted(1.0 / 24.0, 2_000..15_000usize),
+        prop::option::weighted(1.0 / 32.0, 2_000..15_000usize),
     )
         .prop_map(|(pieces, huge)| Hostile(pieces, huge))
 }
 
 /// A tool's hostile texts: its name (after its index), its property, the two values
-/// of the property's enum (the second removed after), its title, and the title it has
-/// after when it is retitled (the fourth and seventh tools).
+/// of the property's enum (the second, removed after, is the first one followed by
+/// `values.1`), its title, and what its title is followed by after when it is
+/// retitled (the fourth and seventh tools). Followed, so that the two differ whatever
+/// the strings are: two values or titles alike made one change fewer than the test
+/// counts on (shrinking found it: every string "ok").
 #[derive(Clone, Debug)]
 struct Tool {
     name: Hostile,
@@ -166,13 +181,13 @@ fn pair() -> impl Strategy<Value = Pair> {
 
 /// `p` written to `before.lock` and `after.lock` in `dir`.
 fn write_pair(p: &Pair, dir: &Path) {
-    let tool = |i: usize, title: &Hostile, both: bool, required_new: Option<&str>| {
+    let tool = |i: usize, title: String, both: bool, required_new: Option<&str>| {
         let t = &p.tools[i];
-        let (property, (v0, v1)) = (t.property.text(), &t.values);
+        let (property, v0) = (t.property.text(), t.values.0.text());
         let values = if both {
-            json!([v0.text(), v1.text()])
+            json!([v0, v0.clone() + &t.values.1.text()])
         } else {
-            json!([v0.text()])
+            json!([v0])
         };
         let mut properties = serde_json::Map::new();
         properties.insert(property.clone(), json!({"type": "string", "enum": values}));
@@ -183,21 +198,24 @@ fn write_pair(p: &Pair, dir: &Path) {
         }
         json!({
             "name": format!("{i}{}", t.name.text()),
-            "title": title.text(),
-            "description": title.text(),
+            "title": title,
+            "description": title,
             "inputSchema": {"type": "object", "properties": properties, "required": required},
         })
     };
     let before: Vec<Value> = (0..p.tools.len())
-        .map(|i| tool(i, &p.tools[i].title, true, None))
+        .map(|i| tool(i, p.tools[i].title.text(), true, None))
         .collect();
     let mut after: Vec<Value> = Vec::new();
     let extra = p.extra.text();
     for (i, t) in p.tools.iter().enumerate().skip(1) {
         match i % 3 {
-            0 => after.push(tool(i, &t.retitled, true, None)),
-            1 => after.push(tool(i, &t.title, false, None)),
-            _ => after.push(tool(i, &t.title, true, Some(&format!("{extra}{i}")))),
+            0 => {
+                let title = t.title.text() + &t.retitled.text();
+                after.push(tool(i, title, true, None));
+            }
+            1 => after.push(tool(i, t.title.text(), false, None)),
+            _ => after.push(tool(i, t.title.text(), true, Some(&format!("{extra}{i}")))),
         }
     }
     after.push(json!({
@@ -376,7 +394,8 @@ fn hostile_strings_keep_every_format_safe() {
         lint_reports_are_safe(&d, &sarif_schema);
         Ok(())
     });
-    // The huge strings were among what the reports showed (7 cases of 8 today).
+    // The huge strings were among what the reports showed.
+    eprintln!("{} of the cases with a huge string", with_huge.get());
     assert!(
         with_huge.get() >= 4,
         "{} cases with a huge string",
