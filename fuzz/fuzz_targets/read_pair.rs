@@ -1,6 +1,6 @@
 //! The lockfile reader's pair reading against reading each file alone, and each
 //! alone-reading against serde_json (`tests/it/common/differential.rs`, which
-//! `tests/it/reader_differential.rs` runs over seeded mutations). A canonical lockfile is
+//! `tests/it/reader_differential.rs` runs over generated mutations). A canonical lockfile is
 //! the fixed other side: the input is the other file of a pair whose baseline is the
 //! canonical one (so that its elements can be placed beside the baseline's), or the
 //! baseline of a pair whose other file is the canonical one, or both files of a pair.

@@ -263,28 +263,39 @@ fn depth_of(rel: &Path) -> usize {
     }
 }
 
-fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
+/// Every Rust file under src/, in path order: its path from src/ (`diff/walker.rs`, with
+/// `/` on every platform) and its text. The one walk over src/ of these tests.
+fn source_files() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
         }
     }
+    let src = root().join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap().to_string_lossy();
+            (rel.replace('\\', "/"), fs::read_to_string(f).unwrap())
+        })
+        .collect()
 }
 
 #[test]
 fn no_module_imports_one_above_it() {
     let (Table { layers, forbidden }, exceptions) = documented();
-    let src = root().join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
-    files.sort();
     let mut broken = Vec::new();
     let mut seen = BTreeSet::new();
-    for file in &files {
-        let rel = file.strip_prefix(&src).unwrap();
+    for (shown, text) in source_files() {
+        let rel = Path::new(&shown);
         let Some(module) = module_of(rel) else {
             continue;
         };
@@ -295,7 +306,7 @@ fn no_module_imports_one_above_it() {
             ));
             continue;
         };
-        for target in imports(&fs::read_to_string(file).unwrap(), depth_of(rel)) {
+        for target in imports(&text, depth_of(rel)) {
             if target == module {
                 continue;
             }
@@ -403,22 +414,17 @@ fn no_rule_id_is_matched_in_rust() {
         .map(|r| r.id.clone())
         .chain(lint.rows.iter().map(|r| r.id.clone()))
         .collect();
-    let src = root().join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
     let mut found = Vec::new();
-    for file in &files {
-        let rel = file.strip_prefix(&src).unwrap();
-        if rel == Path::new("reference.rs") {
+    for (rel, text) in source_files() {
+        if rel == "reference.rs" {
             continue;
         }
-        let text = fs::read_to_string(file).unwrap();
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for lit in string_literals(code) {
             let prefix =
                 lit.len() > 3 && lit.ends_with('.') && ids.iter().any(|id| id.starts_with(lit));
             if ids.contains(lit) || prefix {
-                found.push(format!("src/{}: \"{lit}\"", rel.display()));
+                found.push(format!("src/{rel}: \"{lit}\""));
             }
         }
     }
@@ -464,18 +470,12 @@ fn only_the_command_line_prints_or_speaks_clap() {
     // ends the process; there is no caller left to hand it to.
     let exceptions: BTreeSet<(&str, &str)> = [("mcp/stdio.rs", "eprint")].into();
     let printing = ["print", "println", "eprint", "eprintln", "dbg"];
-    let src = root().join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
-    files.sort();
     let (mut found, mut seen) = (Vec::new(), BTreeSet::new());
-    for file in &files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let shown = rel.to_string_lossy().replace('\\', "/");
+    for (shown, text) in source_files() {
         if shown.starts_with("cli/") || shown == "main.rs" || shown == "stdout.rs" {
             continue;
         }
-        let code = strip_comments(&fs::read_to_string(file).unwrap());
+        let code = strip_comments(&text);
         for (word, bang) in words(&code) {
             let prints = bang && printing.contains(&word);
             if !(prints || word == "clap" || word == "ValueEnum") {
@@ -697,20 +697,9 @@ impl Modules {
 /// The source files each source file imports through `crate::` or `super::` paths (the
 /// forms [`imports`] reads), outside its unit tests.
 fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = root().join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
-    let codes: BTreeMap<String, String> = files
-        .iter()
-        .map(|f| {
-            let rel = f
-                .strip_prefix(&src)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            let code = without_test_modules(&strip_comments(&fs::read_to_string(f).unwrap()));
-            (rel, code)
-        })
+    let codes: BTreeMap<String, String> = source_files()
+        .into_iter()
+        .map(|(rel, text)| (rel, without_test_modules(&strip_comments(&text))))
         .collect();
     let modules = Modules::read(&codes);
     let mut graph = BTreeMap::new();
@@ -935,15 +924,9 @@ fn functions(code: &str) -> Vec<(String, usize, usize)> {
 fn no_function_is_over_120_lines() {
     // Each a file under src/ and a function name, as `("diff/compare.rs", "events")`; none now.
     let exceptions: BTreeSet<(&str, &str)> = [].into();
-    let src = root().join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
-    files.sort();
     let (mut found, mut seen) = (Vec::new(), BTreeSet::new());
-    for file in &files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let shown = rel.to_string_lossy().replace('\\', "/");
-        let code = strip_comments(&fs::read_to_string(file).unwrap());
+    for (shown, text) in source_files() {
+        let code = strip_comments(&text);
         for (name, line, length) in functions(&code) {
             if length <= LONGEST_FUNCTION {
                 continue;

@@ -13,7 +13,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::common::*;
 
@@ -61,15 +61,19 @@ fn peak_rss(args: &[&std::ffi::OsStr], dir: &Path) -> (Option<i32>, u64, String)
     (o.code(), kib * 1024, stderr)
 }
 
-/// A capture of the fixture server with `spec`, over stdio; its peak RSS must stay
-/// under 10x the message in `file`.
-fn within_bound(name: &str, dir: &Path, spec: serde_json::Value, file: &Path) {
-    within(name, dir, spec, file, 10.0);
-}
+/// The bound on a capture's peak RSS, in times its largest message.
+const BOUND: f64 = 10.0;
 
-/// [`within_bound`], under `bound` times the message.
-fn within(name: &str, dir: &Path, spec: serde_json::Value, file: &Path, bound: f64) {
-    let size = fs::metadata(file).unwrap().len();
+/// A capture of the fixture server over stdio, in a directory of its own named `name`,
+/// where the server sends `message` (written to a file there) as `place` puts it into
+/// the [`plain`] answers: its peak RSS must stay under `bound` times the message.
+fn capture(name: &str, message: String, bound: f64, place: impl FnOnce(&mut Value, &Path)) {
+    let dir = &tmpdir(name);
+    let file = dir.join(format!("{name}.json"));
+    fs::write(&file, message).unwrap();
+    let mut spec = plain(dir);
+    place(&mut spec, &file);
+    let size = fs::metadata(&file).unwrap().len();
     let spec = write_spec(dir, &spec);
     let fixture = fixture();
     let args: Vec<&std::ffi::OsStr> = ["snapshot", "--timeout", "600", "-o", "out.lock", "--"]
@@ -91,7 +95,7 @@ fn within(name: &str, dir: &Path, spec: serde_json::Value, file: &Path, bound: f
 
 /// The answers every case but one gives as they are: a handshake with the `tools`
 /// capability and one tool.
-fn plain(dir: &Path) -> serde_json::Value {
+fn plain(dir: &Path) -> Value {
     let init = dir.join("init.json");
     fs::write(&init, r#""result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"m","version":"1"}}"#).unwrap();
     let tools = dir.join("tools.json");
@@ -105,55 +109,37 @@ fn plain(dir: &Path) -> serde_json::Value {
 
 #[test]
 fn a_huge_notification_is_not_kept() {
-    let d = tmpdir("notification");
-    let file = d.join("notification");
-    fs::write(
-        &file,
-        format!(
-            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":{}}}}}\n",
-            objects(SIZE)
-        ),
-    )
-    .unwrap();
-    let mut spec = plain(&d);
-    spec["rawBefore"] = json!(file);
-    within_bound("notification", &d, spec, &file);
+    let message = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":{}}}}}\n",
+        objects(SIZE)
+    );
+    capture("notification", message, BOUND, |spec, file| {
+        spec["rawBefore"] = json!(file);
+    });
 }
 
 #[test]
 fn a_huge_initialize_result_keeps_only_what_is_read() {
-    let d = tmpdir("initialize");
-    let file = d.join("initialize.json");
-    fs::write(
-        &file,
-        format!(
-            r#""result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}},"experimental":{{"x":{}}}}},"serverInfo":{{"name":"m","version":"1"}}}}"#,
-            objects(SIZE)
-        ),
-    )
-    .unwrap();
-    let mut spec = plain(&d);
-    spec["rawAnswers"]["initialize"] = json!(file);
-    within_bound("initialize", &d, spec, &file);
+    let message = format!(
+        r#""result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}},"experimental":{{"x":{}}}}},"serverInfo":{{"name":"m","version":"1"}}}}"#,
+        objects(SIZE)
+    );
+    capture("initialize", message, BOUND, |spec, file| {
+        spec["rawAnswers"]["initialize"] = json!(file);
+    });
 }
 
 #[test]
 fn huge_error_data_is_not_kept() {
-    let d = tmpdir("error");
-    let file = d.join("error.json");
     let message = "m".repeat(1 << 20);
-    fs::write(
-        &file,
-        format!(
-            r#""error":{{"code":-32601,"message":"{message}","data":{}}}"#,
-            objects(SIZE)
-        ),
-    )
-    .unwrap();
-    let mut spec = plain(&d);
-    // The era probe: refused with the error, then the handshake era.
-    spec["rawAnswers"]["server/discover"] = json!(file);
-    within_bound("error", &d, spec, &file);
+    let message = format!(
+        r#""error":{{"code":-32601,"message":"{message}","data":{}}}"#,
+        objects(SIZE)
+    );
+    capture("error", message, BOUND, |spec, file| {
+        // The era probe: refused with the error, then the handshake era.
+        spec["rawAnswers"]["server/discover"] = json!(file);
+    });
 }
 
 /// One tool whose `inputSchema` has millions of tiny properties: normalised and written
@@ -162,8 +148,6 @@ fn huge_error_data_is_not_kept() {
 /// text and the compact form it is indented from.
 #[test]
 fn one_huge_element_is_written_as_it_is_read() {
-    let d = tmpdir("element");
-    let file = d.join("element.json");
     let mut props = String::with_capacity(SIZE + 64);
     let mut i = 0u64;
     while props.len() < SIZE {
@@ -173,17 +157,13 @@ fn one_huge_element_is_written_as_it_is_read() {
         props.push_str(&format!("\"p{i}\":{{\"type\":\"string\"}}"));
         i += 1;
     }
-    fs::write(
-        &file,
-        format!(r#"{{"tools":[{{"name":"t","inputSchema":{{"type":"object","properties":{{{props}}}}}}}]}}"#),
-    )
-    .unwrap();
+    let message = format!(
+        r#"{{"tools":[{{"name":"t","inputSchema":{{"type":"object","properties":{{{props}}}}}}}]}}"#
+    );
     drop(props);
-    let mut spec = plain(&d);
-    spec["rawAnswers"]
-        .as_object_mut()
-        .unwrap()
-        .remove("tools/list");
-    spec["toolsListFile"] = json!(file);
-    within("element", &d, spec, &file, 6.0);
+    capture("element", message, 6.0, |spec, file| {
+        let answers = spec["rawAnswers"].as_object_mut().unwrap();
+        answers.remove("tools/list");
+        spec["toolsListFile"] = json!(file);
+    });
 }

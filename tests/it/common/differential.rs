@@ -1,5 +1,5 @@
 //! The differential check of the lockfile reader, shared by `tests/it/reader_differential.rs`
-//! (a seeded run over mutations; this is its `common::differential`) and the `cargo fuzz`
+//! (a proptest run over mutations; this is its `common::differential`) and the `cargo fuzz`
 //! target `fuzz/fuzz_targets/read_pair.rs` (which includes this file with `#[path]`).
 //! Public API only.
 //!
