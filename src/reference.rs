@@ -76,9 +76,9 @@ until = "2026-12-31"
     the entry and its reason by `check --verbose`. Every pattern given must match:
     subject (tool:NAME, prompt:NAME, resource:URI, template:URI_TEMPLATE, server),
     path (an empty path is the element itself), code (a rule id) are globs: ? one
-    character, * any run, [a-z] / [!a-z], {a,b}, \ escapes. A code glob matches
-    current rule ids; a former id written out in full still matches the rules that
-    took it over (with a warning), a retired one matches nothing; fingerprint (32 hex
+    byte (an ASCII character; a non-ASCII one is two to four), * any run, [a-z] /
+    [!a-z], {a,b}, \ escapes. A code glob matches current rule ids; a former id
+    written out in full still matches the rules that took it over (with a warning), a retired one matches nothing; fingerprint (32 hex
     digits, from `check -v` or `--format json`) matches exactly one change (the 12-digit form
     of 0.2 still matches, with a warning: two changes can share it). `reason` is required; an entry
     must give at least one pattern. `until` (a quoted "YYYY-MM-DD" or a bare TOML date)
