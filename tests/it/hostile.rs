@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 /// What no report may hold raw: C0 controls (but the newlines between lines), DEL, C1
 /// controls, the bidi embeddings, overrides and isolates, the line and paragraph
 /// separators, and the noncharacters XML 1.0 forbids.
-fn forbidden(c: char) -> bool {
+pub(crate) fn forbidden(c: char) -> bool {
     (c.is_control() && c != '\n')
         || matches!(
             c,
@@ -153,7 +153,7 @@ fn pair(r: &mut Rng, dir: &Path) {
     .unwrap();
 }
 
-fn no_raw(what: &str, text: &str) {
+pub(crate) fn no_raw(what: &str, text: &str) {
     if let Some((i, c)) = text.char_indices().find(|(_, c)| forbidden(*c)) {
         let from = text[..i].char_indices().rev().nth(40).map_or(0, |(j, _)| j);
         panic!(
@@ -165,7 +165,7 @@ fn no_raw(what: &str, text: &str) {
 }
 
 /// Only the github format writes workflow commands, and then one per result.
-fn no_commands(what: &str, text: &str) {
+pub(crate) fn no_commands(what: &str, text: &str) {
     for line in text.lines() {
         assert!(
             !line.trim_start().starts_with("::"),
@@ -234,7 +234,7 @@ fn outside_code(md: &str) -> Vec<String> {
     lines
 }
 
-fn no_live_markdown(what: &str, md: &str) {
+pub(crate) fn no_live_markdown(what: &str, md: &str) {
     assert!(
         md.chars().count() < 65_536,
         "{what}: {} characters",
