@@ -58,7 +58,7 @@ pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8
             &args,
             rules,
             &name,
-            format!("{text}{sep}{one}"),
+            line_ends_of(&text, format!("{text}{sep}{one}")),
         );
     }
     let item = doc
@@ -75,7 +75,7 @@ pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8
         )))
         }
     }
-    let new_text = doc.to_string();
+    let new_text = line_ends_of(&text, doc.to_string());
     finish(&path, config, &args, rules, &name, new_text)
 }
 
@@ -202,6 +202,7 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[Idle<'_>]) -> Result
     if !text.starts_with('\n') {
         new_text = new_text.trim_start_matches('\n').to_string();
     }
+    let new_text = line_ends_of(&text, new_text);
     let lint = LintRules::embedded()?;
     let parsed = Config::parse(&new_text, &name, rules, &lint).map_err(|e| {
         Error::new(format!(
@@ -249,6 +250,15 @@ fn remove_inline(a: &mut toml_edit::Array, n: usize) {
             };
             a.set_trailing(trailing);
         }
+    }
+}
+
+/// `new` (toml_edit's text, which ends every line with `\n`) with the line ends of
+/// `old`: a CRLF file (a Windows checkout) stays one, not rewritten line by line.
+fn line_ends_of(old: &str, new: String) -> String {
+    match old.contains("\r\n") {
+        true => new.replace("\r\n", "\n").replace('\n', "\r\n"),
+        false => new,
     }
 }
 

@@ -341,3 +341,216 @@ fn a_hostile_server_identity_is_captured_inertly_or_refused() {
         }
     }
 }
+
+/// a.lock and b.lock: `gone` removed, `keep`'s input type changed (two breaking
+/// changes, `tool:gone` and `tool:keep`).
+fn two_locks(dir: &Path) {
+    let lock = |tools: Value| {
+        json!({"covenant_version": "0.2.0", "captured_at_unix": 0,
+               "server": {"name": "s", "version": "1.0.0"},
+               "surface": {"tools": tools, "resources": [], "resourceTemplates": [], "prompts": []}})
+        .to_string()
+    };
+    let keep = |t: &str| json!({"name": "keep", "inputSchema": {"type": t}});
+    fs::write(
+        dir.join("a.lock"),
+        lock(json!([keep("object"), {"name": "gone"}])),
+    )
+    .unwrap();
+    fs::write(dir.join("b.lock"), lock(json!([keep("string")]))).unwrap();
+}
+
+/// `check --prune-ignores` of a.lock against b.lock in `dir`, with `config`.
+fn prune_in(dir: &Path, config: &str, extra: &[&str]) -> Output {
+    bin()
+        .current_dir(dir)
+        .args(["--config", config, "check", "--prune-ignores"])
+        .args(["--baseline", "a.lock", "--against", "b.lock"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// P1. A symlinked covenant.toml: the prune writes through the link to its target
+/// and leaves the link a link (it is not replaced by a regular file, nor the target lost).
+#[test]
+fn prune_writes_through_a_symlinked_covenant_toml() {
+    let d = tmpdir("prune-symlink");
+    two_locks(&d);
+    fs::create_dir_all(d.join("real")).unwrap();
+    let text = "[[ignore]]\nsubject = \"tool:gone\"\nreason = \"used\"\n\n[[ignore]]\nsubject = \"tool:nothing\"\nreason = \"idle\"\n";
+    fs::write(d.join("real/cfg.toml"), text).unwrap();
+    std::os::unix::fs::symlink("real/cfg.toml", d.join("covenant.toml")).unwrap();
+    let o = prune_in(&d, "covenant.toml", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(d.join("covenant.toml"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        fs::read_to_string(d.join("real/cfg.toml")).unwrap(),
+        "[[ignore]]\nsubject = \"tool:gone\"\nreason = \"used\"\n"
+    );
+}
+
+/// P2. `check --output covenant.toml` (with or without --prune-ignores) would replace
+/// the config the command read with a report: refused, covenant.toml intact.
+#[test]
+fn a_report_is_never_written_over_covenant_toml() {
+    let d = tmpdir("prune-output");
+    two_locks(&d);
+    let text = "[[ignore]]\nsubject = \"tool:nothing\"\nreason = \"idle\"\n";
+    fs::write(d.join("covenant.toml"), text).unwrap();
+    fs::create_dir_all(d.join("sub")).unwrap();
+    for (extra, output) in [
+        (&[][..], "covenant.toml"),
+        (&["--prune-ignores"][..], "covenant.toml"),
+        (&["--prune-ignores"][..], "sub/../covenant.toml"),
+    ] {
+        let o = bin()
+            .current_dir(&d)
+            .args([
+                "check",
+                "--baseline",
+                "a.lock",
+                "--against",
+                "b.lock",
+                "-o",
+                output,
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_fails_cleanly(&o, "covenant.toml");
+        assert_eq!(
+            fs::read_to_string(d.join("covenant.toml")).unwrap(),
+            text,
+            "{extra:?} -o {output}"
+        );
+    }
+}
+
+/// P3. An `[[ignore]]` reason is the pull request's text: the prune's warnings and the
+/// "matches no change" warning show it inert (no escape sequence, no line break, no
+/// workflow command).
+#[test]
+fn ignore_reasons_are_inert_in_prune_warnings() {
+    let d = tmpdir("prune-reasons");
+    two_locks(&d);
+    let reason = r#""x\u001b[2J\r\n::error file=a,line=1::passed\n##[add-mask]word\u202e""#;
+    let text = format!(
+        "[[ignore]]\nsubject = \"tool:nothing\"\nreason = {reason}\n\n[[ignore]]\nsubject = \"tool:old\"\nreason = {reason}\nuntil = \"2000-01-01\"\n"
+    );
+    fs::write(d.join("covenant.toml"), &text).unwrap();
+    // Warned about first (no prune), then pruned.
+    let o = bin()
+        .current_dir(&d)
+        .args(["check", "--baseline", "a.lock", "--against", "b.lock"])
+        .output()
+        .unwrap();
+    let o2 = prune_in(&d, "covenant.toml", &[]);
+    for (what, o) in [("warned", &o), ("pruned", &o2)] {
+        let err = stderr(o);
+        assert_eq!(o.status.code(), Some(1), "{what}: {err}");
+        no_raw(what, &err);
+        no_commands(what, &err);
+        assert!(!err.contains("##["), "{what}: {err}");
+    }
+    assert!(stderr(&o2).contains("removed this [[ignore]]"));
+    assert_eq!(fs::read_to_string(d.join("covenant.toml")).unwrap(), "");
+}
+
+/// P4. Entries with the same reason, used and idle, interleaved with another table
+/// (TOML lets `[[ignore]]` resume after `[severity]`): exactly the idle ones go, the
+/// file reads back, and what it says is unchanged.
+#[test]
+fn prune_removes_the_idle_entries_among_look_alikes() {
+    let d = tmpdir("prune-lookalikes");
+    two_locks(&d);
+    let text = "\
+# head
+fail_on = \"breaking\"
+
+[[ignore]]
+subject = \"tool:nothing\"
+reason = \"same\"
+
+[[ignore]]
+subject = \"tool:gone\"
+reason = \"same\"
+
+[severity]
+\"surface.field.unhandled\" = \"minor\"
+
+# before the third
+[[ignore]]
+subject = \"tool:nothing-either\"
+reason = \"same\"
+
+[[ignore]]
+subject = \"tool:keep\"
+reason = \"same\"
+";
+    fs::write(d.join("covenant.toml"), text).unwrap();
+    let o = prune_in(&d, "covenant.toml", &[]);
+    // Both breaking changes are set aside: exit 0.
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let pruned = fs::read_to_string(d.join("covenant.toml")).unwrap();
+    assert!(!pruned.contains("tool:nothing"), "{pruned}");
+    assert!(
+        pruned.contains("tool:gone") && pruned.contains("tool:keep"),
+        "{pruned}"
+    );
+    assert!(
+        pruned.contains("[severity]") && pruned.contains("# head"),
+        "{pruned}"
+    );
+    // The same verdict with the pruned file, and nothing more to prune.
+    let o = prune_in(&d, "covenant.toml", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(d.join("covenant.toml")).unwrap(), pruned);
+}
+
+/// P5. A CRLF covenant.toml (Windows checkout) and one with a byte-order mark: the
+/// prune keeps the file readable with the right entries, and the line ends as written.
+#[test]
+fn prune_keeps_crlf_and_bom_files_readable() {
+    let d = tmpdir("prune-crlf");
+    two_locks(&d);
+    for (name, text) in [
+        (
+            "crlf.toml",
+            "[[ignore]]\r\nsubject = \"tool:nothing\"\r\nreason = \"idle\"\r\n\r\n[[ignore]]\r\nsubject = \"tool:gone\"\r\nreason = \"used\"\r\n",
+        ),
+        (
+            "bom.toml",
+            "\u{feff}[[ignore]]\nsubject = \"tool:nothing\"\nreason = \"idle\"\n\n[[ignore]]\nsubject = \"tool:gone\"\nreason = \"used\"\n",
+        ),
+    ] {
+        fs::write(d.join(name), text).unwrap();
+        let o = prune_in(&d, name, &[]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        let pruned = fs::read_to_string(d.join(name)).unwrap();
+        assert!(!pruned.contains("tool:nothing") && pruned.contains("tool:gone"), "{name}: {pruned:?}");
+        if name == "crlf.toml" {
+            assert!(!pruned.replace("\r\n", "").contains('\n'), "{name}: mixed line ends {pruned:?}");
+        }
+        let o = prune_in(&d, name, &[]);
+        assert_eq!(o.status.code(), Some(1), "{name} again: {}", stderr(&o));
+        assert_eq!(fs::read_to_string(d.join(name)).unwrap(), pruned, "{name}");
+    }
+    // `ignore` appends to a CRLF file in CRLF.
+    let o = bin()
+        .current_dir(&d)
+        .args(["--config", "crlf.toml", "ignore", "--subject", "tool:keep"])
+        .args(["--reason", "r"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let added = fs::read_to_string(d.join("crlf.toml")).unwrap();
+    assert!(added.contains("tool:keep"), "{added:?}");
+    assert!(
+        !added.replace("\r\n", "").contains('\n'),
+        "mixed line ends {added:?}"
+    );
+}
