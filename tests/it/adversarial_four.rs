@@ -554,3 +554,101 @@ fn prune_keeps_crlf_and_bom_files_readable() {
         "mixed line ends {added:?}"
     );
 }
+
+/// P6. With --baseline-rev the pull request's own new `[[ignore]]` is dropped from the
+/// policy (G6), so the entries checked are a subset of the file's: the prune must
+/// still remove the entry it judged, by its place in the file, and keep the new one
+/// (which applies once merged).
+#[test]
+fn prune_under_baseline_rev_removes_the_judged_entry_not_its_neighbour() {
+    let d = tmpdir("prune-baseline-rev");
+    git_init(&d);
+    two_locks(&d);
+    fs::rename(d.join("a.lock"), d.join("mcp-covenant.lock")).unwrap();
+    let a = "[[ignore]]\nsubject = \"tool:nothing\"\nreason = \"idle a\"\n";
+    let b = "[[ignore]]\nsubject = \"tool:gone\"\nreason = \"used b\"\n";
+    let n = "[[ignore]]\nsubject = \"tool:keep\"\nreason = \"new n\"\n";
+    fs::write(d.join("covenant.toml"), format!("{a}\n{b}")).unwrap();
+    git_commit(&d, "base");
+    fs::rename(d.join("b.lock"), d.join("mcp-covenant.lock")).unwrap();
+    fs::write(d.join("covenant.toml"), format!("{n}\n{a}\n{b}")).unwrap();
+    git_commit(&d, "pr");
+    let o = bin()
+        .current_dir(&d)
+        .args(["check", "--baseline-rev", "HEAD~1", "--prune-ignores"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("adds an [[ignore]]"), "{err}");
+    assert_eq!(
+        fs::read_to_string(d.join("covenant.toml")).unwrap(),
+        format!("{n}\n{b}"),
+        "{err}"
+    );
+}
+
+/// X1. `rules ID` shows an example from the golden cases, some of which are hostile on
+/// purpose (lint-hostile-text's bidi overrides, hidden instructions): for every rule
+/// id, what it prints is inert.
+#[test]
+fn every_rules_example_is_inert_on_a_terminal() {
+    let o = bin().args(["rules", "--format", "json"]).output().unwrap();
+    let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(rows.len() > 50, "{}", rows.len());
+    for row in rows {
+        let id = row["id"].as_str().unwrap();
+        let o = bin().args(["rules", id]).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{id}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("Example"), "{id}: {out}");
+        no_raw(id, &out);
+        no_commands(id, &out);
+        assert!(!out.contains("##["), "{id}: {out}");
+    }
+}
+
+/// X2. What `rules` prints of where it runs: a covenant.toml found above, in a
+/// directory whose name holds an escape sequence and a workflow command (a cloned
+/// repository's names), and a glob that matches nothing.
+#[test]
+fn rules_shows_paths_and_globs_inert() {
+    let d = tmpdir("rules-paths");
+    let evil = d.join("ev\u{1b}]0;x\u{7}il\n::error::x");
+    fs::create_dir_all(evil.join("sub")).unwrap();
+    fs::write(
+        evil.join("covenant.toml"),
+        "[severity]\n\"tool.added\" = \"breaking\"\n",
+    )
+    .unwrap();
+    for dir in [evil.clone(), evil.join("sub")] {
+        for args in [
+            &["rules", "tool.added"][..],
+            &["rules"][..],
+            &["rules", "--format", "markdown"][..],
+        ] {
+            let o = bin().current_dir(&dir).args(args).output().unwrap();
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+            no_raw(&format!("{args:?}"), &stdout(&o));
+            no_raw(&format!("{args:?}"), &stderr(&o));
+            no_commands(&format!("{args:?}"), &stdout(&o));
+        }
+        let o = bin()
+            .current_dir(&dir)
+            .args(["rules", "\u{1b}[2J*\n::error::x"])
+            .output()
+            .unwrap();
+        assert_fails_cleanly(&o, "glob");
+        no_raw("glob", &stderr(&o));
+        no_commands("glob", &stderr(&o));
+    }
+    let o = bin()
+        .args(["--config"])
+        .arg(evil.join("covenant.toml"))
+        .args(["rules", "tool.added"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    no_raw("--config", &stdout(&o));
+    no_commands("--config", &stdout(&o));
+}
