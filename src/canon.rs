@@ -350,6 +350,17 @@ pub(crate) fn value_from_str(text: &str) -> serde_json::Result<Value> {
     read_at(text, 0)
 }
 
+/// `bytes` read whole as a `Value`, as `serde_json::from_slice` reads them, under
+/// [`Bounded`]'s one nesting limit: for JSON from outside (a server, a registry, a
+/// package's or a project's manifest, a client config).
+pub(crate) fn value_from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = Bounded(0).deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
 fn read_at(text: &str, depth: usize) -> serde_json::Result<Value> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_str(text);

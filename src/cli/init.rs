@@ -400,12 +400,10 @@ fn declared_version(root: &Path, eco: &Ecosystem) -> Result<Option<(String, Stri
         None => (None, key.as_str()),
     };
     let version = if eco.manifest.ends_with(".json") {
-        serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| {
-                let v = table.map_or(Some(&v), |t| v.get(t))?;
-                Some(v.get(name)?.as_str()?.to_string())
-            })
+        crate::canon::value_from_str(&text).ok().and_then(|v| {
+            let v = table.map_or(Some(&v), |t| v.get(t))?;
+            Some(v.get(name)?.as_str()?.to_string())
+        })
     } else {
         toml::from_str::<toml::Table>(&text).ok().and_then(|t| {
             let v = match table {
@@ -428,7 +426,7 @@ fn declared_version(root: &Path, eco: &Ecosystem) -> Result<Option<(String, Stri
 /// whether it has a build script.
 fn node(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<bool> {
     let text = read(root, "package.json")?.unwrap_or_default();
-    let pkg: serde_json::Value = serde_json::from_str(&text)
+    let pkg: serde_json::Value = crate::canon::value_from_str(&text)
         .map_err(|e| Error::new(format!("cannot read package.json: {e}")))?;
     let build = pkg["scripts"]["build"].is_string();
     let bin = match &pkg["bin"] {

@@ -811,3 +811,108 @@ fn a_client_config_that_cannot_be_read_is_refused_at_once() {
         }
     }
 }
+
+/// `upgrade` of `.mcp.json` (pin `x@1.0.0`) in `dir`, the npm registry at `url`.
+#[cfg(feature = "http")]
+fn upgrade_against(dir: &Path, url: &str, args: &[&str]) -> Output {
+    fs::write(
+        dir.join(".mcp.json"),
+        r#"{"mcpServers": {"x": {"command": "npx", "args": ["-y", "x@1.0.0"]}}}"#,
+    )
+    .unwrap();
+    bin()
+        .current_dir(dir)
+        .env("MCP_COVENANT_CACHE", dir.join("cache"))
+        .env("MCP_COVENANT_NPM_REGISTRY", url)
+        .env("npm_config_registry", url)
+        .env("HOME", dir.join("home"))
+        .env_remove("XDG_CACHE_HOME")
+        .args(["upgrade", "--color", "never"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// U1. A hostile registry lists versions that are text for a terminal, a log, a JSON
+/// file or a path, and a `latest` tag of the same: none is installed or written, the
+/// warning naming them is inert, and the pin stays as it was.
+#[test]
+#[cfg(feature = "http")]
+fn a_registrys_hostile_versions_are_never_installed_written_or_shown_raw() {
+    let d = tmpdir("registry-versions");
+    let doc = json!({"name": "x",
+        "dist-tags": {"latest": "99.0.0\n::error::x"},
+        "versions": {"1.0.0": {}, "1.0.1\n::error::x##[add-mask]y": {}, "2.0.0\u{1b}[2J": {},
+                     "9.9.9/../../v": {}, "1.0.0+\"},\"evil\":{\"": {}, "3.0.0 || *": {},
+                     "\u{202e}4.0.0": {}}});
+    let server = HttpServer::start(move |_| {
+        (
+            "200 OK",
+            "Content-Type: application/json\r\n",
+            doc.to_string().into_bytes(),
+        )
+    });
+    for args in [
+        &[][..],
+        &["--write"][..],
+        &["--format", "json"][..],
+        &["--format", "markdown"][..],
+    ] {
+        let o = upgrade_against(&d, &server.url(), args);
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert!(matches!(o.status.code(), Some(0 | 2)), "{args:?}: {err}");
+        assert!(err.contains("not exact versions"), "{args:?}: {err}");
+        for (what, text) in [("stdout", &out), ("stderr", &err)] {
+            no_raw(&format!("{args:?} {what}"), text);
+            no_commands(&format!("{args:?} {what}"), text);
+            assert!(!text.contains("##["), "{args:?} {what}: {text}");
+        }
+        assert_eq!(
+            fs::read_to_string(d.join(".mcp.json")).unwrap(),
+            r#"{"mcpServers": {"x": {"command": "npx", "args": ["-y", "x@1.0.0"]}}}"#,
+            "{args:?}"
+        );
+    }
+    assert!(!d.join("v").exists() && !d.join("cache/v").exists());
+}
+
+/// U2. A registry whose answer is not a document (nested past the parser's limit, a
+/// chain of raw-value tokens, an error page of escape sequences, a huge body): exit 2
+/// with one inert error line, never a crash.
+#[test]
+#[cfg(feature = "http")]
+fn a_registrys_broken_answers_are_one_inert_error() {
+    let d = tmpdir("registry-answers");
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let chain = format!(r#"{{"name":"x","z":{}}}"#, nested_raw_tokens(15, 100));
+    for (i, (status, body)) in [
+        ("200 OK", deep.into_bytes()),
+        ("200 OK", chain.into_bytes()),
+        (
+            "500 Internal Server Error",
+            b"\x1b[2J\n::error::x\n##[add-mask]y".to_vec(),
+        ),
+        ("200 OK", vec![b' '; 40 << 20]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let server = HttpServer::start(move |_| (status, "", body.clone()));
+        let dir = d.join(i.to_string());
+        fs::create_dir_all(&dir).unwrap();
+        let o = upgrade_against(&dir, &server.url(), &[]);
+        let err = stderr(&o);
+        assert!(
+            !err.contains("overflow") && !err.contains("panicked"),
+            "{i}: {err}"
+        );
+        assert!(
+            matches!(o.status.code(), Some(0..=2)),
+            "{i}: {:?} {err}",
+            o.status
+        );
+        no_raw(&i.to_string(), &err);
+        no_commands(&i.to_string(), &err);
+        assert!(!err.contains("##["), "{i}: {err}");
+    }
+}
