@@ -138,6 +138,8 @@ fn hostile_replies_stream_as_their_parsed_value_normalises() {
         r#"{"tools":[{"name":"raw2","inputSchema":{"properties":{"p":{"$serde_json::private::RawValue":"{\"a\":{\"$serde_json::private::RawValue\":\"{\\\"type\\\":[\\\"b\\\",\\\"a\\\"]}\"}}"}}}}]}"#,
         r#"{"tools":[{"name":"ttl","ttlMs":5,"ttlMs":{"\u0000":1},"cacheScope":"x","resultType":"y","annotations":{"readOnlyHint":true,"readOnlyHint":false}}]}"#,
         r#"{"tools":[{"name":"t","inputSchema":{"$defs":{"a":{"required":["y","x"]},"a":{"required":["d","c"]}},"anyOf":[{"type":["b","a"]},{"type":["b","a"]}]}}]}"#,
+        // Not an object among the elements: refused, whatever the rest.
+        r#"{"tools":[{"name":"a"},5]}"#,
         // Refused by a `Value` parse: refused here too.
         r#"{"tools":[{"name":"\ud800"}]}"#,
         r#"{"tools":[{"name":"x","description":"\udc00x"}]}"#,
@@ -153,6 +155,10 @@ fn hostile_replies_stream_as_their_parsed_value_normalises() {
         let (o, text) = capture_result(&d, &name, result);
         match serde_json::from_str::<Value>(result) {
             Err(_) => {
+                refused_cleanly(&o, result);
+                assert!(text.is_none(), "{result}: nothing is written");
+            }
+            Ok(_) if result.contains(",5]") => {
                 refused_cleanly(&o, result);
                 assert!(text.is_none(), "{result}: nothing is written");
             }
@@ -289,6 +295,65 @@ fn the_servers_own_fields_are_inert_in_every_format() {
         if format != "github" {
             no_commands(&what, &stdout(&o));
         }
+    }
+}
+
+/// S3. The git diff driver and `snapshot --check` show the server's own fields too:
+/// each hostile and changed, what they print is inert.
+#[test]
+fn the_servers_own_fields_are_inert_in_the_diff_driver_and_snapshot_check() {
+    let d = tmpdir("server-fields-driver");
+    let fields = |n: &str| {
+        json!({"name": format!("{EVIL}{n}"), "title": format!("{n}{EVIL}"),
+               "version": format!("1.0.{n}{EVIL}"), "protocolVersion": format!("{EVIL}{n}"),
+               "instructions": format!("{n}{EVIL}")})
+    };
+    server_lock(&d.join("a.lock"), fields("0"), json!({"name": "t"}));
+    server_lock(&d.join("b.lock"), fields("1"), json!({"name": "t"}));
+    let o = bin()
+        .current_dir(&d)
+        .args([
+            "git-diff-driver",
+            "a.lock",
+            "a.lock",
+            "0",
+            "100644",
+            "b.lock",
+            "1",
+            "100644",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("title"), "{out}");
+    no_raw("driver", &out);
+    no_commands("driver", &out);
+    assert!(!out.contains("##["), "{out}");
+    // A live server with that identity against a lockfile of another.
+    let spec = write_spec(
+        &d,
+        &json!({"tools": [{"name": "t"}],
+                "serverInfo": {"name": EVIL, "title": EVIL, "version": EVIL},
+                "instructions": EVIL, "protocolVersion": EVIL}),
+    );
+    for args in [
+        &["snapshot", "--check", "-o", "a.lock"][..],
+        &["check", "--baseline", "a.lock"][..],
+    ] {
+        let o = bin()
+            .current_dir(&d)
+            .args(args)
+            .arg("--")
+            .arg(fixture())
+            .arg(&spec)
+            .output()
+            .unwrap();
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(matches!(o.status.code(), Some(0..=2)), "{args:?}: {all}");
+        no_raw(&format!("{args:?}"), &all);
+        no_commands(&format!("{args:?}"), &all);
+        assert!(!all.contains("##["), "{args:?}: {all}");
     }
 }
 
@@ -815,11 +880,14 @@ fn a_client_config_that_cannot_be_read_is_refused_at_once() {
 /// `upgrade` of `.mcp.json` (pin `x@1.0.0`) in `dir`, the npm registry at `url`.
 #[cfg(feature = "http")]
 fn upgrade_against(dir: &Path, url: &str, args: &[&str]) -> Output {
-    fs::write(
-        dir.join(".mcp.json"),
-        r#"{"mcpServers": {"x": {"command": "npx", "args": ["-y", "x@1.0.0"]}}}"#,
-    )
-    .unwrap();
+    let config = r#"{"mcpServers": {"x": {"command": "npx", "args": ["-y", "x@1.0.0"]}}}"#;
+    upgrade_config(dir, url, config, args)
+}
+
+/// `upgrade` of `.mcp.json` holding `config` in `dir`, the npm registry at `url`.
+#[cfg(feature = "http")]
+fn upgrade_config(dir: &Path, url: &str, config: &str, args: &[&str]) -> Output {
+    fs::write(dir.join(".mcp.json"), config).unwrap();
     bin()
         .current_dir(dir)
         .env("MCP_COVENANT_CACHE", dir.join("cache"))
@@ -914,5 +982,58 @@ fn a_registrys_broken_answers_are_one_inert_error() {
         no_raw(&i.to_string(), &err);
         no_commands(&i.to_string(), &err);
         assert!(!err.contains("##["), "{i}: {err}");
+    }
+}
+
+/// U3. The pins' names are the client config's (a hostile repository's): in every
+/// format of `upgrade`'s report, and its warnings, they are inert.
+#[test]
+#[cfg(feature = "http")]
+fn upgrade_shows_hostile_pin_names_inert() {
+    let d = tmpdir("upgrade-names");
+    let doc = json!({"name": "x", "dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": {}}});
+    let server = HttpServer::start(move |_| {
+        (
+            "200 OK",
+            "Content-Type: application/json\r\n",
+            doc.to_string().into_bytes(),
+        )
+    });
+    let config = json!({"mcpServers": {
+        EVIL: {"command": "npx", "args": ["-y", "x@1.0.0"]},
+        format!("local{EVIL}"): {"command": format!("node{EVIL}"), "args": ["x.js"]},
+        format!("http{EVIL}"): {"url": format!("https://h.example/{EVIL}")},
+        format!("range{EVIL}"): {"command": "npx", "args": ["-y", "x@^1.0.0"]},
+    }})
+    .to_string();
+    for format in ["human", "json", "markdown"] {
+        let o = upgrade_config(&d, &server.url(), &config, &["--format", format]);
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert!(matches!(o.status.code(), Some(0..=2)), "{format}: {err}");
+        assert!(
+            out.contains("1.0.0"),
+            "{format}: the pins are reported: {out}"
+        );
+        for (what, text) in [("stdout", &out), ("stderr", &err)] {
+            no_raw(&format!("{format} {what}"), text);
+            no_commands(&format!("{format} {what}"), text);
+            assert!(!text.contains("##["), "{format} {what}: {text}");
+        }
+        if format == "markdown" {
+            // Each table row has the header's cells; outside code spans nothing renders.
+            for line in out.lines().filter(|l| l.starts_with("| ")) {
+                let bars = line
+                    .char_indices()
+                    .filter(|(i, c)| *c == '|' && !line[..*i].ends_with('\\'))
+                    .count();
+                assert_eq!(bars, 8, "a table row with other cells: {line}");
+            }
+            for line in crate::hostile::outside_code(&out) {
+                let line = line.replace("<code/>", " ");
+                for live in ["<", ">", "[", "]", "!", "@", "http", "`"] {
+                    assert!(!line.contains(live), "`{live}` outside a code span: {line}");
+                }
+            }
+        }
     }
 }

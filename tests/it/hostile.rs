@@ -176,7 +176,7 @@ pub(crate) fn no_commands(what: &str, text: &str) {
 
 /// Remove code spans and fenced code blocks the way CommonMark reads them; what is
 /// left is what renders as markdown.
-fn outside_code(md: &str) -> Vec<String> {
+pub(crate) fn outside_code(md: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut fence: Option<usize> = None;
     for line in md.lines() {
