@@ -83,6 +83,11 @@ fn nested_raw_value_tokens_cannot_overflow_the_capture() {
     );
     let (o, text) = capture_result(&d, "deep", &result);
     refused_cleanly(&o, "nested raw tokens in a tool");
+    assert!(
+        stderr(&o).contains("deeper than the 128 levels"),
+        "{}",
+        stderr(&o)
+    );
     assert!(text.is_none(), "nothing is written");
 }
 
@@ -1036,4 +1041,40 @@ fn upgrade_shows_hostile_pin_names_inert() {
             }
         }
     }
+}
+
+/// T5. The chain of raw-value tokens over HTTP (the same reader, another transport and
+/// thread): exit 2, no abort.
+#[test]
+#[cfg(feature = "http")]
+fn nested_raw_value_tokens_over_http_cannot_overflow_the_capture() {
+    let d = tmpdir("nested-raw-http");
+    let file = d.join("tools.json");
+    fs::write(
+        &file,
+        format!(
+            r#""result":{{"tools":[{{"name":"t","inputSchema":{{"default":{}}}}}]}}"#,
+            nested_raw_tokens(15, 120)
+        ),
+    )
+    .unwrap();
+    let server = fixture_http(
+        &d,
+        &json!({"tools": [], "rawAnswers": {"tools/list": file.to_str().unwrap()}}),
+    );
+    let lock = d.join("a.lock");
+    let o = bin()
+        .arg("snapshot")
+        .arg("-o")
+        .arg(&lock)
+        .args(["--http", &server.url()])
+        .output()
+        .unwrap();
+    refused_cleanly(&o, "over HTTP");
+    assert!(
+        stderr(&o).contains("deeper than the 128 levels"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!lock.exists());
 }
