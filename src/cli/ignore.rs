@@ -212,7 +212,9 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[Idle<'_>]) -> Result
     })?;
     let before = Config::parse(&text, &name, rules, &lint).map_err(|_| changed())?;
     let entries = |c: &Config| c.ignore.len() + c.retired_ignores.len();
-    if entries(&parsed) + gone.len() != entries(&before) {
+    if entries(&parsed) + gone.len() != entries(&before)
+        || !gone.iter().all(|&n| same_at(config, &before, n))
+    {
         return Err(changed());
     }
     crate::io::write_atomic(path, new_text.as_bytes())?;
@@ -223,6 +225,23 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[Idle<'_>]) -> Result
         ));
     }
     Ok(())
+}
+
+/// Whether the entry at place `n` of the file now (`now`) is the one `was` had there,
+/// as written: two entries with one reason may have swapped places meanwhile.
+fn same_at(was: &Config, now: &Config, n: usize) -> bool {
+    fn at(c: &Config, n: usize) -> Option<&Ignore> {
+        c.ignore.iter().find(|i| i.index == n)
+    }
+    fn retired(c: &Config, n: usize) -> Option<(&str, &str)> {
+        let r = c.retired_ignores.iter().find(|r| r.index == n)?;
+        Some((r.code.as_str(), r.reason.as_str()))
+    }
+    match (at(was, n), at(now, n)) {
+        (Some(a), Some(b)) => a.says_the_same(b),
+        (None, None) => retired(was, n).is_some() && retired(was, n) == retired(now, n),
+        _ => false,
+    }
 }
 
 /// Element `n` of an inline array removed with its own comment. toml_edit keeps what

@@ -1078,3 +1078,48 @@ fn nested_raw_value_tokens_over_http_cannot_overflow_the_capture() {
     );
     assert!(!lock.exists());
 }
+
+/// P7. covenant.toml rewritten while the check runs (here by the server under test, as
+/// it starts: the pull request's code; or a person's editor): the two entries, with the
+/// same reason, swap places. The prune finds "the same place, the same reason" and
+/// must still remove the entry it judged idle, or refuse; never the one in use.
+#[test]
+fn prune_never_removes_an_entry_that_moved_into_the_judged_ones_place() {
+    let d = tmpdir("prune-race");
+    two_locks(&d);
+    fs::rename(d.join("a.lock"), d.join("s.lock")).unwrap();
+    let head =
+        "[[server]]\nname = \"s\"\ncommand = [\"sh\", \"swap.sh\"]\nlockfile = \"s.lock\"\n\n";
+    let idle = "[[ignore]]\nsubject = \"tool:nothing\"\nreason = \"r\"\n";
+    let used = "[[ignore]]\nsubject = \"tool:gone\"\nreason = \"r\"\n";
+    fs::write(d.join("covenant.toml"), format!("{head}{idle}\n{used}")).unwrap();
+    fs::write(d.join("swapped.toml"), format!("{head}{used}\n{idle}")).unwrap();
+    let spec = write_spec(
+        &d,
+        &json!({"tools": [{"name": "keep", "inputSchema": {"type": "string"}}]}),
+    );
+    fs::write(
+        d.join("swap.sh"),
+        format!(
+            "cp swapped.toml covenant.toml\nexec '{}' '{}'\n",
+            fixture().display(),
+            spec.display()
+        ),
+    )
+    .unwrap();
+    let o = bin()
+        .current_dir(&d)
+        .args(["check", "--prune-ignores"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    let after = fs::read_to_string(d.join("covenant.toml")).unwrap();
+    assert!(
+        after.contains("tool:gone"),
+        "the entry in use was removed: {err}\n{after}"
+    );
+    match o.status.code() {
+        Some(2) => assert!(err.contains("changed while it was checked"), "{err}"),
+        _ => assert!(!after.contains("tool:nothing"), "{err}\n{after}"),
+    }
+}
