@@ -587,6 +587,38 @@ pub enum Written {
     Unchanged,
 }
 
+/// `path` is written inside the repository (outside git, the current directory): it is
+/// not a symbolic link (which --force would write through, to a file of the user's a
+/// hostile repository points it at), and no directory on its way links out of it.
+fn inside_repository(path: &Path) -> Result<()> {
+    let refused = |why: &str| {
+        Err(Error::new(format!(
+            "{} {why}, so init wrote nothing",
+            path.display()
+        )))
+    };
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return refused(
+            "is a symbolic link; init writes only regular files (remove the link first)",
+        );
+    }
+    let root = crate::git::up_to_root()
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let resolved = |p: &Path| match p.as_os_str().is_empty() {
+        true => std::fs::canonicalize("."),
+        false => std::fs::canonicalize(p),
+    };
+    let dir = path.ancestors().skip(1).find_map(|a| resolved(a).ok());
+    match (resolved(&root), dir) {
+        (Ok(root), Some(dir)) if dir.starts_with(&root) => Ok(()),
+        _ => refused(
+            "would be outside the repository (a directory on its way is a symbolic link out of it)",
+        ),
+    }
+}
+
 /// Write `files`, all or none: without `force`, when any exists (a dangling symlink
 /// counts), nothing is written; a failure part-way restores what was there (removes
 /// what was created, puts back what was replaced).
@@ -600,6 +632,7 @@ pub fn write_all(files: &[(PathBuf, String)], force: bool) -> Result<Vec<(PathBu
                 path.display()
             )));
         }
+        inside_repository(path)?;
         before.push(match exists {
             true => Some(crate::io::read_input(path, "file")?),
             false => None,

@@ -1123,3 +1123,51 @@ fn prune_never_removes_an_entry_that_moved_into_the_judged_ones_place() {
         _ => assert!(!after.contains("tool:nothing"), "{err}\n{after}"),
     }
 }
+
+/// I4. A hostile repository's `.github` links out of it, or its workflow file is a
+/// link to a file of the user's: `init --from-client` (even with --force) writes
+/// nothing outside the repository and never replaces a link's target.
+#[test]
+fn init_never_writes_through_a_link_out_of_the_repository() {
+    let d = tmpdir("client-links");
+    let config = r#"{"mcpServers": {"a": {"command": "npx", "args": ["-y", "x@1.0.0"]}}}"#;
+    // The workflow file a link to a file outside.
+    let repo = d.join("file-link");
+    fs::create_dir_all(repo.join(".github/workflows")).unwrap();
+    git_init(&repo);
+    fs::write(repo.join("c.json"), config).unwrap();
+    let victim = d.join("victim.txt");
+    fs::write(&victim, "the user's file\n").unwrap();
+    std::os::unix::fs::symlink(&victim, repo.join(".github/workflows/mcp-upgrades.yml")).unwrap();
+    for args in [
+        &["init", "--from-client", "c.json"][..],
+        &["init", "--force", "--from-client", "c.json"][..],
+    ] {
+        let o = bin().current_dir(&repo).args(args).output().unwrap();
+        refused_cleanly(&o, &format!("{args:?}"));
+        assert_eq!(
+            fs::read_to_string(&victim).unwrap(),
+            "the user's file\n",
+            "{args:?}"
+        );
+    }
+    // `.github` a link to a directory outside.
+    let repo = d.join("dir-link");
+    let outside = d.join("outside");
+    fs::create_dir_all(&repo).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    git_init(&repo);
+    fs::write(repo.join("c.json"), config).unwrap();
+    std::os::unix::fs::symlink(&outside, repo.join(".github")).unwrap();
+    let o = bin()
+        .current_dir(&repo)
+        .args(["init", "--force", "--from-client", "c.json"])
+        .output()
+        .unwrap();
+    refused_cleanly(&o, "a linked .github");
+    assert_eq!(
+        fs::read_dir(&outside).unwrap().count(),
+        0,
+        "written outside"
+    );
+}
