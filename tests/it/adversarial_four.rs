@@ -1171,3 +1171,49 @@ fn init_never_writes_through_a_link_out_of_the_repository() {
         "written outside"
     );
 }
+
+/// T6. Prompts and resources through the streaming writer: arguments sorted by name
+/// (a name given twice, escaped), per-request `_meta` keys and transport fields in an
+/// argument and a resource, a key given twice. What is written is `Lockfile::new` on
+/// the parsed reply.
+#[test]
+fn hostile_prompts_and_resources_stream_as_their_parsed_value_normalises() {
+    use mcp_covenant::lockfile::{Lockfile, Surface};
+    let d = tmpdir("stream-prompts");
+    let prompts = r#"{"prompts":[{"name":"q","_meta":{"traceparent":"x"}},{"name":"p","arguments":[{"name":"d","required":true,"ttlMs":1},{"name":"c","name":"\u0061"},{"name":"b","description":"d","_meta":{"progressToken":1,"k":{"b":1,"a":2}}}]}]}"#;
+    let resources = r#"{"resources":[{"uri":"u","name":"n","size":-0,"ttlMs":1,"_meta":{"baggage":"b","z":[]},"uri":"file:///\u00e9"}]}"#;
+    let file = |name: &str, text: &str| {
+        let f = d.join(name);
+        fs::write(&f, format!(r#""result":{text}"#)).unwrap();
+        f.to_str().unwrap().to_string()
+    };
+    let spec = write_spec(
+        &d,
+        &json!({"prompts": [], "resources": [], "rawAnswers": {
+            "prompts/list": file("prompts.json", prompts),
+            "resources/list": file("resources.json", resources)}}),
+    );
+    let lock = d.join("a.lock");
+    let o = snapshot_fixture(&lock, &spec, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let written = fs::read_to_string(&lock).unwrap();
+    let list = |text: &str, key: &str| -> Vec<serde_json::Map<String, Value>> {
+        let v: Value = serde_json::from_str(text).unwrap();
+        v[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_object().unwrap().clone())
+            .collect()
+    };
+    let read = Lockfile::read(&lock).unwrap();
+    let surface = Surface {
+        prompts: list(prompts, "prompts"),
+        resources: list(resources, "resources"),
+        ..Surface::default()
+    };
+    assert_eq!(
+        written,
+        Lockfile::new(read.server, surface, read.captured_at_unix).to_text()
+    );
+}
