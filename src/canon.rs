@@ -327,6 +327,157 @@ fn write_tracked(
     }
 }
 
+/// How deep a value [`Bounded`] reads may nest, the texts of raw-value tokens included:
+/// serde_json's own limit for one parse.
+const MAX_DEPTH: usize = 128;
+
+/// The key by which serde_json's `Value` (feature `raw_value`) reads an object as the
+/// JSON text it holds, when it is the object's first key.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// A `Value` read as serde_json's own `Value` reads one (an object whose first key is
+/// the raw-value token is the JSON text it holds, parsed), with one nesting limit
+/// through every token's text. serde_json parses that text with a parser of its own and
+/// a fresh recursion limit, so a chain of tokens, each holding a few arrays and the
+/// next token, nested past any limit: a hostile server's 135 KB reply overflowed the
+/// capture thread's stack and aborted mcp-covenant. The number is the depth of the
+/// value read.
+pub(crate) struct Bounded(pub usize);
+
+/// `text` read whole as a `Value`, as `serde_json::from_str` reads it, under
+/// [`Bounded`]'s one nesting limit.
+pub(crate) fn value_from_str(text: &str) -> serde_json::Result<Value> {
+    read_at(text, 0)
+}
+
+/// `bytes` read whole as a `Value`, as `serde_json::from_slice` reads them, under
+/// [`Bounded`]'s one nesting limit: for JSON from outside (a server, a registry, a
+/// package's or a project's manifest, a client config).
+pub(crate) fn value_from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = Bounded(0).deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+fn read_at(text: &str, depth: usize) -> serde_json::Result<Value> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Bounded(depth).deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+impl Bounded {
+    /// One level down, or past the limit: serde_json's own words for it.
+    fn deeper<E: serde::de::Error>(&self) -> Result<usize, E> {
+        match self.0 < MAX_DEPTH {
+            true => Ok(self.0 + 1),
+            false => Err(E::custom("recursion limit exceeded")),
+        }
+    }
+
+    /// An object's fields, each a value read as [`Bounded`] reads one, the last of a
+    /// key given twice kept (a `Map`'s own reading: no raw-value token).
+    pub(crate) fn fields<'de, A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> Result<Map<String, Value>, A::Error> {
+        let depth = self.deeper()?;
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            out.insert(key, map.next_value_seed(Bounded(depth))?);
+        }
+        Ok(out)
+    }
+}
+
+/// A raw-value token's text, read as serde_json reads it (a string, else refused in
+/// serde_json's words).
+struct TokenText;
+
+impl<'de> serde::de::DeserializeSeed<'de> for TokenText {
+    type Value = String;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for TokenText {
+    type Value = String;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("raw value")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Bounded {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Bounded {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let depth = self.deeper()?;
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(Bounded(depth))? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        use serde::de::Error as _;
+        let depth = self.deeper()?;
+        let Some(first) = map.next_key::<String>()? else {
+            return Ok(Value::Object(Map::new()));
+        };
+        if first == RAW_VALUE_TOKEN {
+            // The text it holds, read at this object's depth.
+            let text = map.next_value_seed(TokenText)?;
+            return read_at(&text, self.0).map_err(A::Error::custom);
+        }
+        let mut out = Map::new();
+        out.insert(first, map.next_value_seed(Bounded(depth))?);
+        while let Some(key) = map.next_key::<String>()? {
+            out.insert(key, map.next_value_seed(Bounded(depth))?);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,5 +533,39 @@ mod tests {
             to_string(&v, Ctx::Data),
             serde_json::to_string_pretty(&v).unwrap() + "\n"
         );
+    }
+
+    /// `Bounded` reads what serde_json's `Value` reads, raw-value tokens and keys given
+    /// twice included, and refuses what it refuses in its words; a chain of tokens is
+    /// held to one limit (serde_json reads it whole, each level afresh).
+    #[test]
+    fn a_bounded_read_is_a_value_parse_under_one_nesting_limit() {
+        let token = RAW_VALUE_TOKEN;
+        for text in [
+            r#"{"a":1,"a":[2,{"b":null}],"c":-0,"d":1e5,"e":18446744073709551615,"f":"\u00e9"}"#,
+            &format!(r#"{{"{token}":"{{\"b\":[1,2],\"b\":true}}"}}"#),
+            &format!(r#"[{{"x":1,"{token}":"7"}},{{"{token}":"[1,{{\"{token}\":\"2\"}}]"}}]"#),
+            &format!(r#"{{"{token}":5}}"#),
+            &format!(r#"{{"{token}":"[1,"}}"#),
+            &format!(r#"{{"{token}":"1 2"}}"#),
+            r#"{"a":"\ud800"}"#,
+            "[1e400]",
+            "[1] x",
+        ] {
+            let ours = value_from_str(text).map_err(|e| e.to_string());
+            let theirs = serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
+            assert_eq!(ours, theirs, "{text}");
+        }
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(value_from_str(&deep(127)).is_ok());
+        assert!(value_from_str(&deep(128)).is_err());
+        let mut chain = deep(60);
+        for _ in 0..2 {
+            let t = json!({ RAW_VALUE_TOKEN: chain }).to_string();
+            chain = format!("{}{t}{}", "[".repeat(60), "]".repeat(60));
+        }
+        assert!(serde_json::from_str::<Value>(&chain).is_ok(), "180 deep");
+        let err = value_from_str(&chain).unwrap_err().to_string();
+        assert!(err.contains("recursion limit exceeded"), "{err}");
     }
 }

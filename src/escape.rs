@@ -88,7 +88,12 @@ pub fn truncated(s: &str, max: usize) -> String {
 /// written as a `\uXXXX` escape (UTF-16 pairs above U+FFFF). The values are unchanged:
 /// a JSON parser reads back exactly the same document. Risky characters can only occur
 /// inside strings (JSON's own syntax is ASCII), so the whole text can be scanned.
+/// `##[`, which a runner reads as a workflow command anywhere in a line, is written
+/// `#\u0023[` (a report printed to a CI log carries the exact values, inert).
 pub fn json(doc: String) -> String {
+    if doc.contains("##[") {
+        return json(doc.replace("##[", "#\\u0023["));
+    }
     if !doc.chars().any(|c| risky(c) && c != '\n') {
         return doc;
     }
@@ -251,6 +256,12 @@ mod tests {
         let v = serde_json::json!({"k": "a\u{202E}b\u{85}\u{E0041}\u{2028}"});
         let s = json(serde_json::to_string_pretty(&v).unwrap());
         assert!(!s.chars().any(|c| risky(c) && c != '\n'), "{s}");
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v);
+        // A workflow command a runner would read anywhere in the line: inert, exact.
+        let v = serde_json::json!({"k": "x##[add-mask]y ###[error]z \\##[a]\u{2028}", "##[k]": 1});
+        let s = json(serde_json::to_string_pretty(&v).unwrap());
+        assert!(!s.contains("##["), "{s}");
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
     }

@@ -111,17 +111,24 @@ pub type Fail<'p> = dyn Fn(std::io::Error) -> Error + 'p;
 /// command read (the baseline, `--against`, `--from`, whatever path or link reached
 /// it), which the report would otherwise replace.
 pub fn write_report(path: &Path, bytes: &[u8]) -> Result<()> {
+    not_an_input(path)?;
+    write_atomic(path, bytes)
+}
+
+/// Refused when `path` is a file this command read: checked before a command writes
+/// anything else (`check --prune-ignores` rewrites covenant.toml before its report).
+pub fn not_an_input(path: &Path) -> Result<()> {
     if let Ok(out) = fs::metadata(path) {
         let inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((input, _)) = inputs.iter().find(|(_, m)| same_file(&out, m)) {
             return Err(Error::new(format!(
-                "--output {} is the lockfile {}, which this command reads; write the report to another file",
+                "--output {} is {}, which this command reads; write the report to another file",
                 path.display(),
                 input.display()
             )));
         }
     }
-    write_atomic(path, bytes)
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -281,7 +288,18 @@ pub fn write_atomic_with(
         fill(&mut file, &fail)?;
         file.sync_all().map_err(fail)?;
         drop(file);
-        fs::rename(&tmp, &target).map_err(fail)
+        // A file this command read, rewritten (`check --prune-ignores` on covenant.toml),
+        // is still one a report must not replace: its new inode is remembered too.
+        let input = fs::metadata(&target).ok().filter(|old| {
+            let inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());
+            inputs.iter().any(|(_, m)| same_file(old, m))
+        });
+        fs::rename(&tmp, &target).map_err(fail)?;
+        if let (Some(_), Ok(new)) = (input, fs::metadata(&target)) {
+            let mut inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());
+            inputs.push((path.to_path_buf(), new));
+        }
+        Ok(())
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);

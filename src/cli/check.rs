@@ -536,6 +536,10 @@ fn idle_ignores(
         idle.push(Idle::retired(r, why));
     }
     if settings.prune_ignores {
+        // A report that cannot be written fails before covenant.toml is touched.
+        if let Some(out) = settings.output.as_deref() {
+            crate::io::not_an_input(out)?;
+        }
         return super::ignore::prune(config, rules, &idle);
     }
     Ok(())

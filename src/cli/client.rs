@@ -39,7 +39,7 @@ pub enum Kind {
 /// missing). Returns the names of the entries written; warnings go to stderr.
 pub fn import(client: &Path, config: &Path) -> Result<Vec<String>> {
     let bytes = crate::io::read_input(client, "client config")?;
-    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
+    let doc: Value = crate::canon::value_from_slice(&bytes).map_err(|e| {
         Error::new(format!(
             "{}: not a JSON client config: {e}",
             client.display()

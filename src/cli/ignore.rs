@@ -58,7 +58,7 @@ pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8
             &args,
             rules,
             &name,
-            format!("{text}{sep}{one}"),
+            line_ends_of(&text, format!("{text}{sep}{one}")),
         );
     }
     let item = doc
@@ -75,7 +75,7 @@ pub(super) fn run(args: IgnoreArgs, config: &Config, rules: &Rules) -> Result<u8
         )))
         }
     }
-    let new_text = doc.to_string();
+    let new_text = line_ends_of(&text, doc.to_string());
     finish(&path, config, &args, rules, &name, new_text)
 }
 
@@ -202,6 +202,7 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[Idle<'_>]) -> Result
     if !text.starts_with('\n') {
         new_text = new_text.trim_start_matches('\n').to_string();
     }
+    let new_text = line_ends_of(&text, new_text);
     let lint = LintRules::embedded()?;
     let parsed = Config::parse(&new_text, &name, rules, &lint).map_err(|e| {
         Error::new(format!(
@@ -211,7 +212,9 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[Idle<'_>]) -> Result
     })?;
     let before = Config::parse(&text, &name, rules, &lint).map_err(|_| changed())?;
     let entries = |c: &Config| c.ignore.len() + c.retired_ignores.len();
-    if entries(&parsed) + gone.len() != entries(&before) {
+    if entries(&parsed) + gone.len() != entries(&before)
+        || !gone.iter().all(|&n| same_at(config, &before, n))
+    {
         return Err(changed());
     }
     crate::io::write_atomic(path, new_text.as_bytes())?;
@@ -222,6 +225,23 @@ pub(super) fn prune(config: &Config, rules: &Rules, idle: &[Idle<'_>]) -> Result
         ));
     }
     Ok(())
+}
+
+/// Whether the entry at place `n` of the file now (`now`) is the one `was` had there,
+/// as written: two entries with one reason may have swapped places meanwhile.
+fn same_at(was: &Config, now: &Config, n: usize) -> bool {
+    fn at(c: &Config, n: usize) -> Option<&Ignore> {
+        c.ignore.iter().find(|i| i.index == n)
+    }
+    fn retired(c: &Config, n: usize) -> Option<(&str, &str)> {
+        let r = c.retired_ignores.iter().find(|r| r.index == n)?;
+        Some((r.code.as_str(), r.reason.as_str()))
+    }
+    match (at(was, n), at(now, n)) {
+        (Some(a), Some(b)) => a.says_the_same(b),
+        (None, None) => retired(was, n).is_some() && retired(was, n) == retired(now, n),
+        _ => false,
+    }
 }
 
 /// Element `n` of an inline array removed with its own comment. toml_edit keeps what
@@ -249,6 +269,15 @@ fn remove_inline(a: &mut toml_edit::Array, n: usize) {
             };
             a.set_trailing(trailing);
         }
+    }
+}
+
+/// `new` (toml_edit's text, which ends every line with `\n`) with the line ends of
+/// `old`: a CRLF file (a Windows checkout) stays one, not rewritten line by line.
+fn line_ends_of(old: &str, new: String) -> String {
+    match old.contains("\r\n") {
+        true => new.replace("\r\n", "\n").replace('\n', "\r\n"),
+        false => new,
     }
 }
 

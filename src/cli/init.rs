@@ -153,9 +153,11 @@ fn workflow_path(root: &Path, package: Option<&str>) -> Result<PathBuf> {
 /// `.github/workflows/STEM-PACKAGE.yml` at the repository's root, for the `package`
 /// directory of a monorepo (its path in the repository).
 fn package_workflow_path(stem: &str, p: &str) -> Result<PathBuf> {
-    if p.contains("${{") || p.chars().any(char::is_control) {
+    // A line or paragraph separator is a line break to a YAML 1.1 parser: the quoted
+    // name would end the document (`a\u{2028}--- b`); a bidi control would hide it.
+    if p.contains("${{") || p.chars().any(crate::escape::risky) {
         return Err(Error::new(format!(
-            "this directory's path in the repository, {}, cannot be written into a workflow (it holds `${{{{` or a control character); run init in a directory with a plain name",
+            "this directory's path in the repository, {}, cannot be written into a workflow (it holds `${{{{` or a control, separator or invisible character); run init in a directory with a plain name",
             crate::escape::text(p)
         )));
     }
@@ -398,12 +400,10 @@ fn declared_version(root: &Path, eco: &Ecosystem) -> Result<Option<(String, Stri
         None => (None, key.as_str()),
     };
     let version = if eco.manifest.ends_with(".json") {
-        serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| {
-                let v = table.map_or(Some(&v), |t| v.get(t))?;
-                Some(v.get(name)?.as_str()?.to_string())
-            })
+        crate::canon::value_from_str(&text).ok().and_then(|v| {
+            let v = table.map_or(Some(&v), |t| v.get(t))?;
+            Some(v.get(name)?.as_str()?.to_string())
+        })
     } else {
         toml::from_str::<toml::Table>(&text).ok().and_then(|t| {
             let v = match table {
@@ -426,7 +426,7 @@ fn declared_version(root: &Path, eco: &Ecosystem) -> Result<Option<(String, Stri
 /// whether it has a build script.
 fn node(root: &Path, eco: &Ecosystem, project: &mut Project) -> Result<bool> {
     let text = read(root, "package.json")?.unwrap_or_default();
-    let pkg: serde_json::Value = serde_json::from_str(&text)
+    let pkg: serde_json::Value = crate::canon::value_from_str(&text)
         .map_err(|e| Error::new(format!("cannot read package.json: {e}")))?;
     let build = pkg["scripts"]["build"].is_string();
     let bin = match &pkg["bin"] {
@@ -587,6 +587,38 @@ pub enum Written {
     Unchanged,
 }
 
+/// `path` is written inside the repository (outside git, the current directory): it is
+/// not a symbolic link (which --force would write through, to a file of the user's a
+/// hostile repository points it at), and no directory on its way links out of it.
+fn inside_repository(path: &Path) -> Result<()> {
+    let refused = |why: &str| {
+        Err(Error::new(format!(
+            "{} {why}, so init wrote nothing",
+            path.display()
+        )))
+    };
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return refused(
+            "is a symbolic link; init writes only regular files (remove the link first)",
+        );
+    }
+    let root = crate::git::up_to_root()
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let resolved = |p: &Path| match p.as_os_str().is_empty() {
+        true => std::fs::canonicalize("."),
+        false => std::fs::canonicalize(p),
+    };
+    let dir = path.ancestors().skip(1).find_map(|a| resolved(a).ok());
+    match (resolved(&root), dir) {
+        (Ok(root), Some(dir)) if dir.starts_with(&root) => Ok(()),
+        _ => refused(
+            "would be outside the repository (a directory on its way is a symbolic link out of it)",
+        ),
+    }
+}
+
 /// Write `files`, all or none: without `force`, when any exists (a dangling symlink
 /// counts), nothing is written; a failure part-way restores what was there (removes
 /// what was created, puts back what was replaced).
@@ -600,6 +632,7 @@ pub fn write_all(files: &[(PathBuf, String)], force: bool) -> Result<Vec<(PathBu
                 path.display()
             )));
         }
+        inside_repository(path)?;
         before.push(match exists {
             true => Some(crate::io::read_input(path, "file")?),
             false => None,

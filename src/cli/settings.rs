@@ -188,7 +188,8 @@ impl RulesSettings {
             config: config
                 .file
                 .as_ref()
-                .map(|p| p.display().to_string())
+                // A path as shown on a terminal: a directory's name may hold anything.
+                .map(|p| crate::escape::text(&p.display().to_string()).into_owned())
                 .unwrap_or_else(|| "no covenant.toml".into()),
             severity: config.severity.clone(),
             lint: config.lint.clone(),

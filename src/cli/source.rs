@@ -573,8 +573,7 @@ impl Manifest {
         let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
         let (name, version) = match self {
             Manifest::PackageJson => {
-                let doc: serde_json::Value =
-                    serde_json::from_str(text).map_err(|e| e.to_string())?;
+                let doc = crate::canon::value_from_str(text).map_err(|e| e.to_string())?;
                 let field = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_string);
                 (field("name"), field("version"))
             }

@@ -67,6 +67,14 @@ pub struct Ignore {
     pub expired: bool,
 }
 
+impl Ignore {
+    /// Whether `other` is this entry as written (its patterns, fingerprint, `until` and
+    /// reason): `check --prune-ignores` removes an entry only where it still is.
+    pub fn says_the_same(&self, other: &Ignore) -> bool {
+        self.identity == other.identity && self.reason == other.reason
+    }
+}
+
 /// An `[[ignore]]` entry whose `code` is a retired rule id: it configures nothing (a
 /// warning says so on every run), and `check --prune-ignores` removes it.
 #[derive(Clone, Debug)]

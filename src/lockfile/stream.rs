@@ -408,9 +408,10 @@ impl Seed<'_> {
     }
 
     /// An object serde_json reads as the JSON text its raw-value token holds: that
-    /// text parsed as a `Value` parse does, and the value written as if it were here.
+    /// text parsed as a `Value` parse does (under one nesting limit through the tokens
+    /// inside it: `canon::Bounded`), and the value written as if it were here.
     fn raw<'de, A: MapAccess<'de>>(self, text: String) -> Result<Got, A::Error> {
-        let value: Value = serde_json::from_str(&text).map_err(A::Error::custom)?;
+        let value = canon::value_from_str(&text).map_err(A::Error::custom)?;
         drop(text);
         let seed = Seed {
             replay: true,

@@ -314,9 +314,8 @@ impl<'de> Shape<'de> for Part {
     }
     fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         if let Part::Whole = self {
-            return Ok(Value::Object(Map::deserialize(
-                MapAccessDeserializer::new(map),
-            )?));
+            // Not serde_json's `Value`: a chain of raw-value tokens nests past its limit.
+            return Ok(Value::Object(crate::canon::Bounded(0).fields(map)?));
         }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
@@ -331,9 +330,7 @@ impl<'de> Shape<'de> for Part {
         let mut out = Vec::new();
         match self {
             Part::Whole => {
-                return Ok(Value::Array(Vec::deserialize(SeqAccessDeserializer::new(
-                    seq,
-                ))?))
+                return serde::de::Visitor::visit_seq(crate::canon::Bounded(0), seq);
             }
             Part::Versions => {
                 while let Some(v) = seq.next_element_seed(Any(Part::Kept))? {

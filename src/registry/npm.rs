@@ -74,7 +74,7 @@ pub(super) fn install(
 fn read_manifest(path: &Path, what: &str) -> Result<Value> {
     let bytes = crate::io::read_input(path, "package.json")
         .map_err(|e| Error::new(format!("{what}: {}", e.message())))?;
-    serde_json::from_slice(&bytes)
+    crate::canon::value_from_slice(&bytes)
         .map_err(|e| Error::new(format!("{what}: {} is not JSON: {e}", path.display())))
 }
 

@@ -149,7 +149,7 @@ fn fetch(package: &Package, notices: &Notices) -> Result<(address::Endpoint, Val
         .limit(MAX_BODY)
         .read_to_vec()
         .map_err(|e| Error::new(format!("{name}: reading {shown}: {e}")))?;
-    let doc: Value = serde_json::from_slice(&body).map_err(|e| {
+    let doc: Value = crate::canon::value_from_slice(&body).map_err(|e| {
         let hint = match endpoint.api {
             Api::Simple => " (the index must serve the JSON simple API; or set MCP_COVENANT_PYPI_URL to a server with PyPI's JSON API)",
             _ => "",

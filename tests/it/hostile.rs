@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 /// What no report may hold raw: C0 controls (but the newlines between lines), DEL, C1
 /// controls, the bidi embeddings, overrides and isolates, the line and paragraph
 /// separators, and the noncharacters XML 1.0 forbids.
-fn forbidden(c: char) -> bool {
+pub(crate) fn forbidden(c: char) -> bool {
     (c.is_control() && c != '\n')
         || matches!(
             c,
@@ -243,7 +243,7 @@ fn write_pair(p: &Pair, dir: &Path) {
     }
 }
 
-fn no_raw(what: &str, text: &str) {
+pub(crate) fn no_raw(what: &str, text: &str) {
     if let Some((i, c)) = text.char_indices().find(|(_, c)| forbidden(*c)) {
         let from = text[..i].char_indices().rev().nth(40).map_or(0, |(j, _)| j);
         panic!(
@@ -255,7 +255,7 @@ fn no_raw(what: &str, text: &str) {
 }
 
 /// Only the github format writes workflow commands, and then one per result.
-fn no_commands(what: &str, text: &str) {
+pub(crate) fn no_commands(what: &str, text: &str) {
     for line in text.lines() {
         assert!(
             !line.trim_start().starts_with("::"),
@@ -266,7 +266,7 @@ fn no_commands(what: &str, text: &str) {
 
 /// Remove code spans and fenced code blocks the way CommonMark reads them; what is
 /// left is what renders as markdown.
-fn outside_code(md: &str) -> Vec<String> {
+pub(crate) fn outside_code(md: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut fence: Option<usize> = None;
     for line in md.lines() {
@@ -324,7 +324,7 @@ fn outside_code(md: &str) -> Vec<String> {
     lines
 }
 
-fn no_live_markdown(what: &str, md: &str) {
+pub(crate) fn no_live_markdown(what: &str, md: &str) {
     assert!(
         md.chars().count() < 65_536,
         "{what}: {} characters",

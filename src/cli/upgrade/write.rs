@@ -81,7 +81,7 @@ fn edit_json(text: &str, file: &std::path::Path, list: &[Move<'_>]) -> Result<St
         out.replace_range(start..end, &with);
     }
     // What was edited still reads as the same servers.
-    serde_json::from_str::<serde_json::Value>(&out).map_err(|e| {
+    crate::canon::value_from_str(&out).map_err(|e| {
         Error::new(format!(
             "internal: {} would not be JSON after the edit: {e}",
             file.display()
@@ -166,5 +166,32 @@ mod tests {
         texts.insert(PathBuf::from("covenant.toml"), text.to_string());
         let out = edit(&texts, &moves).unwrap();
         assert_eq!(out[0].1, text.replace("x@1.0.0", "x@2.0.0"));
+    }
+
+    /// Adversarial round four: a server named twice in a client config (a client reads
+    /// the last), its version spelt with escapes: the move edits the literal the client
+    /// reads, and the file stays JSON with the first entry untouched.
+    #[test]
+    fn a_pin_given_twice_moves_where_the_client_reads_it() {
+        let text = "{\"mcpServers\": {\"a\": {\"command\": \"npx\", \"args\": [\"-y\", \"x@1.0.0\"]},\n \"a\": {\"command\": \"npx\", \"args\": [\"-y\", \"x@1.0.\\u0030\"], \"args\": [\"-y\", \"x@1.0.1\"]}}}";
+        let pins = super::super::pins::from_client(text, std::path::Path::new("m.json")).unwrap();
+        assert_eq!(pins.len(), 1);
+        let super::super::pins::What::Package { package, at, .. } = &pins[0].what else {
+            panic!("{:?}", pins[0].what)
+        };
+        let mut moves = BTreeMap::new();
+        moves.insert(
+            PathBuf::from("m.json"),
+            vec![Move {
+                name: "a",
+                package,
+                at,
+                to: "1.2.0",
+            }],
+        );
+        let mut texts = BTreeMap::new();
+        texts.insert(PathBuf::from("m.json"), text.to_string());
+        let out = edit(&texts, &moves).unwrap();
+        assert_eq!(out[0].1, text.replace("x@1.0.1", "x@1.2.0"));
     }
 }
