@@ -1065,7 +1065,10 @@ impl Runner {
         api: Option<&FakeGitHub>,
     ) -> Job {
         let (defaults, steps) = action_yml();
-        let job = self.dir.join(format!("job-{}", fastrand::u32(..)));
+        // Each job its own directory: a counter, not a random name that could repeat.
+        static JOBS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = JOBS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let job = self.dir.join(format!("job-{n}"));
         fs::create_dir_all(&job).unwrap();
         let github_path = job.join("github path");
         fs::write(&github_path, "").unwrap();
