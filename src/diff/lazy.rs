@@ -176,7 +176,7 @@ impl Baseline<'_> {
             for entry in current.listing.list(kind) {
                 let key = &*entry.key;
                 subjects.insert(Subject::element(kind, key).to_string());
-                let unchanged = !repeated && index.get(key) == Some(&&*entry.text);
+                let unchanged = !repeated && index.get(key).is_some_and(|t| entry.indents_to(t));
                 match unchanged {
                     true => drop(same.insert(key)),
                     false => lb.push(entry.build(kind)?),

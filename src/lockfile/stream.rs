@@ -40,11 +40,12 @@ use crate::keywords::{self, Holds};
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// The nesting level of an element's opening brace in a lockfile.
-const ELEMENT_LEVEL: usize = 3;
+pub(super) const ELEMENT_LEVEL: usize = 3;
 
 /// Read one element (an object the parse has reached), normalised: its key (the key
-/// field's value when it is a string, else empty) and its canonical text, as
-/// [`super::compact::write_element`] writes the normalised element.
+/// field's value when it is a string, else empty) and its canonical text in compact form
+/// (what [`super::compact::write_element`] writes of the normalised element, without
+/// the whitespace [`indent_compact`] puts back).
 pub(super) fn element<'de, A: MapAccess<'de>>(
     kind: Kind,
     map: A,
@@ -62,9 +63,7 @@ pub(super) fn element<'de, A: MapAccess<'de>>(
         Got::Object { named, .. } => named.map(String::from).unwrap_or_default(),
         _ => String::new(),
     };
-    let mut text = String::new();
-    indent_compact(&out, ELEMENT_LEVEL, &mut text);
-    Ok((key, text))
+    Ok((key, out))
 }
 
 /// Where a value sits, for the normaliser.
@@ -560,12 +559,27 @@ impl Seed<'_> {
     }
 }
 
-/// Compact canonical JSON (what [`element`]'s first pass writes: no whitespace, keys in
-/// order) indented as the canonical writer indents, its first line at nesting `level`:
-/// two spaces a level, one value a line, `{}` and `[]` when empty, `": "` after a key.
-pub(super) fn indent_compact(compact: &str, mut level: usize, out: &mut String) {
-    let bytes = compact.as_bytes();
+/// Compact canonical JSON (what [`element`] writes: no whitespace, keys in order)
+/// indented as the canonical writer indents, its first line at nesting `level`: two
+/// spaces a level, one value a line, `{}` and `[]` when empty, `": "` after a key.
+pub(super) fn indent_compact(compact: &str, level: usize, out: &mut String) {
     out.reserve(compact.len() * 2);
+    let mut never = |_: &str| -> std::io::Result<()> { Ok(()) };
+    let _ = indent_into(compact, level, out, usize::MAX, &mut never);
+}
+
+/// [`indent_compact`] in pieces: whenever `out` holds `piece` bytes or more it is handed
+/// to `sink` and cleared, and a run of text longer than `piece` (a long string) is
+/// handed on where it is, so a large element is never indented whole in memory. What
+/// is left in `out` at the end is the rest of the text.
+pub(super) fn indent_into(
+    compact: &str,
+    mut level: usize,
+    out: &mut String,
+    piece: usize,
+    sink: &mut dyn FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let bytes = compact.as_bytes();
     let mut i = 0;
     let mut run = 0; // the start of the bytes copied as they are
     while i < bytes.len() {
@@ -589,6 +603,14 @@ pub(super) fn indent_compact(compact: &str, mut level: usize, out: &mut String) 
             _ => {
                 i += 1;
                 continue;
+            }
+        }
+        if out.len() >= piece || i - run >= piece {
+            sink(out)?;
+            out.clear();
+            if i - run >= piece {
+                sink(&compact[run..i])?;
+                run = i;
             }
         }
         out.push_str(&compact[run..i]);
@@ -619,6 +641,65 @@ pub(super) fn indent_compact(compact: &str, mut level: usize, out: &mut String) 
         run = i;
     }
     out.push_str(&compact[run..]);
+    Ok(())
+}
+
+/// Whether `indented` is exactly `compact` indented at `level` ([`indent_compact`]):
+/// compared a piece at a time as it is indented, stopping at the first difference.
+pub(super) fn indents_to(compact: &str, level: usize, indented: &str) -> bool {
+    // Indenting only adds bytes: a shorter text cannot be it.
+    if indented.len() < compact.len() {
+        return false;
+    }
+    let theirs = indented.as_bytes();
+    let mut at = 0usize;
+    let mut same = |piece: &str| {
+        let ok = theirs.get(at..at + piece.len()) == Some(piece.as_bytes());
+        at += piece.len();
+        match ok {
+            true => Ok(()),
+            false => Err(std::io::ErrorKind::InvalidData.into()),
+        }
+    };
+    let mut out = String::with_capacity(indented.len().min(PIECE));
+    indent_into(compact, level, &mut out, PIECE, &mut same).is_ok()
+        && same(&out).is_ok()
+        && at == theirs.len()
+}
+
+/// The size of the pieces [`indents_to`] compares.
+const PIECE: usize = 1 << 16;
+
+/// Canonical text (as [`super::compact::write_element`] writes it) in compact form:
+/// its whitespace outside strings removed, which is all [`indent_compact`] adds.
+pub(super) fn compact_of(indented: &str) -> String {
+    let bytes = indented.as_bytes();
+    let mut out = String::with_capacity(indented.len());
+    let (mut i, mut run) = (0, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while let Some(at) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    i += at;
+                    if bytes[i] == b'\\' {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+                i += 1;
+            }
+            b' ' | b'\n' => {
+                out.push_str(&indented[run..i]);
+                i += 1;
+                run = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&indented[run.min(indented.len())..]);
+    out
 }
 
 #[cfg(test)]
@@ -645,10 +726,33 @@ mod tests {
         (streamed, Entry::new(kind, built))
     }
 
+    /// `built` normalised and written canonically, indented as a lockfile holds it.
+    fn written(kind: Kind, mut built: Map<String, Value>) -> String {
+        crate::lockfile::normalise::normalize_element(kind, &mut built);
+        let mut out = String::new();
+        crate::lockfile::compact::write_element(&mut out, &built);
+        out
+    }
+
     fn same(kind: Kind, text: &str) {
         let ((key, streamed), entry) = both(kind, text);
-        assert_eq!(streamed, &*entry.text, "{text}");
+        assert_eq!(streamed, &*entry.compact, "{text}");
         assert_eq!(key, &*entry.key, "{text}");
+        // Indented, it is the canonical writer's text, piece by piece as well.
+        let indented = written(kind, serde_json::from_str(text).unwrap());
+        assert_eq!(entry.text(), indented, "{text}");
+        assert!(entry.indents_to(&indented), "{text}");
+        assert!(!entry.indents_to(&format!("{indented} ")), "{text}");
+        for piece in [1, 2, 7] {
+            let (mut out, mut pieces) = (String::new(), String::new());
+            let mut sink = |p: &str| -> std::io::Result<()> {
+                pieces.push_str(p);
+                Ok(())
+            };
+            entry.indent_into(&mut out, piece, &mut sink).unwrap();
+            pieces.push_str(&out);
+            assert_eq!(pieces, indented, "{text}, pieces of {piece}");
+        }
     }
 
     #[test]
@@ -794,9 +898,11 @@ mod tests {
             };
             match serde_json::from_str::<Map<String, Value>>(&text) {
                 Ok(built) => {
+                    let indented = written(kind, built.clone());
                     let entry = Entry::new(kind, built);
                     let (key, streamed) = ours.expect(&text);
-                    assert_eq!(streamed, &*entry.text, "{text}");
+                    assert_eq!(streamed, &*entry.compact, "{text}");
+                    assert_eq!(entry.text(), indented, "{text}");
                     assert_eq!(key, &*entry.key, "{text}");
                 }
                 Err(e) => assert_eq!(ours.err(), Some(e.to_string()), "{text}"),

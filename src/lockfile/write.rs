@@ -162,14 +162,9 @@ impl Snapshot {
             open_list(&mut out, kind, list.is_empty());
             for (i, entry) in list.iter().enumerate() {
                 canon::indent(&mut out, 3);
-                if entry.text.len() > LARGE_PIECE {
-                    // Handed on as it is, not copied: one element can be most of a file.
-                    sink(&out)?;
-                    out.clear();
-                    sink(&entry.text)?;
-                } else {
-                    out.push_str(&entry.text);
-                }
+                // Indented as it is written, handed on a piece at a time: one element
+                // can be most of a file, and its indented text many times its own.
+                entry.indent_into(&mut out, LARGE_PIECE, sink)?;
                 out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
                 sink(&out)?;
                 out.clear();
@@ -205,7 +200,12 @@ impl Snapshot {
         for kind in Kind::ALL {
             let mut seen = HashSet::new();
             for (i, entry) in self.listing.list(kind).iter().enumerate() {
-                let fields = probe::read(&entry.text, kind.spec()).map_err(|e| {
+                // The compact text reads as the indented one does; an error is read
+                // again from the indented text, for its position in the file.
+                let fields = probe::read(&entry.compact, kind.spec()).map_err(|_| {
+                    let e = probe::read(&entry.text(), kind.spec())
+                        .err()
+                        .map_or_else(String::new, |e| e.to_string());
                     Error::new(format!(
                         "{origin}: surface.{}[{i}] does not read back: {e}",
                         kind.list_name()
@@ -284,12 +284,12 @@ impl Snapshot {
                 return None;
             }
             for (raw_text, entry) in index.values().zip(ours) {
-                if *raw_text == &*entry.text {
+                if entry.indents_to(raw_text) {
                     continue;
                 }
                 text.clear();
                 write_element(&mut text, &raw.build_element(raw_text, kind).ok()?);
-                if text != *entry.text {
+                if !entry.indents_to(&text) {
                     return None;
                 }
             }
@@ -298,7 +298,8 @@ impl Snapshot {
     }
 }
 
-/// An element text longer than this is handed to a [`Sink`] on its own.
+/// The size of the pieces an element's text is indented in before they are handed to a
+/// [`Sink`].
 const LARGE_PIECE: usize = 1 << 16;
 
 /// Where streamed canonical text goes, a piece at a time.

@@ -187,3 +187,29 @@ fn one_huge_element_is_written_as_it_is_read() {
     spec["toolsListFile"] = json!(file);
     within("element", &d, spec, &file, 6.0);
 }
+
+/// One tool whose `default` is an array of 16.8 million zeros (a 32 MiB message): its
+/// canonical text puts each item on a line of its own, about 7.5x the message, so a
+/// capture holds each element compact and indents it only as it is written, a piece at
+/// a time (9.7x while elements were held indented).
+#[test]
+fn a_huge_array_of_scalars_is_held_compact() {
+    let d = tmpdir("array");
+    let file = d.join("array.json");
+    let zeros = vec!["0"; SIZE / 4].join(",");
+    fs::write(
+        &file,
+        format!(
+            r#"{{"tools":[{{"name":"t","inputSchema":{{"type":"array","default":[{zeros}]}}}}]}}"#
+        ),
+    )
+    .unwrap();
+    drop(zeros);
+    let mut spec = plain(&d);
+    spec["rawAnswers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("tools/list");
+    spec["toolsListFile"] = json!(file);
+    within("array", &d, spec, &file, 6.0);
+}
