@@ -11,7 +11,9 @@
 
 use super::model::{key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION};
 use super::normalise::normalize_element;
-use super::stream::{compact_of, indent_compact, indent_into, indents_to, ELEMENT_LEVEL};
+use super::stream::{
+    compact_of, indent_compact, indent_into, indented_len, indents_to, ELEMENT_LEVEL,
+};
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
 
@@ -74,6 +76,11 @@ impl Entry {
         let mut text = String::new();
         indent_compact(&self.compact, ELEMENT_LEVEL, &mut text);
         text
+    }
+
+    /// The length of the canonical text, counted without writing it.
+    pub fn indented_len(&self) -> usize {
+        indented_len(&self.compact, ELEMENT_LEVEL)
     }
 
     /// Whether `indented` (an element's text in a file) is exactly this element's

@@ -644,6 +644,49 @@ pub(super) fn indent_into(
     Ok(())
 }
 
+/// The length of `compact` indented at `level` ([`indent_compact`]), counted without
+/// writing it (what a writer counts before it writes).
+pub(super) fn indented_len(compact: &str, mut level: usize) -> usize {
+    let bytes = compact.as_bytes();
+    let mut n = compact.len();
+    let mut i = 0;
+    while let Some(at) = bytes[i..]
+        .iter()
+        .position(|b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']' | b',' | b':'))
+    {
+        i += at;
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while let Some(at) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    i += at;
+                    if bytes[i] == b'\\' {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            b'{' | b'[' if matches!(bytes.get(i + 1), Some(b'}' | b']')) => i += 1,
+            b'{' | b'[' => {
+                level += 1;
+                n += 1 + 2 * level;
+            }
+            b'}' | b']' => {
+                level = level.saturating_sub(1);
+                n += 1 + 2 * level;
+            }
+            b',' => n += 1 + 2 * level,
+            _ => n += 1,
+        }
+        i += 1;
+        if i >= bytes.len() {
+            break;
+        }
+    }
+    n
+}
+
 /// Whether `indented` is exactly `compact` indented at `level` ([`indent_compact`]):
 /// compared a piece at a time as it is indented, stopping at the first difference.
 pub(super) fn indents_to(compact: &str, level: usize, indented: &str) -> bool {
@@ -741,6 +784,7 @@ mod tests {
         // Indented, it is the canonical writer's text, piece by piece as well.
         let indented = written(kind, serde_json::from_str(text).unwrap());
         assert_eq!(entry.text(), indented, "{text}");
+        assert_eq!(entry.indented_len(), indented.len(), "{text}");
         assert!(entry.indents_to(&indented), "{text}");
         assert!(!entry.indents_to(&format!("{indented} ")), "{text}");
         for piece in [1, 2, 7] {
@@ -903,6 +947,7 @@ mod tests {
                     let (key, streamed) = ours.expect(&text);
                     assert_eq!(streamed, &*entry.compact, "{text}");
                     assert_eq!(entry.text(), indented, "{text}");
+                    assert_eq!(entry.indented_len(), indented.len(), "{text}");
                     assert_eq!(key, &*entry.key, "{text}");
                 }
                 Err(e) => assert_eq!(ours.err(), Some(e.to_string()), "{text}"),

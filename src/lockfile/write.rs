@@ -139,16 +139,24 @@ impl Snapshot {
     /// The canonical text, whole.
     pub fn to_text(&self) -> String {
         let mut text = String::new();
-        let _ = self.stream_text(&mut |piece: &str| {
-            text.push_str(piece);
-            Ok(())
-        });
+        let _ = self.stream_text(
+            &mut |piece: &str| {
+                text.push_str(piece);
+                Ok(())
+            },
+            None,
+        );
         text
     }
 
     /// Hand the canonical text to `sink` in pieces (the envelope with the first
-    /// element, then an element at a time).
-    fn stream_text(&self, sink: &mut Sink<'_>) -> std::io::Result<()> {
+    /// element, then an element at a time). With `lengths`, each element's text is not
+    /// written but its length added there (all that counting the size needs).
+    fn stream_text(
+        &self,
+        sink: &mut Sink<'_>,
+        mut lengths: Option<&mut u64>,
+    ) -> std::io::Result<()> {
         let mut out = String::with_capacity(1 << 16);
         write_envelope(
             &mut out,
@@ -164,7 +172,10 @@ impl Snapshot {
                 canon::indent(&mut out, 3);
                 // Indented as it is written, handed on a piece at a time: one element
                 // can be most of a file, and its indented text many times its own.
-                entry.indent_into(&mut out, LARGE_PIECE, sink)?;
+                match lengths.as_deref_mut() {
+                    Some(n) => *n += entry.indented_len() as u64,
+                    None => entry.indent_into(&mut out, LARGE_PIECE, sink)?,
+                }
                 out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
                 sink(&out)?;
                 out.clear();
@@ -187,7 +198,7 @@ impl Snapshot {
                 false => Err(std::io::ErrorKind::InvalidData.into()),
             }
         };
-        self.stream_text(&mut sink).is_ok() && at == bytes.len()
+        self.stream_text(&mut sink, None).is_ok() && at == bytes.len()
     }
 
     /// Never write what a reader would refuse: each element is read back by the
@@ -242,15 +253,13 @@ impl Snapshot {
         // A reader refuses a file larger than this; counted before a byte is written,
         // so nothing (not even a temporary file) is left of a lockfile too large.
         let max = max_read_bytes();
-        let mut size = 0u64;
+        let (mut size, mut elements) = (0u64, 0u64);
         let mut count = |piece: &str| {
             size += piece.len() as u64;
-            match size > max {
-                true => Err(std::io::ErrorKind::InvalidData.into()),
-                false => Ok(()),
-            }
+            Ok(())
         };
-        if self.stream_text(&mut count).is_err() {
+        let _ = self.stream_text(&mut count, Some(&mut elements));
+        if size + elements > max {
             return Err(Error::new(format!(
                 "{origin} makes a lockfile larger than the {} MiB a lockfile reader accepts; nothing written",
                 max >> 20
@@ -260,7 +269,7 @@ impl Snapshot {
         write_atomic_with(path, |file, fail| {
             let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
             let mut sink = |piece: &str| file.write_all(piece.as_bytes());
-            self.stream_text(&mut sink).map_err(fail)?;
+            self.stream_text(&mut sink, None).map_err(fail)?;
             file.flush().map_err(fail)
         })
     }
