@@ -193,10 +193,12 @@ impl<'r> Emitter<'r> {
 /// only as far as a message can show (81 characters are at most 324 bytes): a value can
 /// be most of a file.
 pub fn compact(v: &Value) -> String {
-    let mut w = Bounded(Vec::new(), 81 * 4);
-    let _ = serde_json::to_writer(&mut w, v);
+    let kept = match JsonSink::Keep(Vec::new(), 81 * 4).write(v) {
+        JsonSink::Keep(kept, _) => kept,
+        _ => Vec::new(),
+    };
     // Cut on a byte: what is past the last whole character is never shown.
-    let s = match String::from_utf8(w.0) {
+    let s = match String::from_utf8(kept) {
         Ok(s) => s,
         Err(e) => {
             let valid = e.utf8_error().valid_up_to();
@@ -273,57 +275,52 @@ pub fn fingerprint(
     // The values as compact JSON (as [`fingerprint_parts`] writes them), hashed as
     // they are written: a value can be most of a file.
     for v in [before, after] {
-        let mut counted = Counted(0);
+        let len = match v.as_ref().map(|v| JsonSink::Count(0).write(v)) {
+            Some(JsonSink::Count(n)) => n,
+            _ => 0,
+        };
+        h.update((len as u64).to_le_bytes());
         if let Some(v) = v {
-            let _ = serde_json::to_writer(&mut counted, v);
-        }
-        h.update((counted.0 as u64).to_le_bytes());
-        if let Some(v) = v {
-            let _ = serde_json::to_writer(Hashing(&mut h), v);
+            JsonSink::Hash(&mut h).write(v);
         }
     }
     let digest = h.finalize();
     digest[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Counts what is written to it.
-struct Counted(usize);
+/// Where [`fingerprint`] and [`compact`] write a value's compact JSON: one type, so that
+/// serde_json's serializer is in the binary once for both.
+enum JsonSink<'h> {
+    /// Count the bytes.
+    Count(usize),
+    /// Hash them.
+    Hash(&'h mut sha2::Sha256),
+    /// Keep them up to a number of bytes, then refuse the rest (which ends the writing).
+    Keep(Vec<u8>, usize),
+}
 
-impl std::io::Write for Counted {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+impl JsonSink<'_> {
+    fn write(mut self, v: &Value) -> Self {
+        let _ = serde_json::to_writer(&mut self, v);
+        self
     }
 }
 
-/// Hashes what is written to it.
-struct Hashing<'h>(&'h mut sha2::Sha256);
-
-impl std::io::Write for Hashing<'_> {
+impl std::io::Write for JsonSink<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        sha2::Digest::update(self.0, buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Keeps what is written to it up to a number of bytes, then refuses the rest.
-struct Bounded(Vec<u8>, usize);
-
-impl std::io::Write for Bounded {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let room = self.1 - self.0.len();
-        if room == 0 {
-            return Err(std::io::ErrorKind::WriteZero.into());
+        match self {
+            JsonSink::Count(n) => *n += buf.len(),
+            JsonSink::Hash(h) => sha2::Digest::update(*h, buf),
+            JsonSink::Keep(kept, limit) => {
+                let n = buf.len().min(*limit - kept.len());
+                if n == 0 && !buf.is_empty() {
+                    return Err(std::io::ErrorKind::WriteZero.into());
+                }
+                kept.extend_from_slice(&buf[..n]);
+                return Ok(n);
+            }
         }
-        let n = buf.len().min(room);
-        self.0.extend_from_slice(&buf[..n]);
-        Ok(n)
+        Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())

@@ -3,14 +3,16 @@
 //! about 630 per map, so one tool of 2.35 million tiny properties held as values peaked
 //! at 37 times its text).
 //!
-//! Two passes. The first is a serde visitor driven by the reply's own parse: each value
-//! is written at once as compact canonical text (no whitespace) into one buffer; when an
+//! A serde visitor driven by the reply's own parse: each value is written at once as
+//! compact canonical text (no whitespace) into one buffer; when an
 //! object closes, its fields (their decoded keys and where their text is) are put in
 //! canonical order, a key given twice keeping its last value, and the object's text is
 //! rewritten in that order only when it was not in it already. Arrays whose order the
 //! normaliser changes (a schema's `unordered` name lists, an element's arguments) are
 //! reordered when they close in the same way; other arrays keep nothing per item. The
-//! second pass indents that text as the canonical writer does. What is normalised, and
+//! element is kept in that compact form; [`indent_into`] indents it as the canonical
+//! writer does, a piece at a time, only as it is written or compared (indented, an array
+//! of scalars is 7.5 times its message: an item a line). What is normalised, and
 //! how, is what [`super::normalise`] does to a tree ([`Norm`] is where a value sits):
 //! transport fields dropped (those with `keep` paths read as values and given to the
 //! normaliser's own function), per-request `_meta` keys dropped and an empty `_meta`
