@@ -271,9 +271,13 @@ pub fn write_key(out: &mut String, key: &str) {
 }
 
 pub fn indent(out: &mut String, level: usize) {
-    for _ in 0..level {
-        out.push_str("  ");
+    const SPACES: &str = "                                ";
+    let mut n = 2 * level;
+    while n > SPACES.len() {
+        out.push_str(SPACES);
+        n -= SPACES.len();
     }
+    out.push_str(&SPACES[..n]);
 }
 
 /// Write `value` canonically, its first line at nesting `level`.

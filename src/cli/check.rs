@@ -60,12 +60,14 @@ fn compare_files(
         })?
     };
     let (na, nb) = (base.name(), against.name());
-    let pair = ((&a[..], &na[..]), (&b[..], &nb[..]));
-    let budget = settings.walk_budget;
-    match settings.format.needs_anchors() {
-        true => diff::lazy::compare_files_with_lines(policy, pair.0, pair.1, budget),
-        false => diff::lazy::compare_files(policy, pair.0, pair.1, budget),
-    }
+    // Given away: without line maps the bytes are dropped before the diff.
+    diff::lazy::compare_owned_files(
+        policy,
+        (a, &na),
+        (b, &nb),
+        settings.walk_budget,
+        settings.format.needs_anchors(),
+    )
 }
 
 /// A live server against the baseline, which is read (and so found readable) before

@@ -56,6 +56,35 @@ pub fn compare_files_with_lines(
     compare(rules, a, b, budget, true)
 }
 
+/// Two lockfiles given as bytes of their own, compared as [`compare_files`] does
+/// (with `with_lines`, as [`compare_files_with_lines`]). Without line maps, the bytes
+/// are dropped once the elements that differ are built: a file can be many times the
+/// elements that differ in it, and nothing after reads it.
+pub fn compare_owned_files(
+    rules: &dyn Classify,
+    a: (Vec<u8>, &str),
+    b: (Vec<u8>, &str),
+    budget: usize,
+    with_lines: bool,
+) -> Result<Compared> {
+    if with_lines {
+        return compare(rules, (&a.0, a.1), (&b.0, b.1), budget, true);
+    }
+    let (servers, pa, pb, subjects) = {
+        let built = build_pair((&a.0, a.1), (&b.0, b.1))?;
+        let servers = (built.ra.server, built.rb.server);
+        (servers, built.pa, built.pb, built.subjects)
+    };
+    drop((a, b));
+    let changes = diff_pair(rules, &pa, &pb, &servers, budget);
+    Ok(Compared {
+        servers,
+        changes,
+        subjects,
+        lines: None,
+    })
+}
+
 fn compare(
     rules: &dyn Classify,
     a: (&[u8], &str),
@@ -63,6 +92,42 @@ fn compare(
     budget: usize,
     with_lines: bool,
 ) -> Result<Compared> {
+    let Built {
+        ra,
+        rb,
+        pa,
+        pb,
+        subjects,
+    } = build_pair(a, b)?;
+    let servers = (ra.server.clone(), rb.server.clone());
+    let changes = diff_pair(rules, &pa, &pb, &servers, budget);
+    let lines = with_lines.then(|| {
+        let wanted = wanted(&changes);
+        std::thread::scope(|s| {
+            let la = s.spawn(|| ra.line_map(&pa, &wanted));
+            let lb = rb.line_map(&pb, &wanted);
+            (la.join().unwrap_or_default(), lb)
+        })
+    });
+    Ok(Compared {
+        servers,
+        changes,
+        subjects,
+        lines,
+    })
+}
+
+/// Two files read, and the elements whose bytes differ built.
+struct Built<'a> {
+    ra: Raw<'a>,
+    rb: Raw<'a>,
+    pa: Surface,
+    pb: Surface,
+    /// Every element subject of either side, sorted.
+    subjects: Vec<String>,
+}
+
+fn build_pair<'a>(a: (&'a [u8], &str), b: (&'a [u8], &str)) -> Result<Built<'a>> {
     let (ra, rb) = Raw::read_pair(a, b)?;
     let ia = ra.index();
     // The elements whose bytes differ (or that one side lacks), per kind and side. An
@@ -107,24 +172,28 @@ fn compare(
     });
     let (pa, pb) = (pa?, pb?);
     subjects.sort();
+    Ok(Built {
+        ra,
+        rb,
+        pa,
+        pb,
+        subjects,
+    })
+}
+
+/// The changes between the elements built of two files, and between their servers.
+fn diff_pair(
+    rules: &dyn Classify,
+    pa: &Surface,
+    pb: &Surface,
+    servers: &(ServerInfo, ServerInfo),
+    budget: usize,
+) -> Vec<Change> {
     // Whether the baseline stores `_meta` is a property of the whole file, not of the
     // elements built.
-    let mut changes = diff_recorded(rules, &pa, &pb, budget);
-    changes.extend(diff_server(rules, &ra.server, &rb.server));
-    let lines = with_lines.then(|| {
-        let wanted = wanted(&changes);
-        std::thread::scope(|s| {
-            let la = s.spawn(|| ra.line_map(&pa, &wanted));
-            let lb = rb.line_map(&pb, &wanted);
-            (la.join().unwrap_or_default(), lb)
-        })
-    });
-    Ok(Compared {
-        servers: (ra.server, rb.server),
-        changes,
-        subjects,
-        lines,
-    })
+    let mut changes = diff_recorded(rules, pa, pb, budget);
+    changes.extend(diff_server(rules, &servers.0, &servers.1));
+    changes
 }
 
 /// A live check's baseline, read (and so found readable) before the capture.
@@ -176,7 +245,7 @@ impl Baseline<'_> {
             for entry in current.listing.list(kind) {
                 let key = &*entry.key;
                 subjects.insert(Subject::element(kind, key).to_string());
-                let unchanged = !repeated && index.get(key) == Some(&&*entry.text);
+                let unchanged = !repeated && index.get(key).is_some_and(|t| entry.indents_to(t));
                 match unchanged {
                     true => drop(same.insert(key)),
                     false => lb.push(entry.build(kind)?),

@@ -189,9 +189,24 @@ impl<'r> Emitter<'r> {
     }
 }
 
-/// A value as it is shown in a message: compact JSON, long values shortened.
+/// A value as it is shown in a message: compact JSON, long values shortened. Written
+/// only as far as a message can show (81 characters are at most 324 bytes): a value can
+/// be most of a file.
 pub fn compact(v: &Value) -> String {
-    let s = serde_json::to_string(v).unwrap_or_default();
+    let kept = match JsonSink::Keep(Vec::new(), 81 * 4).write(v) {
+        JsonSink::Keep(kept, _) => kept,
+        _ => Vec::new(),
+    };
+    // Cut on a byte: what is past the last whole character is never shown.
+    let s = match String::from_utf8(kept) {
+        Ok(s) => s,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).unwrap_or_default()
+        }
+    };
     if s.chars().count() > 80 {
         let cut: String = s.chars().take(77).collect();
         format!("{cut}...")
@@ -253,12 +268,63 @@ pub fn fingerprint(
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     // Each part with its length first, so no two sequences of parts read the same.
-    for part in fingerprint_parts(code, subject, path, before, after) {
+    for part in [code, subject, path.unwrap_or("")] {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part.as_bytes());
     }
+    // The values as compact JSON (as [`fingerprint_parts`] writes them), hashed as
+    // they are written: a value can be most of a file.
+    for v in [before, after] {
+        let len = match v.as_ref().map(|v| JsonSink::Count(0).write(v)) {
+            Some(JsonSink::Count(n)) => n,
+            _ => 0,
+        };
+        h.update((len as u64).to_le_bytes());
+        if let Some(v) = v {
+            JsonSink::Hash(&mut h).write(v);
+        }
+    }
     let digest = h.finalize();
     digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where [`fingerprint`] and [`compact`] write a value's compact JSON: one type, so that
+/// serde_json's serializer is in the binary once for both.
+enum JsonSink<'h> {
+    /// Count the bytes.
+    Count(usize),
+    /// Hash them.
+    Hash(&'h mut sha2::Sha256),
+    /// Keep them up to a number of bytes, then refuse the rest (which ends the writing).
+    Keep(Vec<u8>, usize),
+}
+
+impl JsonSink<'_> {
+    fn write(mut self, v: &Value) -> Self {
+        let _ = serde_json::to_writer(&mut self, v);
+        self
+    }
+}
+
+impl std::io::Write for JsonSink<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            JsonSink::Count(n) => *n += buf.len(),
+            JsonSink::Hash(h) => sha2::Digest::update(*h, buf),
+            JsonSink::Keep(kept, limit) => {
+                let n = buf.len().min(*limit - kept.len());
+                if n == 0 && !buf.is_empty() {
+                    return Err(std::io::ErrorKind::WriteZero.into());
+                }
+                kept.extend_from_slice(&buf[..n]);
+                return Ok(n);
+            }
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// What a fingerprint covers: the rule id, the subject, the path, and the values before
@@ -308,6 +374,56 @@ pub fn required_bump(changes: &[Change]) -> Severity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A message's value and a fingerprint are written only as far as they need, and
+    /// are what the whole value's compact JSON gives.
+    #[test]
+    fn values_are_shown_and_hashed_as_their_whole_json() {
+        use sha2::{Digest, Sha256};
+        let whole = |v: &Value| {
+            let s = serde_json::to_string(v).unwrap();
+            match s.chars().count() > 80 {
+                true => format!("{}...", s.chars().take(77).collect::<String>()),
+                false => s,
+            }
+        };
+        let mut values = vec![
+            Value::Null,
+            serde_json::json!([]),
+            serde_json::json!(vec![0; 40]),
+            serde_json::json!(vec![0; 41]),
+            serde_json::json!(vec![0; 100_000]),
+            serde_json::json!({"a": "é".repeat(200), "b": [1.5, -2]}),
+        ];
+        for n in (75..90).chain([200]) {
+            // 200: cut by the sink inside a character of three bytes.
+            values.push(Value::String("€".repeat(n)));
+            values.push(Value::String("x".repeat(n)));
+        }
+        for v in &values {
+            assert_eq!(compact(v), whole(v), "{v}");
+        }
+        for (before, after) in [
+            (None, None),
+            (Some(&values[4]), Some(&values[5])),
+            (None, Some(&values[2])),
+        ] {
+            let (before, after) = (before.cloned(), after.cloned());
+            let mut h = Sha256::new();
+            for part in fingerprint_parts("c", "tool:t", Some("p"), &before, &after) {
+                h.update((part.len() as u64).to_le_bytes());
+                h.update(part.as_bytes());
+            }
+            let expected: String = h.finalize()[..16]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(
+                fingerprint("c", "tool:t", Some("p"), &before, &after),
+                expected
+            );
+        }
+    }
 
     #[test]
     fn long_texts_are_shown_around_where_they_differ() {

@@ -1,21 +1,28 @@
-//! The compact surface: each element as its canonical text (exactly what a lockfile
-//! holds for it), not as a tree of values. A capture keeps this form: each element of a
-//! list reply is normalised and written as it is parsed, never built (`stream`; a map of
-//! serde_json takes about 630 bytes however few keys it holds: 400,000 tiny tools held as
-//! maps are 30 times their reply). The writer writes it, a live check compares it with
-//! the baseline's elements by bytes, and an element is built into values only where
-//! something must look inside it.
+//! The compact surface: each element as its canonical text without the indentation
+//! (what a lockfile holds for it, less the whitespace outside strings), not as a tree of
+//! values. A capture keeps this form: each element of a list reply is normalised and
+//! written as it is parsed, never built (`stream`; a map of serde_json takes about 630
+//! bytes however few keys it holds: 400,000 tiny tools held as maps are 30 times their
+//! reply). It is indented only as it is written or compared, a piece at a time: the
+//! indented text of an array of scalars is 7.5 times its message, each item on a line of
+//! its own. The writer writes it, a live check compares it with the baseline's elements
+//! by their bytes indented, and an element is built into values only where something must
+//! look inside it.
 
 use super::model::{key_of, Element, Kind, Lockfile, ServerInfo, Surface, COVENANT_VERSION};
 use super::normalise::normalize_element;
+use super::stream::{
+    compact_of, indent_compact, indent_into, indented_len, indents_to, ELEMENT_LEVEL,
+};
 use crate::canon::{self, Ctx};
 use crate::error::{Error, Result};
 
-/// One element: its key and its canonical text (as a lockfile's list holds it).
+/// One element: its key and its canonical text in compact form (as a lockfile's list
+/// holds it once indented: [`Entry::indents_to`], [`Entry::indent_into`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub key: Box<str>,
-    pub text: Box<str>,
+    pub compact: Box<str>,
 }
 
 impl Entry {
@@ -32,10 +39,10 @@ impl Entry {
         kind: Kind,
         map: A,
     ) -> std::result::Result<Entry, A::Error> {
-        let (key, text) = super::stream::element(kind, map)?;
+        let (key, compact) = super::stream::element(kind, map)?;
         Ok(Entry {
             key: key.into(),
-            text: text.into(),
+            compact: compact.into(),
         })
     }
 
@@ -45,18 +52,52 @@ impl Entry {
         write_element(&mut text, element);
         Entry {
             key: key_of(element, kind.key_field()).into(),
-            text: text.into(),
+            compact: compact_of(&text).into(),
         }
     }
 
-    /// The element built (its canonical text parsed: already normalised).
+    /// The element built (its canonical text parsed: already normalised). An error is
+    /// the parse's of the indented text, as a lockfile holds it (its line and column).
     pub fn build(&self, kind: Kind) -> Result<Element> {
-        serde_json::from_str(&self.text).map_err(|e| {
+        serde_json::from_str(&self.compact).map_err(|_| {
+            let e = serde_json::from_str::<Element>(&self.text())
+                .err()
+                .map_or_else(String::new, |e| e.to_string());
             Error::new(format!(
                 "an element of surface.{} does not read back: {e}",
                 kind.list_name()
             ))
         })
+    }
+
+    /// The canonical text, indented as a lockfile's list holds it (whole: for a small
+    /// element, or an error's position).
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        indent_compact(&self.compact, ELEMENT_LEVEL, &mut text);
+        text
+    }
+
+    /// The length of the canonical text, counted without writing it.
+    pub fn indented_len(&self) -> usize {
+        indented_len(&self.compact, ELEMENT_LEVEL)
+    }
+
+    /// Whether `indented` (an element's text in a file) is exactly this element's
+    /// canonical text, compared a piece at a time as it is indented.
+    pub fn indents_to(&self, indented: &str) -> bool {
+        indents_to(&self.compact, ELEMENT_LEVEL, indented)
+    }
+
+    /// The canonical text appended to `out`, which is handed to `sink` (and cleared)
+    /// whenever it holds `piece` bytes or more.
+    pub(super) fn indent_into(
+        &self,
+        out: &mut String,
+        piece: usize,
+        sink: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        indent_into(&self.compact, ELEMENT_LEVEL, out, piece, sink)
     }
 }
 

@@ -5,8 +5,9 @@
 //! atomic: the same surface always gives the same bytes, and a failed write never
 //! leaves a truncated file behind.
 //!
-//! The parts: `model` (the types), `compact` (elements as their canonical text, as a
-//! capture holds them), `normalise` (canonical form), `stream` (a capture's
+//! The parts: `model` (the types), `compact` (elements as their canonical text in
+//! compact form, as a capture holds them, indented only as they are written or compared),
+//! `normalise` (canonical form), `stream` (a capture's
 //! element normalised and written canonically as it is parsed, never built), `read` (the one reader: a file's
 //! envelope and its elements' text, each element checked by `probe` and validated, built
 //! all at once or only where needed), `envelope` (its serde shapes), `place` (where each

@@ -3,14 +3,16 @@
 //! about 630 per map, so one tool of 2.35 million tiny properties held as values peaked
 //! at 37 times its text).
 //!
-//! Two passes. The first is a serde visitor driven by the reply's own parse: each value
-//! is written at once as compact canonical text (no whitespace) into one buffer; when an
+//! A serde visitor driven by the reply's own parse: each value is written at once as
+//! compact canonical text (no whitespace) into one buffer; when an
 //! object closes, its fields (their decoded keys and where their text is) are put in
 //! canonical order, a key given twice keeping its last value, and the object's text is
 //! rewritten in that order only when it was not in it already. Arrays whose order the
 //! normaliser changes (a schema's `unordered` name lists, an element's arguments) are
 //! reordered when they close in the same way; other arrays keep nothing per item. The
-//! second pass indents that text as the canonical writer does. What is normalised, and
+//! element is kept in that compact form; [`indent_into`] indents it as the canonical
+//! writer does, a piece at a time, only as it is written or compared (indented, an array
+//! of scalars is 7.5 times its message: an item a line). What is normalised, and
 //! how, is what [`super::normalise`] does to a tree ([`Norm`] is where a value sits):
 //! transport fields dropped (those with `keep` paths read as values and given to the
 //! normaliser's own function), per-request `_meta` keys dropped and an empty `_meta`
@@ -40,11 +42,12 @@ use crate::keywords::{self, Holds};
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// The nesting level of an element's opening brace in a lockfile.
-const ELEMENT_LEVEL: usize = 3;
+pub(super) const ELEMENT_LEVEL: usize = 3;
 
 /// Read one element (an object the parse has reached), normalised: its key (the key
-/// field's value when it is a string, else empty) and its canonical text, as
-/// [`super::compact::write_element`] writes the normalised element.
+/// field's value when it is a string, else empty) and its canonical text in compact form
+/// (what [`super::compact::write_element`] writes of the normalised element, without
+/// the whitespace [`indent_compact`] puts back).
 pub(super) fn element<'de, A: MapAccess<'de>>(
     kind: Kind,
     map: A,
@@ -62,9 +65,7 @@ pub(super) fn element<'de, A: MapAccess<'de>>(
         Got::Object { named, .. } => named.map(String::from).unwrap_or_default(),
         _ => String::new(),
     };
-    let mut text = String::new();
-    indent_compact(&out, ELEMENT_LEVEL, &mut text);
-    Ok((key, text))
+    Ok((key, out))
 }
 
 /// Where a value sits, for the normaliser.
@@ -561,12 +562,27 @@ impl Seed<'_> {
     }
 }
 
-/// Compact canonical JSON (what [`element`]'s first pass writes: no whitespace, keys in
-/// order) indented as the canonical writer indents, its first line at nesting `level`:
-/// two spaces a level, one value a line, `{}` and `[]` when empty, `": "` after a key.
-pub(super) fn indent_compact(compact: &str, mut level: usize, out: &mut String) {
-    let bytes = compact.as_bytes();
+/// Compact canonical JSON (what [`element`] writes: no whitespace, keys in order)
+/// indented as the canonical writer indents, its first line at nesting `level`: two
+/// spaces a level, one value a line, `{}` and `[]` when empty, `": "` after a key.
+pub(super) fn indent_compact(compact: &str, level: usize, out: &mut String) {
     out.reserve(compact.len() * 2);
+    let mut never = |_: &str| -> std::io::Result<()> { Ok(()) };
+    let _ = indent_into(compact, level, out, usize::MAX, &mut never);
+}
+
+/// [`indent_compact`] in pieces: whenever `out` holds `piece` bytes or more it is handed
+/// to `sink` and cleared, and a run of text longer than `piece` (a long string) is
+/// handed on where it is, so a large element is never indented whole in memory. What
+/// is left in `out` at the end is the rest of the text.
+pub(super) fn indent_into(
+    compact: &str,
+    mut level: usize,
+    out: &mut String,
+    piece: usize,
+    sink: &mut dyn FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let bytes = compact.as_bytes();
     let mut i = 0;
     let mut run = 0; // the start of the bytes copied as they are
     while i < bytes.len() {
@@ -590,6 +606,14 @@ pub(super) fn indent_compact(compact: &str, mut level: usize, out: &mut String) 
             _ => {
                 i += 1;
                 continue;
+            }
+        }
+        if out.len() >= piece || i - run >= piece {
+            sink(out)?;
+            out.clear();
+            if i - run >= piece {
+                sink(&compact[run..i])?;
+                run = i;
             }
         }
         out.push_str(&compact[run..i]);
@@ -620,6 +644,108 @@ pub(super) fn indent_compact(compact: &str, mut level: usize, out: &mut String) 
         run = i;
     }
     out.push_str(&compact[run..]);
+    Ok(())
+}
+
+/// The length of `compact` indented at `level` ([`indent_compact`]), counted without
+/// writing it (what a writer counts before it writes).
+pub(super) fn indented_len(compact: &str, mut level: usize) -> usize {
+    let bytes = compact.as_bytes();
+    let mut n = compact.len();
+    let mut i = 0;
+    while let Some(at) = bytes[i..]
+        .iter()
+        .position(|b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']' | b',' | b':'))
+    {
+        i += at;
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while let Some(at) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    i += at;
+                    if bytes[i] == b'\\' {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            b'{' | b'[' if matches!(bytes.get(i + 1), Some(b'}' | b']')) => i += 1,
+            b'{' | b'[' => {
+                level += 1;
+                n += 1 + 2 * level;
+            }
+            b'}' | b']' => {
+                level = level.saturating_sub(1);
+                n += 1 + 2 * level;
+            }
+            b',' => n += 1 + 2 * level,
+            _ => n += 1,
+        }
+        i += 1;
+        if i >= bytes.len() {
+            break;
+        }
+    }
+    n
+}
+
+/// Whether `indented` is exactly `compact` indented at `level` ([`indent_compact`]):
+/// compared a piece at a time as it is indented, stopping at the first difference.
+pub(super) fn indents_to(compact: &str, level: usize, indented: &str) -> bool {
+    // Indenting only adds bytes: a shorter text cannot be it.
+    if indented.len() < compact.len() {
+        return false;
+    }
+    let theirs = indented.as_bytes();
+    let mut at = 0usize;
+    let mut same = |piece: &str| {
+        let ok = theirs.get(at..at + piece.len()) == Some(piece.as_bytes());
+        at += piece.len();
+        match ok {
+            true => Ok(()),
+            false => Err(std::io::ErrorKind::InvalidData.into()),
+        }
+    };
+    let mut out = String::with_capacity(indented.len().min(PIECE));
+    indent_into(compact, level, &mut out, PIECE, &mut same).is_ok()
+        && same(&out).is_ok()
+        && at == theirs.len()
+}
+
+/// The size of the pieces [`indents_to`] compares.
+const PIECE: usize = 1 << 16;
+
+/// Canonical text (as [`super::compact::write_element`] writes it) in compact form:
+/// its whitespace outside strings removed, which is all [`indent_compact`] adds.
+pub(super) fn compact_of(indented: &str) -> String {
+    let bytes = indented.as_bytes();
+    let mut out = String::with_capacity(indented.len());
+    let (mut i, mut run) = (0, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while let Some(at) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    i += at;
+                    if bytes[i] == b'\\' {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+                i += 1;
+            }
+            b' ' | b'\n' => {
+                out.push_str(&indented[run..i]);
+                i += 1;
+                run = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&indented[run.min(indented.len())..]);
+    out
 }
 
 #[cfg(test)]
@@ -646,10 +772,34 @@ mod tests {
         (streamed, Entry::new(kind, built))
     }
 
+    /// `built` normalised and written canonically, indented as a lockfile holds it.
+    fn written(kind: Kind, mut built: Map<String, Value>) -> String {
+        crate::lockfile::normalise::normalize_element(kind, &mut built);
+        let mut out = String::new();
+        crate::lockfile::compact::write_element(&mut out, &built);
+        out
+    }
+
     fn same(kind: Kind, text: &str) {
         let ((key, streamed), entry) = both(kind, text);
-        assert_eq!(streamed, &*entry.text, "{text}");
+        assert_eq!(streamed, &*entry.compact, "{text}");
         assert_eq!(key, &*entry.key, "{text}");
+        // Indented, it is the canonical writer's text, piece by piece as well.
+        let indented = written(kind, serde_json::from_str(text).unwrap());
+        assert_eq!(entry.text(), indented, "{text}");
+        assert_eq!(entry.indented_len(), indented.len(), "{text}");
+        assert!(entry.indents_to(&indented), "{text}");
+        assert!(!entry.indents_to(&format!("{indented} ")), "{text}");
+        for piece in [1, 2, 7] {
+            let (mut out, mut pieces) = (String::new(), String::new());
+            let mut sink = |p: &str| -> std::io::Result<()> {
+                pieces.push_str(p);
+                Ok(())
+            };
+            entry.indent_into(&mut out, piece, &mut sink).unwrap();
+            pieces.push_str(&out);
+            assert_eq!(pieces, indented, "{text}, pieces of {piece}");
+        }
     }
 
     #[test]
@@ -795,9 +945,12 @@ mod tests {
             };
             match serde_json::from_str::<Map<String, Value>>(&text) {
                 Ok(built) => {
+                    let indented = written(kind, built.clone());
                     let entry = Entry::new(kind, built);
                     let (key, streamed) = ours.expect(&text);
-                    assert_eq!(streamed, &*entry.text, "{text}");
+                    assert_eq!(streamed, &*entry.compact, "{text}");
+                    assert_eq!(entry.text(), indented, "{text}");
+                    assert_eq!(entry.indented_len(), indented.len(), "{text}");
                     assert_eq!(key, &*entry.key, "{text}");
                 }
                 Err(e) => assert_eq!(ours.err(), Some(e.to_string()), "{text}"),

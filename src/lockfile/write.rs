@@ -139,16 +139,24 @@ impl Snapshot {
     /// The canonical text, whole.
     pub fn to_text(&self) -> String {
         let mut text = String::new();
-        let _ = self.stream_text(&mut |piece: &str| {
-            text.push_str(piece);
-            Ok(())
-        });
+        let _ = self.stream_text(
+            &mut |piece: &str| {
+                text.push_str(piece);
+                Ok(())
+            },
+            None,
+        );
         text
     }
 
     /// Hand the canonical text to `sink` in pieces (the envelope with the first
-    /// element, then an element at a time).
-    fn stream_text(&self, sink: &mut Sink<'_>) -> std::io::Result<()> {
+    /// element, then an element at a time). With `lengths`, each element's text is not
+    /// written but its length added there (all that counting the size needs).
+    fn stream_text(
+        &self,
+        sink: &mut Sink<'_>,
+        mut lengths: Option<&mut u64>,
+    ) -> std::io::Result<()> {
         let mut out = String::with_capacity(1 << 16);
         write_envelope(
             &mut out,
@@ -162,13 +170,11 @@ impl Snapshot {
             open_list(&mut out, kind, list.is_empty());
             for (i, entry) in list.iter().enumerate() {
                 canon::indent(&mut out, 3);
-                if entry.text.len() > LARGE_PIECE {
-                    // Handed on as it is, not copied: one element can be most of a file.
-                    sink(&out)?;
-                    out.clear();
-                    sink(&entry.text)?;
-                } else {
-                    out.push_str(&entry.text);
+                // Indented as it is written, handed on a piece at a time: one element
+                // can be most of a file, and its indented text many times its own.
+                match lengths.as_deref_mut() {
+                    Some(n) => *n += entry.indented_len() as u64,
+                    None => entry.indent_into(&mut out, LARGE_PIECE, sink)?,
                 }
                 out.push_str(if i + 1 == list.len() { "\n" } else { ",\n" });
                 sink(&out)?;
@@ -192,7 +198,7 @@ impl Snapshot {
                 false => Err(std::io::ErrorKind::InvalidData.into()),
             }
         };
-        self.stream_text(&mut sink).is_ok() && at == bytes.len()
+        self.stream_text(&mut sink, None).is_ok() && at == bytes.len()
     }
 
     /// Never write what a reader would refuse: each element is read back by the
@@ -205,7 +211,12 @@ impl Snapshot {
         for kind in Kind::ALL {
             let mut seen = HashSet::new();
             for (i, entry) in self.listing.list(kind).iter().enumerate() {
-                let fields = probe::read(&entry.text, kind.spec()).map_err(|e| {
+                // The compact text reads as the indented one does; an error is read
+                // again from the indented text, for its position in the file.
+                let fields = probe::read(&entry.compact, kind.spec()).map_err(|_| {
+                    let e = probe::read(&entry.text(), kind.spec())
+                        .err()
+                        .map_or_else(String::new, |e| e.to_string());
                     Error::new(format!(
                         "{origin}: surface.{}[{i}] does not read back: {e}",
                         kind.list_name()
@@ -242,15 +253,13 @@ impl Snapshot {
         // A reader refuses a file larger than this; counted before a byte is written,
         // so nothing (not even a temporary file) is left of a lockfile too large.
         let max = max_read_bytes();
-        let mut size = 0u64;
+        let (mut size, mut elements) = (0u64, 0u64);
         let mut count = |piece: &str| {
             size += piece.len() as u64;
-            match size > max {
-                true => Err(std::io::ErrorKind::InvalidData.into()),
-                false => Ok(()),
-            }
+            Ok(())
         };
-        if self.stream_text(&mut count).is_err() {
+        let _ = self.stream_text(&mut count, Some(&mut elements));
+        if size + elements > max {
             return Err(Error::new(format!(
                 "{origin} makes a lockfile larger than the {} MiB a lockfile reader accepts; nothing written",
                 max >> 20
@@ -260,7 +269,7 @@ impl Snapshot {
         write_atomic_with(path, |file, fail| {
             let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
             let mut sink = |piece: &str| file.write_all(piece.as_bytes());
-            self.stream_text(&mut sink).map_err(fail)?;
+            self.stream_text(&mut sink, None).map_err(fail)?;
             file.flush().map_err(fail)
         })
     }
@@ -284,12 +293,12 @@ impl Snapshot {
                 return None;
             }
             for (raw_text, entry) in index.values().zip(ours) {
-                if *raw_text == &*entry.text {
+                if entry.indents_to(raw_text) {
                     continue;
                 }
                 text.clear();
                 write_element(&mut text, &raw.build_element(raw_text, kind).ok()?);
-                if text != *entry.text {
+                if !entry.indents_to(&text) {
                     return None;
                 }
             }
@@ -298,7 +307,8 @@ impl Snapshot {
     }
 }
 
-/// An element text longer than this is handed to a [`Sink`] on its own.
+/// The size of the pieces an element's text is indented in before they are handed to a
+/// [`Sink`].
 const LARGE_PIECE: usize = 1 << 16;
 
 /// Where streamed canonical text goes, a piece at a time.

@@ -476,7 +476,11 @@ mod tests {
             .map(|t| Entry::new(Kind::Tool, t.as_object().unwrap().clone()))
             .collect();
         assert_eq!(entries, &built);
-        assert!(entries[0].text.contains("\"x\",\n"), "{}", entries[0].text);
+        assert!(
+            entries[0].text().contains("\"x\",\n"),
+            "{}",
+            entries[0].text()
+        );
         // Not an array: left in the value (emptied); an item that is not an object: its
         // index.
         let m = one(r#"{"id":1,"result":{"prompts":{"a":1},"resources":[{"uri":"u"},5,{}]}}"#);

@@ -422,7 +422,7 @@ impl<'t> Session<'t> {
                 .filter_map(|e| e.build(kind).ok())
                 .collect()
         };
-        let tools = built(Kind::Tool, &|e| e.text.contains("resourceUri"));
+        let tools = built(Kind::Tool, &|e| e.compact.contains("resourceUri"));
         let resources = built(Kind::Resource, &|e| e.key.starts_with("ui:"));
         let uris = apps::unlisted_ui_uris(&tools, &resources);
         drop((tools, resources));

@@ -479,23 +479,22 @@ impl<'w, 'r, 'v> Walk<'w, 'r, 'v> {
             let rules = self.em.rules;
             match self.binding(k) {
                 Some(binding) if k != ANY_KEYWORD => {
+                    // Borrowed: an event copies only what it reports (a `default` can
+                    // be most of a file, and a copy of it as values many times that).
+                    let pairs;
                     let (a, b) = if k == "dependentRequired" {
-                        (a.map(name_pairs), b.map(name_pairs))
+                        pairs = (a.map(name_pairs), b.map(name_pairs));
+                        (pairs.0.as_ref(), pairs.1.as_ref())
                     } else {
-                        (a.cloned(), b.cloned())
+                        (a, b)
                     };
-                    match compare::events(
-                        binding.comparator,
-                        binding.absent.as_ref(),
-                        a.as_ref(),
-                        b.as_ref(),
-                    ) {
+                    match compare::events(binding.comparator, binding.absent.as_ref(), a, b) {
                         Some(evs) => {
                             for ev in evs {
                                 self.classify(k, path, ev);
                             }
                         }
-                        None => self.unhandled(k, path, a.as_ref(), b.as_ref()),
+                        None => self.unhandled(k, path, a, b),
                     }
                 }
                 _ => {
