@@ -175,24 +175,16 @@ fn one_huge_element_is_written_as_it_is_read() {
 /// a time (9.7x while elements were held indented).
 #[test]
 fn a_huge_array_of_scalars_is_held_compact() {
-    let d = tmpdir("array");
-    let file = d.join("array.json");
     let zeros = vec!["0"; SIZE / 4].join(",");
-    fs::write(
-        &file,
-        format!(
-            r#"{{"tools":[{{"name":"t","inputSchema":{{"type":"array","default":[{zeros}]}}}}]}}"#
-        ),
-    )
-    .unwrap();
+    let message = format!(
+        r#"{{"tools":[{{"name":"t","inputSchema":{{"type":"array","default":[{zeros}]}}}}]}}"#
+    );
     drop(zeros);
-    let mut spec = plain(&d);
-    spec["rawAnswers"]
-        .as_object_mut()
-        .unwrap()
-        .remove("tools/list");
-    spec["toolsListFile"] = json!(file);
-    within("array", &d, spec, &file, 6.0);
+    capture("array", message, 6.0, |spec, file| {
+        let answers = spec["rawAnswers"].as_object_mut().unwrap();
+        answers.remove("tools/list");
+        spec["toolsListFile"] = json!(file);
+    });
 }
 
 /// `check` of two lockfiles whose one tool's `default` is an array of 4.2 million
