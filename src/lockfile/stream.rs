@@ -589,17 +589,7 @@ pub(super) fn indent_into(
         let b = bytes[i];
         match b {
             b'"' => {
-                // To the closing quote: a backslash escapes the byte after it.
-                i += 1;
-                while let Some(at) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
-                    i += at;
-                    if bytes[i] == b'\\' {
-                        i += 2;
-                    } else {
-                        break;
-                    }
-                }
-                i += 1;
+                i = closing_quote(bytes, i) + 1;
                 continue;
             }
             b'{' | b'[' | b'}' | b']' | b',' | b':' => {}
@@ -659,17 +649,7 @@ pub(super) fn indented_len(compact: &str, mut level: usize) -> usize {
     {
         i += at;
         match bytes[i] {
-            b'"' => {
-                i += 1;
-                while let Some(at) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
-                    i += at;
-                    if bytes[i] == b'\\' {
-                        i += 2;
-                    } else {
-                        break;
-                    }
-                }
-            }
+            b'"' => i = closing_quote(bytes, i),
             b'{' | b'[' if matches!(bytes.get(i + 1), Some(b'}' | b']')) => i += 1,
             b'{' | b'[' => {
                 level += 1;
@@ -716,6 +696,20 @@ pub(super) fn indents_to(compact: &str, level: usize, indented: &str) -> bool {
 /// The size of the pieces [`indents_to`] compares.
 const PIECE: usize = 1 << 16;
 
+/// Where the string whose opening quote is at `open` closes, in canonical text (a
+/// backslash escapes the byte after it).
+fn closing_quote(bytes: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    while let Some(at) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+        i += at;
+        if bytes[i] != b'\\' {
+            break;
+        }
+        i += 2;
+    }
+    i
+}
+
 /// Canonical text (as [`super::compact::write_element`] writes it) in compact form:
 /// its whitespace outside strings removed, which is all [`indent_compact`] adds.
 pub(super) fn compact_of(indented: &str) -> String {
@@ -725,16 +719,7 @@ pub(super) fn compact_of(indented: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'"' => {
-                i += 1;
-                while let Some(at) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
-                    i += at;
-                    if bytes[i] == b'\\' {
-                        i += 2;
-                    } else {
-                        break;
-                    }
-                }
-                i += 1;
+                i = closing_quote(bytes, i) + 1;
             }
             b' ' | b'\n' => {
                 out.push_str(&indented[run..i]);
